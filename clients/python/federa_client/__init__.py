@@ -1,0 +1,1 @@
+"""Federa Python client: talks to a Federa (vantage6 3.x compatible) server."""

@@ -1,0 +1,638 @@
+/**
+ * Tests of the Docker runtime against the real engine of this machine.
+ * Prerequisites (the tests fail with a readable message without them, they never skip):
+ *   scripts/docker-engine.sh    Docker engine running
+ *   scripts/build-images.sh     federa/base-node:local, federa/helper:local
+ *   apt-get install docker-registry   (Debian's registry, for the pull-if-newer tests)
+ * Everything created carries the unique prefix RUN and is removed in afterAll.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ContainerHandle, ContainerSpec } from './container-runtime.js';
+import { DockerRuntime, normalizeRegistry, parseImageRef } from './docker-runtime.js';
+import { RegistryError, RuntimeUnavailableError } from './errors.js';
+import { createContainerRuntime } from './runtime-factory.js';
+
+const run = promisify(execFile);
+const RUN = `fedrt${randomBytes(3).toString('hex')}`;
+const NODE_IMAGE = 'federa/base-node:local';
+const HELPER_IMAGE = 'federa/helper:local';
+const TEST_LABEL = 'federa.test-run';
+
+const docker = new Docker();
+const runtime = new DockerRuntime({ docker, registryTimeoutMs: 5_000 });
+const cleanups: Array<() => Promise<unknown>> = [];
+
+function spec(name: string, cmd: string[], extra: Partial<ContainerSpec> = {}): ContainerSpec {
+  return {
+    name: `${RUN}-${name}`,
+    image: NODE_IMAGE,
+    env: {},
+    mounts: [],
+    labels: { [TEST_LABEL]: RUN },
+    cmd,
+    ...extra,
+  };
+}
+
+/** Run to completion; returns exit code and logs. */
+async function runToEnd(
+  s: ContainerSpec,
+): Promise<{ exitCode: number; logs: string; handle: ContainerHandle }> {
+  const handle = await runtime.runContainer(s);
+  const { exitCode } = await runtime.waitForExit(handle, { timeoutMs: 15_000 });
+  const logs = await runtime.logs(handle);
+  return { exitCode, logs, handle };
+}
+
+// Node one-liners run inside the containers.
+const TCP_PROBE = `const [h, p] = process.argv.slice(1);
+const s = require('net').connect({ host: h, port: Number(p), timeout: 3000 });
+s.on('connect', () => { console.log('connected'); process.exit(0); });
+s.on('timeout', () => { console.log('timeout'); process.exit(2); });
+s.on('error', (e) => { console.log('error ' + e.code); process.exit(1); });`;
+const HTTP_GET_RETRY = `(async () => { for (let i = 0; i < 50; i++) {
+  try { const r = await fetch(process.argv[1]); console.log('body:' + (await r.text())); process.exit(0); }
+  catch { await new Promise((r) => setTimeout(r, 100)); } }
+  console.log('unreachable'); process.exit(1); })();`;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => resolve(typeof addr === 'object' && addr !== null ? addr.port : 0));
+    });
+  });
+}
+
+async function tcpServer(host: string): Promise<{ port: number; close: () => Promise<void> }> {
+  const srv = net.createServer((sock) => {
+    sock.on('error', () => undefined);
+    sock.end('hello\n');
+  });
+  await new Promise<void>((resolve, reject) => {
+    srv.on('error', reject);
+    srv.listen(0, host, () => resolve());
+  });
+  const addr = srv.address();
+  const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
+  return { port, close: () => new Promise<void>((resolve) => srv.close(() => resolve())) };
+}
+
+beforeAll(async () => {
+  try {
+    await runtime.ping();
+  } catch (err) {
+    throw new Error(
+      `Docker engine not reachable (${(err as Error).message}). Run scripts/docker-engine.sh first (as root).`,
+    );
+  }
+  for (const image of [NODE_IMAGE, HELPER_IMAGE]) {
+    if (!(await runtime.imageExists(image))) {
+      throw new Error(`image ${image} missing. Run scripts/build-images.sh first.`);
+    }
+  }
+});
+
+afterAll(async () => {
+  for (const fn of cleanups.reverse()) await fn().catch(() => undefined);
+  for (const c of await runtime.listContainers({ [TEST_LABEL]: RUN })) await runtime.remove(c);
+  for (const n of await docker.listNetworks({ filters: JSON.stringify({ name: [RUN] }) })) {
+    await runtime.removeNetwork(n.Name);
+  }
+  for (const v of await runtime.listVolumes({ prefix: RUN })) await runtime.removeVolume(v.name);
+});
+
+describe('image references', () => {
+  it('parses registry, repository, tag and digest', () => {
+    expect(parseImageRef('alpine')).toEqual({
+      registry: 'docker.io',
+      repository: 'library/alpine',
+      tag: undefined,
+      digest: undefined,
+    });
+    expect(parseImageRef('harbor2.vantage6.ai/infrastructure/node:3.3')).toMatchObject({
+      registry: 'harbor2.vantage6.ai',
+      repository: 'infrastructure/node',
+      tag: '3.3',
+    });
+    expect(parseImageRef('127.0.0.1:5000/a/b@sha256:abc')).toMatchObject({
+      registry: '127.0.0.1:5000',
+      repository: 'a/b',
+      tag: undefined,
+      digest: 'sha256:abc',
+    });
+    expect(parseImageRef('federa/base-node:local')).toMatchObject({
+      registry: 'docker.io',
+      repository: 'federa/base-node',
+    });
+    expect(normalizeRegistry('https://index.docker.io/v1/')).toBe('docker.io');
+    expect(normalizeRegistry('https://Harbor.Example.org/')).toBe('harbor.example.org');
+  });
+});
+
+describe('DockerRuntime containers and volumes', () => {
+  it('runs a container with env and a volume, reports exit codes and demultiplexed logs', async () => {
+    const vol = `${RUN}-vol`;
+    expect(await runtime.ensureVolume(vol, { [TEST_LABEL]: RUN })).toEqual({ name: vol, created: true });
+    expect(await runtime.ensureVolume(vol)).toEqual({ name: vol, created: false });
+
+    const writer = await runToEnd(
+      spec(
+        'writer',
+        [
+          'node',
+          '-e',
+          `require('fs').writeFileSync('/mnt/data/greeting', process.env.GREETING);
+           console.log('out:' + process.env.GREETING); console.error('err:line'); console.log('out:last');`,
+        ],
+        { env: { GREETING: 'hello federa' }, mounts: [{ source: vol, target: '/mnt/data', type: 'volume' }] },
+      ),
+    );
+    expect(writer.exitCode).toBe(0);
+    expect(writer.logs).toBe('out:hello federa\nerr:line\nout:last\n');
+
+    const reader = await runToEnd(
+      spec(
+        'reader',
+        ['node', '-e', `console.log(require('fs').readFileSync('/mnt/data/greeting', 'utf8'))`],
+        {
+          mounts: [{ source: vol, target: '/mnt/data', type: 'volume', readOnly: true }],
+        },
+      ),
+    );
+    expect(reader).toMatchObject({ exitCode: 0, logs: 'hello federa\n' });
+
+    const failing = await runToEnd(spec('failing', ['node', '-e', `console.error('boom'); process.exit(3)`]));
+    expect(failing.exitCode).toBe(3);
+    expect(failing.logs).toBe('boom\n');
+    expect(await runtime.inspectContainer(failing.handle.name)).toMatchObject({
+      status: 'exited',
+      running: false,
+      exitCode: 3,
+    });
+
+    const listed = await runtime.listContainers({ [TEST_LABEL]: RUN });
+    expect(listed.map((c) => c.name).sort()).toEqual([`${RUN}-failing`, `${RUN}-reader`, `${RUN}-writer`]);
+    expect(listed.every((c) => c.status === 'exited')).toBe(true);
+
+    for (const c of [writer, reader, failing]) await runtime.remove(c.handle);
+    expect(await runtime.inspectContainer(`${RUN}-writer`)).toBeUndefined();
+    expect(await runtime.removeContainerIfExists(`${RUN}-writer`)).toBe(false);
+
+    expect((await runtime.listVolumes({ prefix: RUN, suffix: '-vol' })).map((v) => v.name)).toEqual([vol]);
+    await runtime.removeVolume(vol);
+    await runtime.removeVolume(vol); // idempotent
+    expect(await runtime.listVolumes({ prefix: RUN })).toEqual([]);
+  });
+
+  it('bind-mounts a host folder, kills and removes a running container, replaces a stale one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), `${RUN}-bind-`));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    await writeFile(join(dir, 'input'), 'in-bytes');
+    const copy = await runToEnd(
+      spec(
+        'bind',
+        [
+          'node',
+          '-e',
+          `const fs = require('fs'); fs.writeFileSync('/mnt/task/output', fs.readFileSync('/mnt/task/input', 'utf8') + '!')`,
+        ],
+        {
+          mounts: [{ source: dir, target: '/mnt/task', type: 'bind' }],
+        },
+      ),
+    );
+    expect(copy.exitCode).toBe(0);
+    expect(await readFile(join(dir, 'output'), 'utf8')).toBe('in-bytes!');
+
+    const sleeper = await runtime.runContainer(
+      spec('sleeper', ['sleep', 'infinity'], { image: HELPER_IMAGE }),
+    );
+    expect(await runtime.inspectContainer(sleeper.name)).toMatchObject({
+      running: true,
+      exitCode: undefined,
+    });
+    await expect(runtime.waitForExit(sleeper, { timeoutMs: 300 })).rejects.toThrow(/still running/);
+    await expect(runtime.runContainer(spec('sleeper', ['true'], { image: HELPER_IMAGE }))).rejects.toThrow(
+      /exists already/,
+    );
+    await runtime.kill(sleeper);
+    expect((await runtime.waitForExit(sleeper)).exitCode).toBe(137);
+    await runtime.kill(sleeper); // not running: no error
+    expect(await runtime.removeContainerIfExists(sleeper.name)).toBe(true);
+    await runtime.remove(sleeper); // gone: no error
+
+    await expect(
+      runtime.runContainer(spec('noimage', ['true'], { image: `${RUN}/does-not-exist:1` })),
+    ).rejects.toThrow(/not available locally/);
+    expect(await runtime.inspectContainer(`${RUN}-noimage`)).toBeUndefined();
+  });
+
+  it('reports an unreachable engine with a typed, readable error', async () => {
+    const broken = createContainerRuntime({ socketPath: join(tmpdir(), `${RUN}-no-such.sock`) });
+    await expect(broken.ping()).rejects.toBeInstanceOf(RuntimeUnavailableError);
+    await expect(broken.ping()).rejects.toThrow(/does not answer/);
+  });
+});
+
+describe('DockerRuntime networks', () => {
+  // "Outside": a TCP server in a network namespace of our own behind a veth pair (10.254.N.2, host side .1), so
+  // that reaching it needs forwarding by the host, as the internet would. Never a public address.
+  const ns = `${RUN}-ns`;
+  const veth = `${RUN.slice(0, 10)}v`; // interface names have at most 15 characters
+  const octet = Math.floor(Math.random() * 200) + 20;
+  const hostSide = `10.254.${octet}.1`;
+  const outsideAddr = `10.254.${octet}.2`;
+  const outsidePort = 7777;
+
+  beforeAll(async () => {
+    await run('ip', ['netns', 'add', ns]);
+    cleanups.push(() => run('ip', ['netns', 'del', ns]));
+    await run('ip', ['link', 'add', `${veth}0`, 'type', 'veth', 'peer', 'name', `${veth}1`]);
+    cleanups.push(() => run('ip', ['link', 'del', `${veth}0`]));
+    await run('ip', ['link', 'set', `${veth}1`, 'netns', ns]);
+    await run('ip', ['addr', 'add', `${hostSide}/30`, 'dev', `${veth}0`]);
+    await run('ip', ['link', 'set', `${veth}0`, 'up']);
+    const inNs = (...args: string[]) => run('ip', ['netns', 'exec', ns, ...args]);
+    await inNs('ip', 'addr', 'add', `${outsideAddr}/30`, 'dev', `${veth}1`);
+    await inNs('ip', 'link', 'set', `${veth}1`, 'up');
+    await inNs('ip', 'link', 'set', 'lo', 'up');
+    await inNs('ip', 'route', 'add', 'default', 'via', hostSide);
+    const server = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        ns,
+        process.execPath,
+        '-e',
+        `require('net').createServer((s) => { s.on('error', () => {}); s.end('hi'); }).listen(${outsidePort}, '${outsideAddr}')`,
+      ],
+      { stdio: 'ignore' },
+    );
+    cleanups.push(async () => {
+      server.kill('SIGKILL');
+    });
+    for (let i = 0; ; i++) {
+      const up = await new Promise<boolean>((resolve) => {
+        const sock = net.connect({ host: outsideAddr, port: outsidePort }, () => {
+          sock.destroy();
+          resolve(true);
+        });
+        sock.on('error', () => resolve(false));
+      });
+      if (up) break;
+      if (i > 50) throw new Error(`test server in network namespace ${ns} did not start`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+
+  it('an internal network has no way out, but reaches its gateway and other containers by alias', async () => {
+    const internal = `${RUN}-net`;
+    const open = `${RUN}-open-net`;
+    expect(await runtime.ensureNetwork(internal, { internal: true, labels: { [TEST_LABEL]: RUN } })).toEqual({
+      name: internal,
+      created: true,
+    });
+    expect((await runtime.ensureNetwork(internal, { internal: true })).created).toBe(false);
+    await runtime.ensureNetwork(open, { internal: false });
+    const info = await runtime.inspectNetwork(internal);
+    expect(info).toMatchObject({ name: internal, internal: true });
+    const gateway = info?.gateway ?? '';
+    expect(gateway).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+
+    // Host servers: one on the internal network's gateway address (how a proxy of a node running on the host,
+    // vnode-local, is reached), one on 127.0.0.1 only.
+    const atGateway = await tcpServer(gateway);
+    cleanups.push(atGateway.close);
+    const loopbackOnly = await tcpServer('127.0.0.1');
+    cleanups.push(loopbackOnly.close);
+
+    const probe = (name: string, network: string, host: string, port: number) =>
+      runToEnd(spec(name, ['node', '-e', TCP_PROBE, host, String(port)], { network }));
+    const [blocked, control, viaGateway, loopback] = await Promise.all([
+      probe('probe-internal', internal, outsideAddr, outsidePort),
+      probe('probe-open', open, outsideAddr, outsidePort),
+      probe('probe-gateway', internal, gateway, atGateway.port),
+      probe('probe-loopback', internal, gateway, loopbackOnly.port),
+    ]);
+    expect(blocked.exitCode, blocked.logs).not.toBe(0); // dropped by the engine's isolation rules: timeout
+    expect(control).toMatchObject({ exitCode: 0, logs: 'connected\n' }); // the target itself is reachable
+    expect(viaGateway).toMatchObject({ exitCode: 0, logs: 'connected\n' });
+    expect(loopback).toMatchObject({ exitCode: 1, logs: 'error ECONNREFUSED\n' }); // 127.0.0.1-only stays private
+
+    // The proxy as a container on the network with alias `proxyserver` (dockerized node).
+    const proxy = await runtime.runContainer(
+      spec(
+        'proxy',
+        ['node', '-e', `require('http').createServer((q, r) => r.end('proxy-ok ' + q.url)).listen(8080)`],
+        {
+          network: internal,
+          networkAliases: ['proxyserver'],
+        },
+      ),
+    );
+    const direct = await runToEnd(
+      spec('client', ['node', '-e', HTTP_GET_RETRY, 'http://proxyserver:8080/task'], { network: internal }),
+    );
+    expect(direct).toMatchObject({ exitCode: 0, logs: 'body:proxy-ok /task\n' });
+
+    // The algorithm pattern: a helper holds the network namespace, the algorithm joins it.
+    const helper = await runtime.runContainer(
+      spec('helper', ['sleep', 'infinity'], { image: HELPER_IMAGE, network: internal }),
+    );
+    const algo = await runToEnd(
+      spec('algo', ['node', '-e', HTTP_GET_RETRY, 'http://proxyserver:8080/result/1'], {
+        network: `container:${helper.id}`,
+      }),
+    );
+    expect(algo).toMatchObject({ exitCode: 0, logs: 'body:proxy-ok /result/1\n' });
+
+    // A service container attached afterwards under an alias (node config `docker_services`).
+    const service = await runtime.runContainer(
+      spec('service', ['node', '-e', `require('http').createServer((q, r) => r.end('db')).listen(5432)`], {
+        network: open,
+      }),
+    );
+    await runtime.connectContainerToNetwork(service.name, internal, ['database']);
+    await runtime.connectContainerToNetwork(service.name, internal, ['database']); // again: no error
+    const viaAlias = await runToEnd(
+      spec('client2', ['node', '-e', HTTP_GET_RETRY, 'http://database:5432/'], { network: internal }),
+    );
+    expect(viaAlias).toMatchObject({ exitCode: 0, logs: 'body:db\n' });
+    await runtime.disconnectContainerFromNetwork(service.name, internal);
+    await runtime.disconnectContainerFromNetwork(service.name, internal); // again: no error
+
+    for (const h of [proxy, helper, service]) await runtime.remove(h);
+    // removeNetwork disconnects what is still attached.
+    const leftover = await runtime.runContainer(
+      spec('leftover', ['sleep', 'infinity'], { image: HELPER_IMAGE, network: internal }),
+    );
+    await runtime.removeNetwork(internal);
+    await runtime.removeNetwork(internal); // idempotent
+    expect(await runtime.inspectNetwork(internal)).toBeUndefined();
+    await runtime.remove(leftover);
+  });
+});
+
+/**
+ * Debian's docker-registry on 127.0.0.1:<free port> with a filesystem root in a temp dir; optionally with TLS
+ * (self-signed; Docker accepts any certificate from a 127.0.0.0/8 registry) and htpasswd authentication.
+ */
+class LocalRegistry {
+  port = 0;
+  root = '';
+  repo = '';
+  #proc: ChildProcess | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly auth?: { username: string; password: string },
+  ) {}
+
+  get url(): string {
+    return `${this.auth !== undefined ? 'https' : 'http'}://127.0.0.1:${this.port}`;
+  }
+
+  async setUp(): Promise<void> {
+    if (!existsSync('/usr/bin/docker-registry')) {
+      throw new Error("Debian's docker-registry is missing: apt-get install -y docker-registry");
+    }
+    this.root = await mkdtemp(join(tmpdir(), `${RUN}-${this.name}-`));
+    this.port = await freePort();
+    this.repo = `127.0.0.1:${this.port}/${RUN}/${this.name}`;
+    const config = [
+      'version: 0.1',
+      'log:',
+      '  level: error',
+      '  accesslog:',
+      '    disabled: true',
+      'storage:',
+      '  filesystem:',
+      `    rootdirectory: ${join(this.root, 'data')}`,
+      '  delete:',
+      '    enabled: true',
+      'http:',
+      `  addr: 127.0.0.1:${this.port}`,
+    ];
+    if (this.auth !== undefined) {
+      const cert = join(this.root, 'cert.pem');
+      const key = join(this.root, 'key.pem');
+      await run('openssl', [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+      ]);
+      // bcrypt hash (the registry accepts only bcrypt) from the system's libcrypt, through Debian's python.
+      const { stdout } = await run('/usr/bin/python3', [
+        '-W',
+        'ignore',
+        '-c',
+        'import crypt, sys; print(crypt.crypt(sys.argv[1], crypt.mksalt(crypt.METHOD_BLOWFISH)))',
+        this.auth.password,
+      ]);
+      await writeFile(join(this.root, 'htpasswd'), `${this.auth.username}:${stdout.trim()}\n`);
+      config.push(
+        '  tls:',
+        `    certificate: ${cert}`,
+        `    key: ${key}`,
+        'auth:',
+        '  htpasswd:',
+        '    realm: federa-test',
+        `    path: ${join(this.root, 'htpasswd')}`,
+      );
+    }
+    await writeFile(join(this.root, 'config.yml'), config.join('\n') + '\n');
+    await this.start();
+  }
+
+  async start(): Promise<void> {
+    const proc = spawn('docker-registry', ['serve', join(this.root, 'config.yml')], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    this.#proc = proc;
+    for (let i = 0; i < 100; i++) {
+      // Any HTTP answer (401 with authentication) means it listens.
+      const up = await new Promise<boolean>((resolve) => {
+        const sock = net.connect({ host: '127.0.0.1', port: this.port }, () => {
+          sock.destroy();
+          resolve(true);
+        });
+        sock.on('error', () => resolve(false));
+      });
+      if (up) return;
+      if (proc.exitCode !== null) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`docker-registry did not start on 127.0.0.1:${this.port}: ${stderr.slice(-500)}`);
+  }
+
+  async stop(): Promise<void> {
+    const proc = this.#proc;
+    this.#proc = undefined;
+    if (proc === undefined || proc.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      proc.on('exit', () => resolve());
+      proc.kill('SIGTERM');
+    });
+  }
+
+  async tearDown(): Promise<void> {
+    await this.stop();
+    for (const img of await docker.listImages({ all: true })) {
+      const names = [...(img.RepoTags ?? []), ...(img.RepoDigests ?? [])];
+      if (names.some((t) => t.startsWith(this.repo))) {
+        await docker
+          .getImage(img.Id)
+          .remove({ force: true })
+          .catch(() => undefined);
+      }
+    }
+    if (this.root !== '') await rm(this.root, { recursive: true, force: true });
+  }
+
+  /** A new image (distinct digest) tagged `ref`, derived from the helper image. */
+  async makeImage(ref: string, version: string): Promise<string> {
+    const c = await docker.createContainer({
+      Image: HELPER_IMAGE,
+      Cmd: ['true'],
+      Labels: { [TEST_LABEL]: RUN },
+    });
+    try {
+      const colon = ref.lastIndexOf(':');
+      const res = (await c.commit({
+        repo: ref.slice(0, colon),
+        tag: ref.slice(colon + 1),
+        changes: `LABEL federa.test.version=${version}`,
+      })) as { Id: string };
+      return res.Id;
+    } finally {
+      await c.remove({ force: true });
+    }
+  }
+
+  async push(ref: string): Promise<void> {
+    const stream = await docker.getImage(ref).push({
+      authconfig: { serveraddress: `127.0.0.1:${this.port}`, ...(this.auth ?? {}) },
+    });
+    const text = await new Promise<string>((resolve, reject) => {
+      let t = '';
+      stream.on('data', (d: Buffer) => (t += d.toString()));
+      stream.on('end', () => resolve(t));
+      stream.on('error', reject);
+    });
+    if (/"error"/.test(text)) throw new Error(`push of ${ref} failed: ${text.slice(-500)}`);
+  }
+}
+
+describe('DockerRuntime pull-if-newer against a local registry', () => {
+  const reg = new LocalRegistry('algorithm');
+  beforeAll(() => reg.setUp());
+  afterAll(() => reg.tearDown());
+
+  it('up-to-date when digests match, pulled when the registry has a newer image, local fallback without registry', async () => {
+    const { repo } = reg;
+    const ref = `${repo}:latest`;
+    const v1 = await reg.makeImage(ref, '1');
+    await reg.push(ref);
+    expect(await runtime.pullIfNewer(ref)).toMatchObject({ action: 'up-to-date', imageId: v1 });
+
+    // A newer image arrives in the registry; the local tag still points at v1.
+    const v2 = await reg.makeImage(ref, '2');
+    await reg.push(ref);
+    await docker.getImage(v1).tag({ repo, tag: 'latest' });
+    expect((await runtime.inspectImage(ref))?.id).toBe(v1);
+    const pulled = await runtime.pullIfNewer(ref);
+    expect(pulled).toMatchObject({ action: 'pulled', imageId: v2 });
+    expect(pulled.remoteDigest).toMatch(/^sha256:/);
+    expect((await runtime.inspectImage(ref))?.labels['federa.test.version']).toBe('2');
+    expect((await runtime.pullIfNewer(ref)).action).toBe('up-to-date');
+
+    // Not present locally: pulled.
+    await docker.getImage(ref).remove({ force: true });
+    expect(await runtime.imageExists(ref)).toBe(false);
+    expect(await runtime.pullIfNewer(ref)).toMatchObject({ action: 'pulled', imageId: v2 });
+
+    // Neither here nor there.
+    const missing = await runtime.pullIfNewer(`${repo}-absent:1`);
+    expect(missing.action).toBe('missing');
+    expect(missing.warning).toMatch(/neither available locally nor from its registry/);
+
+    // Registry gone: keep the local image, with a warning.
+    await reg.stop();
+    const fallback = await runtime.pullIfNewer(ref);
+    expect(fallback).toMatchObject({ action: 'local-fallback', imageId: v2 });
+    expect(fallback.warning).toMatch(/connection refused|could not ask the registry/);
+    expect((await runtime.pullIfNewer(`${repo}-absent:1`)).action).toBe('missing');
+
+    // Logging in to a registry that cannot be reached is a RegistryError.
+    await expect(
+      runtime.login({ registry: `http://127.0.0.1:${reg.port}/`, username: 'u', password: 'p' }),
+    ).rejects.toBeInstanceOf(RegistryError);
+  });
+});
+
+describe('DockerRuntime with a registry that needs credentials (TLS + htpasswd)', () => {
+  const auth = { username: 'federa', password: `pw-${RUN}` };
+  const reg = new LocalRegistry('private', auth);
+  beforeAll(() => reg.setUp());
+  afterAll(() => reg.tearDown());
+
+  it('logs in per registry host and pulls with the stored credentials', async () => {
+    const ref = `${reg.repo}:1.0`;
+    const v1 = await reg.makeImage(ref, '1');
+    await reg.push(ref);
+    await docker.getImage(ref).remove({ force: true });
+    const registry = `127.0.0.1:${reg.port}`;
+
+    // Without credentials the registry refuses: nothing local, nothing pullable.
+    const anonymous = new DockerRuntime({ docker, registryTimeoutMs: 5_000 });
+    const refused = await anonymous.pullIfNewer(ref);
+    expect(refused.action).toBe('missing');
+    // Docker 20.10 retries a refused insecure (127.0.0.0/8) registry over plain HTTP, so the message it reports is
+    // that of the HTTP attempt ("Client sent an HTTP request to an HTTPS server"), not "unauthorized".
+    expect(refused.warning).toMatch(/neither available locally nor from its registry/);
+
+    await expect(
+      anonymous.login({ registry, username: auth.username, password: 'wrong' }),
+    ).rejects.toBeInstanceOf(RegistryError);
+    await anonymous.login({
+      registry: `https://${registry}/`,
+      username: auth.username,
+      password: auth.password,
+    });
+    expect(await anonymous.pullIfNewer(ref)).toMatchObject({ action: 'pulled', imageId: v1 });
+    expect(await anonymous.pullIfNewer(ref)).toMatchObject({ action: 'up-to-date', imageId: v1 });
+
+    // Credentials given at construction (node config `docker_registries`) or per call work the same way.
+    const configured = createContainerRuntime({ registries: [{ registry, ...auth }] });
+    expect((await configured.pullIfNewer(ref)).action).toBe('up-to-date');
+    await docker.getImage(ref).remove({ force: true });
+    expect((await runtime.pullIfNewer(ref, { registry, ...auth })).action).toBe('pulled');
+  });
+});

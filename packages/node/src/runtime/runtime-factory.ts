@@ -1,0 +1,29 @@
+/**
+ * Creates the node's container runtime. Docker is the only engine for now; callers depend on the
+ * ContainerRuntime interface only.
+ */
+import type { ContainerRuntime, RegistryCredentials } from './container-runtime.js';
+import { DockerRuntime, type RuntimeLogger } from './docker-runtime.js';
+
+export interface ContainerRuntimeOptions {
+  /** Engine kind; only 'docker'. */
+  readonly kind?: 'docker';
+  /** Docker engine socket; default DOCKER_HOST, else /var/run/docker.sock. */
+  readonly socketPath?: string;
+  /** Registry logins (node config `docker_registries`). Use `login()` to verify them at node start. */
+  readonly registries?: readonly RegistryCredentials[];
+  /** Time limit for asking a registry about an image; default 20 s. */
+  readonly registryTimeoutMs?: number;
+  readonly logger?: RuntimeLogger;
+}
+
+export function createContainerRuntime(options: ContainerRuntimeOptions = {}): ContainerRuntime {
+  const kind = options.kind ?? 'docker';
+  if (kind !== 'docker') throw new Error(`unknown container runtime kind: ${String(kind)}`);
+  return new DockerRuntime({
+    ...(options.socketPath !== undefined ? { socketPath: options.socketPath } : {}),
+    ...(options.registries !== undefined ? { registries: options.registries } : {}),
+    ...(options.registryTimeoutMs !== undefined ? { registryTimeoutMs: options.registryTimeoutMs } : {}),
+    ...(options.logger !== undefined ? { logger: options.logger } : {}),
+  });
+}

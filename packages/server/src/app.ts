@@ -1,0 +1,147 @@
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import FindMyWay from 'find-my-way';
+import { ApiError, ERROR_CODES, INTERNAL_ERROR_MESSAGE } from './errors.js';
+import type { AppContext } from './context.js';
+import { POLICIES, policyKey, type RoutePolicy } from './auth/policy.js';
+import { authenticate } from './auth/authenticate.js';
+import type { Caller } from './auth/caller.js';
+import { registerRoutes } from './routes/index.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+  interface FastifyRequest {
+    caller: Caller | null;
+  }
+  interface FastifyContextConfig {
+    policy?: RoutePolicy;
+  }
+}
+
+export type App = FastifyInstance;
+
+/** Routes (relative to `api_path`) registered without a policy; `buildApp` refuses to finish when any exist. */
+export class MissingPolicyError extends Error {}
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** First offending field of a validation error, as a dotted name. */
+function validationField(error: FastifyError): string {
+  const v = error.validation?.[0];
+  if (!v) return 'body';
+  const missing = (v.params as { missingProperty?: string } | undefined)?.missingProperty;
+  const path = (v.instancePath || '').replace(/^\//, '').replace(/\//g, '.');
+  const field = [path, missing].filter(Boolean).join('.');
+  return field || error.validationContext || 'body';
+}
+
+/**
+ * Builds the Federa API as a Fastify instance that does not listen (server.ts runs it). Every route has a policy
+ * from the one policy table; errors answer from the one error table.
+ */
+export async function buildApp(ctx: AppContext, options: { logger?: FastifyBaseLogger } = {}): Promise<App> {
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    bodyLimit: ctx.config.body_limit_bytes,
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false } },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    disableRequestLogging: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.decorate('ctx', ctx);
+  app.decorateRequest('caller', null);
+
+  const apiPath = ctx.config.api_path;
+  const known = FindMyWay();
+  const missing: string[] = [];
+
+  app.addHook('onRoute', (route) => {
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((m) => m !== 'HEAD' && m !== 'OPTIONS');
+    if (!route.url.startsWith(`${apiPath}/`)) return;
+    const rel = route.url.slice(apiPath.length);
+    for (const m of methods) {
+      known.on(m as 'GET', route.url, () => undefined);
+      const policy = POLICIES[policyKey(m, rel)];
+      if (!policy) {
+        missing.push(policyKey(m, rel));
+        continue;
+      }
+      route.config = { ...(route.config ?? {}), policy };
+    }
+  });
+
+  await app.register(cors, { origin: '*', exposedHeaders: ['total-count', 'Link', 'jwt-token'] });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Federa API',
+        version: ctx.version,
+        description:
+          'The Federa REST API (wire-compatible with vantage6 3.x). Authenticate with `POST /token/user`, then send `Authorization: Bearer <access_token>`. Paginated listings accept `page`, `per_page` and `include=metadata`.',
+      },
+      servers: [{ url: '/' }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/apidocs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  app.get('/apispec_1.json', { schema: { hide: true } }, async () => app.swagger());
+
+  app.addHook('onRequest', async (request) => {
+    const policy = request.routeOptions.config.policy;
+    if (!policy) return;
+    request.caller = await authenticate(ctx, request, policy);
+  });
+
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) {
+      if (error.status >= 500) request.log.error({ err: error.cause ?? error }, error.message);
+      const body = error.status >= 500 ? { msg: INTERNAL_ERROR_MESSAGE, code: error.code } : { msg: error.message, code: error.code, ...error.extra };
+      return reply.status(error.status).send(body);
+    }
+    const fe = error as FastifyError;
+    if (fe.validation) {
+      const field = validationField(fe);
+      const detail = fe.validation[0]?.message ?? 'is invalid';
+      const text = fe.validation[0]?.keyword === 'required' ? 'is required' : detail;
+      const where = fe.validationContext === 'querystring' ? 'query parameter' : fe.validationContext === 'params' ? 'path parameter' : 'field';
+      return reply.status(400).send({ msg: `${where} '${field}' ${text}`, code: 'validation_failed', message: { [field]: text } });
+    }
+    if (fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error instanceof SyntaxError) {
+      return reply.status(400).send({ msg: 'The request body is not valid JSON.', message: 'The request body is not valid JSON.', code: 'malformed_json' });
+    }
+    if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return reply.status(413).send({ msg: `The request body is larger than ${ctx.config.body_limit_bytes} bytes.`, code: 'payload_too_large' });
+    }
+    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return reply.status(400).send({ msg: 'Send the request body as JSON (Content-Type: application/json).', code: 'bad_request' });
+    }
+    if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+      return reply.status(fe.statusCode).send({ msg: fe.message.replace(/\/[^\s]*\//g, ''), code: 'bad_request' });
+    }
+    request.log.error({ err: error, url: request.url, method: request.method }, 'unhandled error');
+    return reply.status(500).send({ msg: INTERNAL_ERROR_MESSAGE, code: 'internal' });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = METHODS.filter((m) => m !== request.method && known.find(m, path));
+    if (allowed.length > 0) {
+      void reply.header('Allow', allowed.join(', '));
+      return reply.status(405).send({ msg: ERROR_CODES.method_not_allowed.description, message: ERROR_CODES.method_not_allowed.description, code: 'method_not_allowed' });
+    }
+    return reply.status(404).send({ msg: `No such endpoint: ${request.method} ${path}`, code: 'route_not_found' });
+  });
+
+  await app.register(registerRoutes, { prefix: apiPath });
+  await app.ready();
+  if (missing.length > 0) {
+    throw new MissingPolicyError(`routes without a policy in auth/policy.ts: ${missing.join(', ')}`);
+  }
+  return app;
+}

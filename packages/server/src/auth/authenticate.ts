@@ -1,0 +1,64 @@
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.js';
+import type { AppContext } from '../context.js';
+import { nowStored } from '../http/datetime.js';
+import { describeRule } from './rules.js';
+import type { RoutePolicy } from './policy.js';
+import { containerCaller, nodeCaller, userCaller, type Caller } from './caller.js';
+import type { ContainerIdentity, TokenClaims } from './tokens.js';
+
+/** Reads `Authorization: Bearer <token>`: missing → 401, malformed → 422. */
+export function bearerToken(header: string | undefined): string {
+  if (header === undefined || header === '') throw new ApiError('missing_authorization', 'Missing Authorization Header');
+  const m = /^Bearer\s+(\S+)$/.exec(header.trim());
+  if (!m?.[1]) throw new ApiError('invalid_token', "Bad Authorization header. Expected 'Authorization: Bearer <JWT>'");
+  return m[1];
+}
+
+/** Loads the caller a verified access token names. */
+export async function callerFromClaims(ctx: AppContext, claims: TokenClaims): Promise<Caller> {
+  const db = ctx.dbh.db;
+  if (claims.client_type === 'reset') throw new ApiError('invalid_token', 'A password reset token cannot be used here');
+  if (claims.client_type === 'container') {
+    const identity = claims.sub as ContainerIdentity;
+    if (typeof identity !== 'object' || typeof identity.node_id !== 'number') {
+      throw new ApiError('invalid_token', 'Invalid container token');
+    }
+    return containerCaller(db, identity);
+  }
+  const id = claims.sub;
+  if (typeof id !== 'number') throw new ApiError('invalid_token', 'Invalid token subject');
+  if (claims.client_type === 'user') {
+    const user = await db.selectFrom('user').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!user) throw new ApiError('identity_missing', `Error loading the user ${id}`);
+    return userCaller(db, user);
+  }
+  const node = await db.selectFrom('node').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!node) throw new ApiError('identity_missing', `Error loading the node ${id}`);
+  return nodeCaller(db, node);
+}
+
+/**
+ * Authenticates a request for a route with the given policy: verifies the token, loads the caller, checks the
+ * caller kind and the policy's rules, and records `last_seen` of users and nodes.
+ */
+export async function authenticate(ctx: AppContext, request: FastifyRequest, policy: RoutePolicy): Promise<Caller | null> {
+  if (policy.callers === 'public') return null;
+  const claims = await ctx.tokens.verify(bearerToken(request.headers.authorization));
+  if (policy.callers === 'refresh') {
+    if (claims.type !== 'refresh') throw new ApiError('invalid_token', 'Only refresh tokens are allowed');
+    return callerFromClaims(ctx, { ...claims, type: 'access' });
+  }
+  if (claims.type === 'refresh') throw new ApiError('invalid_token', 'Only non-refresh tokens are allowed');
+  const caller = await callerFromClaims(ctx, claims);
+  if (!policy.callers.includes(caller.kind)) {
+    throw new ApiError('wrong_caller', `This endpoint is not available to ${caller.kind}s`);
+  }
+  if (policy.anyOf && policy.anyOf.length > 0 && !policy.anyOf.some((r) => caller.rules.has(r))) {
+    throw new ApiError('forbidden', `You lack the permission to do that! You need one of: ${policy.anyOf.map(describeRule).join(', ')}`);
+  }
+  if (caller.kind === 'user' || caller.kind === 'node') {
+    await ctx.dbh.db.updateTable(caller.kind).set({ last_seen: nowStored() }).where('id', '=', caller.id).execute();
+  }
+  return caller;
+}

@@ -1,0 +1,107 @@
+import type { RuleKey } from './rules.js';
+
+export type CallerKind = 'user' | 'node' | 'container';
+
+/**
+ * Who may call a route.
+ * - `callers`: the token kinds accepted (`public`: no token; `refresh`: a refresh token).
+ * - `anyOf`: the caller needs at least one of these rules, checked before the handler runs. Handlers then apply
+ *   the scope (own / organization / collaboration / global) of the rule the caller has.
+ *   Left out where a caller may act without a rule (a user on their own account, `GET /rule`) or where the
+ *   check depends on the body (container task creation).
+ */
+export interface RoutePolicy {
+  callers: readonly CallerKind[] | 'public' | 'refresh';
+  anyOf?: readonly RuleKey[];
+}
+
+const U = ['user'] as const;
+const N = ['node'] as const;
+const UN = ['user', 'node'] as const;
+const UC = ['user', 'container'] as const;
+const UNC = ['user', 'node', 'container'] as const;
+
+/**
+ * The one policy table: every route of the API (path relative to `api_path`) to its policy. A test fails when a
+ * registered route is missing here, and the app refuses to start with such a route.
+ */
+export const POLICIES: Record<string, RoutePolicy> = {
+  'POST /token/user': { callers: 'public' },
+  'POST /token/node': { callers: 'public' },
+  'POST /token/container': { callers: N },
+  'POST /token/refresh': { callers: 'refresh' },
+  'POST /recover/lost': { callers: 'public' },
+  'POST /recover/reset': { callers: 'public' },
+  'POST /recover/node': { callers: U, anyOf: ['node.e_glo', 'node.e_org'] },
+  'PATCH /password/change': { callers: U },
+  'GET /health': { callers: 'public' },
+  'GET /health/fix': { callers: 'public' },
+  'POST /health/fix': { callers: 'public' },
+  'GET /version': { callers: 'public' },
+
+  'GET /user': { callers: U },
+  'POST /user': { callers: U, anyOf: ['user.c_glo', 'user.c_org'] },
+  'GET /user/:id': { callers: U },
+  'PATCH /user/:id': { callers: U },
+  'DELETE /user/:id': { callers: U },
+
+  'GET /organization': { callers: UNC, anyOf: ['organization.v_glo', 'organization.v_col', 'organization.v_org'] },
+  'POST /organization': { callers: U, anyOf: ['organization.c_glo'] },
+  'GET /organization/:id': { callers: UNC, anyOf: ['organization.v_glo', 'organization.v_col', 'organization.v_org'] },
+  'PATCH /organization/:id': { callers: UN, anyOf: ['organization.e_glo', 'organization.e_org'] },
+  'GET /organization/:id/collaboration': { callers: UN, anyOf: ['collaboration.v_glo', 'collaboration.v_org'] },
+  'GET /organization/:id/node': { callers: UN, anyOf: ['node.v_glo', 'node.v_org'] },
+
+  'GET /collaboration': { callers: U, anyOf: ['collaboration.v_glo', 'collaboration.v_org'] },
+  'POST /collaboration': { callers: U },
+  'GET /collaboration/:id': { callers: UNC, anyOf: ['collaboration.v_glo', 'collaboration.v_org'] },
+  'PATCH /collaboration/:id': { callers: U, anyOf: ['collaboration.e_glo'] },
+  'DELETE /collaboration/:id': { callers: U, anyOf: ['collaboration.d_glo'] },
+  'GET /collaboration/:id/organization': { callers: UNC, anyOf: ['collaboration.v_glo', 'collaboration.v_org'] },
+  'POST /collaboration/:id/organization': { callers: U, anyOf: ['collaboration.e_glo'] },
+  'DELETE /collaboration/:id/organization': { callers: U, anyOf: ['collaboration.d_glo'] },
+  'GET /collaboration/:id/node': { callers: U, anyOf: ['collaboration.v_glo', 'collaboration.v_org'] },
+  'POST /collaboration/:id/node': { callers: U, anyOf: ['collaboration.e_glo'] },
+  'DELETE /collaboration/:id/node': { callers: U, anyOf: ['collaboration.e_glo'] },
+  'GET /collaboration/:id/task': { callers: UN, anyOf: ['task.v_glo', 'task.v_org'] },
+
+  'GET /node': { callers: UN, anyOf: ['node.v_glo', 'node.v_org'] },
+  'POST /node': { callers: U, anyOf: ['node.c_glo', 'node.c_org'] },
+  'GET /node/:id': { callers: UN, anyOf: ['node.v_glo', 'node.v_org'] },
+  'PATCH /node/:id': { callers: UN, anyOf: ['node.e_glo', 'node.e_org'] },
+  'DELETE /node/:id': { callers: U, anyOf: ['node.d_glo', 'node.d_org'] },
+  'GET /node/:id/task': { callers: UN, anyOf: ['task.v_glo', 'task.v_org'] },
+
+  'GET /task': { callers: UNC, anyOf: ['task.v_glo', 'task.v_org'] },
+  'POST /task': { callers: UC },
+  'GET /task/:id': { callers: UNC, anyOf: ['task.v_glo', 'task.v_org'] },
+  'DELETE /task/:id': { callers: U, anyOf: ['task.d_glo', 'task.d_org'] },
+  'GET /task/:id/result': { callers: UC, anyOf: ['result.v_glo', 'result.v_org'] },
+
+  'GET /result': { callers: UNC, anyOf: ['result.v_glo', 'result.v_org'] },
+  'GET /result/:id': { callers: UNC, anyOf: ['result.v_glo', 'result.v_org'] },
+  'PATCH /result/:id': { callers: N },
+
+  'GET /role': { callers: U },
+  'POST /role': { callers: U, anyOf: ['role.c_glo', 'role.c_org'] },
+  'GET /role/:id': { callers: U },
+  'PATCH /role/:id': { callers: U, anyOf: ['role.e_glo', 'role.e_org'] },
+  'DELETE /role/:id': { callers: U, anyOf: ['role.d_glo', 'role.d_org'] },
+  'GET /role/:id/rule': { callers: U, anyOf: ['role.v_glo', 'role.v_org'] },
+  'POST /role/:id/rule/:rule_id': { callers: U, anyOf: ['role.e_glo', 'role.e_org'] },
+  'DELETE /role/:id/rule/:rule_id': { callers: U, anyOf: ['role.d_glo', 'role.d_org'] },
+  'GET /rule': { callers: U },
+  'GET /rule/:id': { callers: U },
+
+  'GET /port': { callers: UNC, anyOf: ['port.v_glo', 'port.v_org'] },
+  'POST /port': { callers: N },
+  'DELETE /port': { callers: N },
+  'GET /port/:id': { callers: UNC, anyOf: ['port.v_glo', 'port.v_org'] },
+  'GET /vpn': { callers: N },
+  'POST /vpn/update': { callers: N },
+  'GET /vpn/algorithm/addresses': { callers: ['container'] },
+  'POST /kill/task': { callers: U, anyOf: ['event.c_glo', 'event.c_org'] },
+  'POST /kill/node/tasks': { callers: U, anyOf: ['task.c_glo', 'task.c_org'] },
+};
+
+export const policyKey = (method: string, path: string): string => `${method.toUpperCase()} ${path}`;

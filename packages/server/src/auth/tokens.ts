@@ -1,0 +1,113 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { ApiError } from '../errors.js';
+
+export type ClientType = 'user' | 'node' | 'container' | 'reset';
+
+/** The identity object of a container token (auth-rbac.md §2.2). */
+export interface ContainerIdentity {
+  client_type: 'container';
+  node_id: number;
+  organization_id: number;
+  collaboration_id: number;
+  task_id: number;
+  image: string;
+  database: string | null;
+}
+
+export interface TokenClaims {
+  iat: number;
+  nbf: number;
+  jti: string;
+  exp?: number;
+  fresh: boolean;
+  type: 'access' | 'refresh';
+  sub: number | ContainerIdentity | { id: string };
+  identity: number | ContainerIdentity | { id: string };
+  client_type: ClientType;
+  roles: string[];
+}
+
+export interface TokenLifetimes {
+  accessSeconds: number;
+  refreshSeconds: number;
+  resetSeconds: number;
+}
+
+/**
+ * HS256 JWTs with the claims of auth-rbac.md §2.1. The identity is written under both `sub` and `identity`
+ * (§2.3) so that algorithm images built with any 3.x tools read it.
+ */
+export class TokenService {
+  readonly #key: Uint8Array;
+  readonly lifetimes: TokenLifetimes;
+
+  constructor(secret: string | undefined, lifetimes: TokenLifetimes) {
+    this.#key = secret ? new TextEncoder().encode(secret) : randomBytes(32);
+    this.lifetimes = lifetimes;
+  }
+
+  async #sign(
+    claims: Pick<TokenClaims, 'type' | 'sub' | 'client_type' | 'roles'>,
+    lifetimeSeconds: number | undefined,
+  ): Promise<string> {
+    const iat = Math.floor(Date.now() / 1000);
+    const payload: Record<string, unknown> = {
+      iat,
+      nbf: iat,
+      jti: randomUUID(),
+      fresh: false,
+      type: claims.type,
+      sub: claims.sub,
+      identity: claims.sub,
+      client_type: claims.client_type,
+      roles: claims.roles,
+    };
+    if (lifetimeSeconds !== undefined) payload.exp = iat + Math.round(lifetimeSeconds);
+    return new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(this.#key);
+  }
+
+  access(kind: 'user' | 'node', id: number, roles: string[] = []): Promise<string> {
+    return this.#sign({ type: 'access', sub: id, client_type: kind, roles }, this.lifetimes.accessSeconds);
+  }
+
+  refresh(kind: 'user' | 'node', id: number): Promise<string> {
+    return this.#sign({ type: 'refresh', sub: id, client_type: kind, roles: [] }, this.lifetimes.refreshSeconds);
+  }
+
+  /** Container tokens never expire (auth-rbac.md §3.3). */
+  container(identity: Omit<ContainerIdentity, 'client_type'>): Promise<string> {
+    return this.#sign(
+      { type: 'access', sub: { client_type: 'container', ...identity }, client_type: 'container', roles: [] },
+      undefined,
+    );
+  }
+
+  /** Password-reset token: `sub` is `{id: "<user id>"}`, marked `client_type: reset`. */
+  reset(userId: number, lifetimeSeconds = this.lifetimes.resetSeconds): Promise<string> {
+    return this.#sign({ type: 'access', sub: { id: String(userId) }, client_type: 'reset', roles: [] }, lifetimeSeconds);
+  }
+
+  /**
+   * Verifies signature, `exp` and `nbf`. Expired → 401 "Token has expired"; anything else wrong → 422, as
+   * vantage6's clients expect.
+   */
+  async verify(token: string): Promise<TokenClaims> {
+    try {
+      const { payload } = await jwtVerify(token, this.#key, { algorithms: ['HS256'], clockTolerance: 5 });
+      const claims = payload as unknown as TokenClaims;
+      if (claims.type !== 'access' && claims.type !== 'refresh') throw new ApiError('invalid_token', 'Token has no valid type claim');
+      if (!['user', 'node', 'container', 'reset'].includes(claims.client_type)) {
+        throw new ApiError('invalid_token', 'Token has no valid client_type claim');
+      }
+      return claims;
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      if (error instanceof joseErrors.JWTExpired) throw new ApiError('token_expired', 'Token has expired');
+      if (error instanceof joseErrors.JWSSignatureVerificationFailed) {
+        throw new ApiError('invalid_token', 'Signature verification failed');
+      }
+      throw new ApiError('invalid_token', 'Invalid token: it could not be decoded');
+    }
+  }
+}

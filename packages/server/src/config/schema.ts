@@ -1,0 +1,93 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/**
+ * The server configuration: one environment of the YAML file of `cli-config.md` §2, plus Federa's own keys.
+ * Every key is documented in `docs/server-configuration.md`.
+ */
+export const ServerConfigSchema = Type.Object(
+  {
+    description: Type.Optional(Type.String()),
+    /** `test` makes access tokens live one day (as vantage6). */
+    type: Type.Optional(Type.String()),
+    ip: Type.String({ default: '0.0.0.0' }),
+    port: Type.Integer({ minimum: 0, maximum: 65535, default: 5000 }),
+    api_path: Type.String({ default: '/api', pattern: '^(/[A-Za-z0-9_.~-]+)*$' }),
+    /** Database URI: `sqlite:///relative.sqlite`, `sqlite:////absolute.sqlite`, `sqlite://:memory:`, `postgresql://…`. */
+    uri: Type.String({ default: 'sqlite:///default.sqlite', minLength: 1 }),
+    allow_drop_all: Type.Boolean({ default: false }),
+    jwt_secret_key: Type.Optional(Type.String({ minLength: 16 })),
+    token_expires_hours: Type.Number({ minimum: 0.5, default: 6 }),
+    refresh_token_expires_hours: Type.Number({ minimum: 1, default: 48 }),
+    /** bcrypt cost factor for user passwords. */
+    bcrypt_rounds: Type.Integer({ minimum: 4, maximum: 15, default: 12 }),
+    root_user: Type.Object(
+      {
+        username: Type.String({ minLength: 1, default: 'root' }),
+        email: Type.String({ minLength: 3, pattern: '^[^@\\s]+@[^@\\s]+$' }),
+        password: Type.Optional(Type.String({ minLength: 8 })),
+        organization: Type.String({ minLength: 1, default: 'root' }),
+      },
+      { additionalProperties: false },
+    ),
+    password_policy: Type.Object(
+      {
+        max_failed_attempts: Type.Integer({ minimum: 1, default: 5 }),
+        inactivation_minutes: Type.Number({ minimum: 0, default: 15 }),
+        /** Failed logins allowed from one address within `address_window_minutes` (Federa). */
+        max_failed_attempts_per_address: Type.Integer({ minimum: 1, default: 20 }),
+        address_window_minutes: Type.Number({ minimum: 0, default: 15 }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    smtp: Type.Optional(
+      Type.Object(
+        {
+          server: Type.String({ default: 'localhost' }),
+          port: Type.Integer({ minimum: 1, maximum: 65535, default: 1025 }),
+          username: Type.Optional(Type.String()),
+          password: Type.Optional(Type.String()),
+          MAIL_USE_TLS: Type.Boolean({ default: true }),
+          MAIL_USE_SSL: Type.Boolean({ default: false }),
+          sender: Type.Optional(Type.String()),
+          /** PEM file of a CA to trust for the mail server's certificate (self-signed servers). */
+          ca_file: Type.Optional(Type.String()),
+          email_token_validity_minutes: Type.Number({ minimum: 1, default: 60 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    support_email: Type.Optional(Type.String()),
+    /** Message broker for several instances: `redis://host:port` (socket.io Redis adapter). */
+    message_broker: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+    /** Accepted for compatibility with vantage6 configurations; see docs/scaling.md. */
+    rabbitmq_uri: Type.Optional(Type.String()),
+    vpn_server: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    logging: Type.Object(
+      {
+        level: Type.Union(
+          ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map(
+            (l) => Type.Literal(l),
+          ),
+          { default: 'INFO' },
+        ),
+        file: Type.Optional(Type.String()),
+        use_console: Type.Boolean({ default: true }),
+        backup_count: Type.Optional(Type.Integer()),
+        max_size: Type.Optional(Type.Integer()),
+        format: Type.Optional(Type.String()),
+        datefmt: Type.Optional(Type.String()),
+      },
+      { default: {}, additionalProperties: true },
+    ),
+    /** Largest accepted request body in bytes. */
+    body_limit_bytes: Type.Integer({ minimum: 1024, default: 64 * 1024 * 1024 }),
+    directories: Type.Optional(Type.Object({ log: Type.Optional(Type.String()), data: Type.Optional(Type.String()) })),
+    image: Type.Optional(Type.String()),
+    images: Type.Optional(Type.Record(Type.String(), Type.String())),
+    two_factor_auth: Type.Optional(Type.Boolean()),
+    debug: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+
+export type ServerConfig = Static<typeof ServerConfigSchema>;

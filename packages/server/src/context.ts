@@ -1,0 +1,27 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { ServerConfig } from './config/schema.js';
+import type { DatabaseHandle } from './db/connect.js';
+import type { TokenService } from './auth/tokens.js';
+import type { References } from './http/references.js';
+import type { Mailer } from './mail/mailer.js';
+import type { LoginThrottle } from './auth/login-throttle.js';
+
+/** Emits socket events to rooms of namespace `/tasks`; through the broker when several instances run. */
+export interface EventBus {
+  emit(room: string, event: string, ...args: unknown[]): void;
+}
+
+/** Everything a route needs, built once by `buildApp` and reachable as `app.ctx`. */
+export interface AppContext {
+  config: ServerConfig;
+  dbh: DatabaseHandle;
+  tokens: TokenService;
+  refs: References;
+  events: EventBus;
+  mailer: Mailer | null;
+  throttle: LoginThrottle;
+  log: FastifyBaseLogger;
+  version: string;
+}
+
+export const noEvents: EventBus = { emit: () => undefined };

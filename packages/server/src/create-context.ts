@@ -1,0 +1,52 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { ServerConfig } from './config/schema.js';
+import { DatabaseHandle, parseDatabaseUri } from './db/connect.js';
+import { TokenService } from './auth/tokens.js';
+import { References } from './http/references.js';
+import { LoginThrottle } from './auth/login-throttle.js';
+import { noEvents, type AppContext, type EventBus } from './context.js';
+import type { Mailer } from './mail/mailer.js';
+import { bootstrap, type BootstrapOutcome } from './db/bootstrap.js';
+import { SERVER_VERSION } from './version.js';
+
+export interface ContextOptions {
+  config: ServerConfig;
+  /** Directory relative SQLite paths resolve against. */
+  dataDir: string;
+  log: FastifyBaseLogger;
+  mailer?: Mailer | null;
+  events?: EventBus;
+}
+
+/** Connects the database, migrates and seeds it, and assembles everything the routes need. */
+export async function createContext(options: ContextOptions): Promise<{ ctx: AppContext; seeded: BootstrapOutcome }> {
+  const { config } = options;
+  const dbh = new DatabaseHandle(parseDatabaseUri(config.uri, options.dataDir));
+  try {
+    await dbh.migrate();
+    const seeded = await bootstrap(dbh.db, config);
+    const accessHours = config.type === 'test' ? 24 : config.token_expires_hours;
+    const ctx: AppContext = {
+      config,
+      dbh,
+      tokens: new TokenService(config.jwt_secret_key, {
+        accessSeconds: accessHours * 3600,
+        refreshSeconds: Math.max(config.refresh_token_expires_hours, accessHours + 1) * 3600,
+        resetSeconds: (config.smtp?.email_token_validity_minutes ?? 60) * 60,
+      }),
+      refs: new References(config.api_path),
+      events: options.events ?? noEvents,
+      mailer: options.mailer ?? null,
+      throttle: new LoginThrottle(
+        config.password_policy.max_failed_attempts_per_address,
+        config.password_policy.address_window_minutes * 60_000,
+      ),
+      log: options.log,
+      version: SERVER_VERSION,
+    };
+    return { ctx, seeded };
+  } catch (error) {
+    await dbh.close().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,116 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import type { Database } from './schema.js';
+import { FederaMigrations } from './migrations/index.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface DatabaseTarget {
+  dialect: DialectName;
+  /** SQLite file path (or `:memory:`) or PostgreSQL connection string. */
+  location: string;
+}
+
+/** A database URI problem, reported at start with the URI's scheme (never its password). */
+export class DatabaseUriError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DatabaseUriError';
+  }
+}
+
+/**
+ * Parses the configuration's `uri` (SQLAlchemy style, as vantage6): `sqlite:///relative.sqlite` is relative to
+ * `dataDir`, `sqlite:////abs/path.sqlite` is absolute, `sqlite://` or `sqlite:///:memory:` is in memory;
+ * `postgresql://…` (also `postgresql+psycopg2://…`, `postgres://…`) is PostgreSQL.
+ */
+export function parseDatabaseUri(uri: string, dataDir: string): DatabaseTarget {
+  if (uri.startsWith('sqlite:')) {
+    const rest = uri.slice('sqlite:'.length);
+    if (rest === '' || rest === '//' || rest === '///:memory:' || rest === '//:memory:') return { dialect: 'sqlite', location: ':memory:' };
+    if (!rest.startsWith('///')) throw new DatabaseUriError(`the SQLite URI must look like sqlite:///file.sqlite, got '${uri}'`);
+    const path = rest.slice(3);
+    return { dialect: 'sqlite', location: isAbsolute(path) ? path : resolve(dataDir, path) };
+  }
+  const m = /^(postgres|postgresql)(\+[a-z0-9]+)?:\/\//i.exec(uri);
+  if (m) return { dialect: 'postgres', location: uri.replace(/^[^:]+:\/\//, 'postgresql://') };
+  const scheme = uri.split(':')[0] ?? '';
+  throw new DatabaseUriError(`unsupported database URI scheme '${scheme}'; use sqlite:/// or postgresql://`);
+}
+
+const createKysely = (target: DatabaseTarget): Kysely<Database> => {
+  if (target.dialect === 'sqlite') {
+    if (target.location !== ':memory:') mkdirSync(dirname(target.location), { recursive: true });
+    const database = new SQLite(target.location);
+    database.pragma('journal_mode = WAL');
+    database.pragma('foreign_keys = ON');
+    database.pragma('busy_timeout = 5000');
+    database.pragma('synchronous = NORMAL');
+    return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  }
+  const pool = new pg.Pool({ connectionString: target.location, max: 10, connectionTimeoutMillis: 10_000 });
+  // An idle client that loses its connection must not crash the process; the next query gets a fresh one.
+  pool.on('error', () => undefined);
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+};
+
+/**
+ * The server's handle on its database. Repositories receive `handle.db`; `/health/fix` calls {@link reset},
+ * which replaces the connection pool (SQLite: reopens the file) so a database that dropped its connections
+ * works again without a restart.
+ */
+export class DatabaseHandle {
+  #db: Kysely<Database>;
+  readonly target: DatabaseTarget;
+  resets = 0;
+
+  constructor(target: DatabaseTarget) {
+    this.target = target;
+    this.#db = createKysely(target);
+  }
+
+  get db(): Kysely<Database> {
+    return this.#db;
+  }
+
+  get dialect(): DialectName {
+    return this.target.dialect;
+  }
+
+  /** Runs the pending migrations. Throws with the failing migration's name. */
+  async migrate(): Promise<void> {
+    const migrator = new Migrator({ db: this.#db, provider: new FederaMigrations(this.target.dialect) });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) {
+      const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+      throw new Error(`database migration '${failed}' failed`, { cause: error });
+    }
+  }
+
+  /** True when a trivial query succeeds. */
+  async ping(): Promise<boolean> {
+    try {
+      await sql`SELECT 1`.execute(this.#db);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Replaces the connection pool. For SQLite in memory the database is kept (reopening would lose it). */
+  async reset(): Promise<boolean> {
+    if (this.target.dialect === 'sqlite' && this.target.location === ':memory:') return this.ping();
+    const old = this.#db;
+    this.#db = createKysely(this.target);
+    this.resets += 1;
+    old.destroy().catch(() => undefined);
+    return this.ping();
+  }
+
+  async close(): Promise<void> {
+    await this.#db.destroy();
+  }
+}

@@ -1,0 +1,163 @@
+import type { Generated, Selectable } from 'kysely';
+
+/**
+ * The database, one interface per table. Timestamps are stored as text `YYYY-MM-DDTHH:MM:SS.ffffff` in UTC
+ * (naive, as vantage6), booleans as integers 0/1, so one set of queries works on SQLite and PostgreSQL alike.
+ */
+export interface AuthenticatableTable {
+  id: Generated<number>;
+  type: 'user' | 'node';
+}
+
+export interface OrganizationTable {
+  id: Generated<number>;
+  name: string | null;
+  domain: string | null;
+  address1: string | null;
+  address2: string | null;
+  zipcode: string | null;
+  country: string | null;
+  public_key: string;
+}
+
+export interface CollaborationTable {
+  id: Generated<number>;
+  name: string;
+  encrypted: number;
+}
+
+export interface MemberTable {
+  collaboration_id: number;
+  organization_id: number;
+}
+
+export interface UserTable {
+  id: number;
+  username: string;
+  firstname: string | null;
+  lastname: string | null;
+  email: string;
+  password: string;
+  organization_id: number;
+  failed_login_attempts: number;
+  last_login_attempt: string | null;
+  status: string | null;
+  last_seen: string | null;
+}
+
+export interface NodeTable {
+  id: number;
+  name: string | null;
+  api_key_hash: string;
+  organization_id: number;
+  collaboration_id: number | null;
+  ip: string | null;
+  status: string | null;
+  last_seen: string | null;
+}
+
+export interface NodeConfigTable {
+  id: Generated<number>;
+  node_id: number;
+  key: string;
+  value: string;
+}
+
+export interface RoleTable {
+  id: Generated<number>;
+  name: string;
+  description: string | null;
+  organization_id: number | null;
+}
+
+export interface RuleTable {
+  id: Generated<number>;
+  name: string;
+  operation: string;
+  scope: string;
+  description: string | null;
+}
+
+export interface RoleRuleTable {
+  role_id: number;
+  rule_id: number;
+}
+
+export interface UserRoleTable {
+  user_id: number;
+  role_id: number;
+}
+
+export interface UserRuleTable {
+  user_id: number;
+  rule_id: number;
+}
+
+export interface TaskTable {
+  id: Generated<number>;
+  name: string;
+  description: string;
+  image: string;
+  collaboration_id: number | null;
+  run_id: number;
+  parent_id: number | null;
+  database: string | null;
+  initiator_id: number;
+  init_user_id: number | null;
+  created_at: string;
+}
+
+export interface ResultTable {
+  id: Generated<number>;
+  task_id: number;
+  organization_id: number;
+  input: string | null;
+  result: string | null;
+  log: string | null;
+  assigned_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  status: string | null;
+}
+
+export interface PortTable {
+  id: Generated<number>;
+  result_id: number;
+  port: number;
+  label: string | null;
+}
+
+/** One-time password reset tokens that were already used (by their `jti`). */
+export interface UsedTokenTable {
+  jti: string;
+  used_at: string;
+}
+
+export interface Database {
+  authenticatable: AuthenticatableTable;
+  organization: OrganizationTable;
+  collaboration: CollaborationTable;
+  member: MemberTable;
+  user: UserTable;
+  node: NodeTable;
+  node_config: NodeConfigTable;
+  role: RoleTable;
+  rule: RuleTable;
+  role_rule: RoleRuleTable;
+  user_role: UserRoleTable;
+  user_rule: UserRuleTable;
+  task: TaskTable;
+  result: ResultTable;
+  port: PortTable;
+  used_token: UsedTokenTable;
+}
+
+export type Organization = Selectable<OrganizationTable>;
+export type Collaboration = Selectable<CollaborationTable>;
+export type User = Selectable<UserTable>;
+export type Node = Selectable<NodeTable>;
+export type Role = Selectable<RoleTable>;
+export type Rule = Selectable<RuleTable>;
+export type Task = Selectable<TaskTable>;
+export type Result = Selectable<ResultTable>;
+export type Port = Selectable<PortTable>;

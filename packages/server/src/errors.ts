@@ -1,0 +1,62 @@
+/**
+ * The one table of API error codes.
+ *
+ * Every refusal the API gives has a code here, with its HTTP status and a public description. Handlers throw
+ * {@link ApiError} with a code and (optionally) a more specific public message; the error handler answers
+ * `{"msg": <message>, "code": <code>}`. Server-side failures (5xx) always answer with the table's fixed text:
+ * details (SQL, stack traces, paths) are logged, never sent.
+ *
+ * `docs/errors.md` is generated from this table (`npm run docs:errors`) and a test checks it is current.
+ */
+export const ERROR_CODES = {
+  bad_request: { status: 400, description: 'The request is malformed or a field has an invalid value.' },
+  validation_failed: { status: 400, description: 'A field is missing or has the wrong type; the field is named.' },
+  malformed_json: { status: 400, description: 'The request body is not valid JSON.' },
+  conflict: { status: 400, description: 'The request conflicts with existing data (a name or e-mail in use).' },
+  not_allowed_input: { status: 400, description: 'The operation is refused for this input (see the message).' },
+  password_policy: { status: 400, description: 'The password does not meet the password policy.' },
+  missing_authorization: { status: 401, description: 'The Authorization header is missing.' },
+  token_expired: { status: 401, description: 'The token has expired; refresh it or log in again.' },
+  invalid_credentials: { status: 401, description: 'Unknown user or wrong password.' },
+  account_locked: { status: 401, description: 'Too many failed logins; the account is locked for a while.' },
+  address_throttled: { status: 401, description: 'Too many failed logins from this address; wait and retry.' },
+  identity_missing: { status: 401, description: 'The user or node the token belongs to no longer exists.' },
+  forbidden: { status: 401, description: 'You lack the permission (rule) this operation needs.' },
+  wrong_caller: { status: 401, description: 'This endpoint is not available to this kind of caller.' },
+  invalid_token: { status: 422, description: 'The token is malformed, badly signed or of the wrong type.' },
+  not_found: { status: 404, description: 'The resource does not exist.' },
+  route_not_found: { status: 404, description: 'No such endpoint.' },
+  method_not_allowed: { status: 405, description: 'The method is not allowed for the requested URL.' },
+  payload_too_large: { status: 413, description: 'The request body is larger than the server accepts.' },
+  not_configured: { status: 501, description: 'The feature is not configured on this server.' },
+  unavailable: { status: 503, description: 'A service the server depends on is unavailable.' },
+  internal: { status: 500, description: 'An internal error occurred. It has been logged.' },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The public text of a 5xx answer: one fixed sentence that reveals nothing. */
+export const INTERNAL_ERROR_MESSAGE = 'An internal server error occurred. The administrator can find details in the server log.';
+
+/** An error whose message is safe to show to the caller. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  /** Extra public fields merged into the body (e.g. `message: {field: text}` for validation errors). */
+  readonly extra: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown; extra?: Record<string, unknown> }) {
+    super(message ?? ERROR_CODES[code].description, options?.cause !== undefined ? { cause: options.cause } : {});
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERROR_CODES[code].status;
+    this.extra = options?.extra;
+  }
+}
+
+export const notFound = (kind: string, id: number | string): ApiError =>
+  new ApiError('not_found', `${kind} with id=${id} not found`);
+
+export const forbidden = (message: string): ApiError => new ApiError('forbidden', message);
+
+export const badRequest = (message: string): ApiError => new ApiError('bad_request', message);

@@ -1,0 +1,42 @@
+/**
+ * Timestamps: stored as naive UTC text `YYYY-MM-DDTHH:MM:SS.ffffff`; served with `+00:00` and the fraction
+ * omitted when it is zero (api.md §1.7).
+ */
+const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
+
+export const formatStored = (d: Date, micros = d.getUTCMilliseconds() * 1000): string =>
+  `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(micros, 6)}`;
+
+/** Now, in the stored form. */
+export const nowStored = (): string => formatStored(new Date());
+
+/** A stored timestamp as the API shows it, or null. */
+export const toApiTime = (stored: string | null | undefined): string | null => {
+  if (stored === null || stored === undefined) return null;
+  const [base, frac] = stored.split('.');
+  return frac === undefined || /^0*$/.test(frac) ? `${base}+00:00` : `${base}.${frac}+00:00`;
+};
+
+const CLIENT_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/**
+ * Parses a timestamp sent by a node or client: `YYYY-MM-DDTHH:MM:SS[.ffffff][Z|±HH:MM]`. A time without offset is
+ * taken as is (vantage6 nodes send local wall-clock time). Returns the stored form, or null when invalid.
+ */
+export const parseClientTime = (value: string): string | null => {
+  const m = CLIENT_TIME.exec(value.trim());
+  if (!m) return null;
+  const [, y, mo, d, h, mi, s, frac = '', offset] = m;
+  const micros = Number(frac.padEnd(6, '0'));
+  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
+  if (Number.isNaN(ms)) return null;
+  let shifted = ms;
+  if (offset && offset !== 'Z') {
+    const sign = offset.startsWith('-') ? -1 : 1;
+    const digits = offset.slice(1).replace(':', '');
+    shifted -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
+  }
+  const date = new Date(shifted);
+  if (date.getUTCDate() !== Number(d) && !offset) return null;
+  return formatStored(date, micros);
+};

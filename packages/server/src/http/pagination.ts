@@ -1,0 +1,88 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { Database } from '../db/schema.js';
+
+/** Query parameters every paginated listing accepts (api.md §1.4). */
+export const PaginationQuery = {
+  page: Type.Optional(Type.Integer({ minimum: 1, description: '1-based page number; without it every item is returned' })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, description: 'page size (default 10), used with page' })),
+  include: Type.Optional(
+    Type.Array(Type.String(), { description: '`metadata` wraps the items in {data, links}; repeatable' }),
+  ),
+};
+
+export interface PageParams {
+  page?: number;
+  per_page?: number;
+  include?: string[];
+}
+
+export const includes = (q: { include?: string[] | undefined }, what: string): boolean => (q.include ?? []).includes(what);
+
+/** Rebuilds the request URL for another page: original parameters, first value of repeated ones, `page` replaced. */
+function pageUrl(request: FastifyRequest, page: number): string {
+  const [path, search = ''] = request.url.split('?');
+  const params = new URLSearchParams(search);
+  const seen = new Set<string>();
+  const out: [string, string][] = [];
+  for (const [k, v] of params) {
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push([k, k === 'page' ? String(page) : v]);
+  }
+  if (!seen.has('page')) out.unshift(['page', String(page)]);
+  return `${path}?${new URLSearchParams(out).toString()}`;
+}
+
+/**
+ * Runs a paginated listing. `ids` selects the matching ids in their listing order; `load` turns a page of ids
+ * into serialized items (same order). Sets `total-count` and `Link`; answers a bare array, or `{data, links}`
+ * with `include=metadata`.
+ */
+export async function paginate<T>(
+  db: Kysely<Database>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  ids: SelectQueryBuilder<Database, any, { id: number }>,
+  load: (ids: number[]) => Promise<T[]>,
+): Promise<T[] | { data: T[]; links: Record<string, string> }> {
+  const q = request.query as PageParams;
+  const paged = q.page !== undefined;
+  const perPage = q.per_page ?? 10;
+  const page = q.page ?? 1;
+  const countRow = await db
+    .selectFrom(ids.clearOrderBy().as('q'))
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirst();
+  const total = Number(countRow?.n ?? 0);
+  const pageIds = (paged ? await ids.limit(perPage).offset((page - 1) * perPage).execute() : await ids.execute()).map(
+    (r) => r.id,
+  );
+  const items = pageIds.length ? await load(pageIds) : [];
+  const last = paged ? Math.max(1, Math.ceil(total / perPage)) : 1;
+  const links: Record<string, string> = {};
+  links.first = pageUrl(request, 1);
+  if (paged && page > 1) links.previous = pageUrl(request, Math.min(page - 1, last));
+  links.self = pageUrl(request, page);
+  if (paged && page < last) links.next = pageUrl(request, page + 1);
+  if (total > 0) links.last = pageUrl(request, last);
+  void reply.header('total-count', String(total));
+  void reply.header(
+    'Link',
+    Object.entries(links)
+      .map(([rel, url]) => `<${url}>; rel=${rel}`)
+      .join(','),
+  );
+  return includes(q, 'metadata') ? { data: items, links } : items;
+}
+
+/** Orders items like `ids` (after a `WHERE id IN (...)` load). */
+export function inOrder<T extends { id: number }>(ids: readonly number[], rows: readonly T[]): T[] {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => {
+    const r = byId.get(id);
+    return r ? [r] : [];
+  });
+}

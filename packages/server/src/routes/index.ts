@@ -1,0 +1,26 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { tokenRoutes } from './token.js';
+import { recoverRoutes } from './recover.js';
+import { healthRoutes } from './health.js';
+import { userRoutes } from './user.js';
+import { organizationRoutes } from './organization.js';
+import { collaborationRoutes } from './collaboration.js';
+import { nodeRoutes } from './node.js';
+import { taskRoutes } from './task.js';
+import { resultRoutes } from './result.js';
+import { roleRoutes } from './role.js';
+import { ruleRoutes } from './rule.js';
+import { portRoutes } from './port.js';
+import { vpnRoutes } from './vpn.js';
+import { killRoutes } from './kill.js';
+import { passwordRoutes } from './password.js';
+
+/** Every resource's routes, registered under `api_path`. One file per resource. */
+export const registerRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  for (const routes of [
+    tokenRoutes, recoverRoutes, healthRoutes, userRoutes, organizationRoutes, collaborationRoutes, nodeRoutes,
+    taskRoutes, resultRoutes, roleRoutes, ruleRoutes, portRoutes, vpnRoutes, killRoutes, passwordRoutes,
+  ]) {
+    await app.register(routes);
+  }
+};

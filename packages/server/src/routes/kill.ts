@@ -1,0 +1,4 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+
+/** Routes of `/kill` (api.md). */
+export const killRoutes: FastifyPluginAsyncTypebox = async (_app) => {};

@@ -1,0 +1,4 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+
+/** Routes of `/port` (api.md). */
+export const portRoutes: FastifyPluginAsyncTypebox = async (_app) => {};

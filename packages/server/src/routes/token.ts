@@ -1,0 +1,156 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ApiError } from '../errors.js';
+import { verifyPassword, hashApiKey } from '../auth/passwords.js';
+import { nowStored } from '../http/datetime.js';
+import { errorResponses } from '../serializers/common.js';
+import type { AppContext } from '../context.js';
+
+const TokenAnswer = Type.Object({
+  access_token: Type.String(),
+  refresh_token: Type.String(),
+  refresh_url: Type.String(),
+  user_url: Type.Optional(Type.String()),
+  node_url: Type.Optional(Type.String()),
+});
+
+async function roleNames(ctx: AppContext, userId: number): Promise<string[]> {
+  const rows = await ctx.dbh.db.selectFrom('role').innerJoin('user_role', 'user_role.role_id', 'role.id').select('role.name').where('user_role.user_id', '=', userId).execute();
+  return rows.map((r) => r.name);
+}
+
+async function tokensFor(ctx: AppContext, kind: 'user' | 'node', id: number) {
+  const roles = kind === 'user' ? await roleNames(ctx, id) : [];
+  const base = ctx.config.api_path;
+  return {
+    access_token: await ctx.tokens.access(kind, id, roles),
+    refresh_token: await ctx.tokens.refresh(kind, id),
+    refresh_url: `${base}/token/refresh`,
+    ...(kind === 'user' ? { user_url: `${base}/user/${id}` } : { node_url: `${base}/node/${id}` }),
+  };
+}
+
+const minutesText = (seconds: number): string => (seconds >= 90 ? `${Math.ceil(seconds / 60)} minutes` : `${Math.ceil(seconds)} seconds`);
+
+/** `/token/*` (api.md §4.1, auth-rbac.md §3). */
+export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { ctx } = app;
+  const policy = ctx.config.password_policy;
+
+  app.post(
+    '/token/user',
+    {
+      schema: {
+        tags: ['token'],
+        summary: 'Log in as a user',
+        security: [],
+        body: Type.Object({ username: Type.String({ minLength: 1 }), password: Type.String({ minLength: 1 }), mfa_code: Type.Optional(Type.Union([Type.String(), Type.Integer()])) }),
+        response: { 200: TokenAnswer, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { username, password } = request.body;
+      const address = request.ip;
+      const wait = ctx.throttle.blockedFor(address);
+      if (wait > 0) throw new ApiError('address_throttled', `Too many failed logins from your address. Try again in ${minutesText(wait)}.`);
+      const db = ctx.dbh.db;
+      const user = await db.selectFrom('user').select(['id', 'password', 'failed_login_attempts', 'last_login_attempt']).where('username', '=', username).executeTakeFirst();
+      if (!user) {
+        ctx.throttle.fail(address);
+        throw new ApiError('invalid_credentials', 'Invalid username or password.');
+      }
+      const lockMs = policy.inactivation_minutes * 60_000;
+      if (user.failed_login_attempts >= policy.max_failed_attempts && user.last_login_attempt) {
+        const since = Date.now() - Date.parse(`${user.last_login_attempt}Z`);
+        if (since < lockMs) {
+          throw new ApiError('account_locked', `This account is locked after ${user.failed_login_attempts} failed logins. Try again in ${minutesText((lockMs - since) / 1000)}, or reset the password.`);
+        }
+      }
+      if (!(await verifyPassword(password, user.password))) {
+        ctx.throttle.fail(address);
+        const attempts = user.failed_login_attempts >= policy.max_failed_attempts ? 1 : user.failed_login_attempts + 1;
+        await db.updateTable('user').set({ failed_login_attempts: attempts, last_login_attempt: nowStored() }).where('id', '=', user.id).execute();
+        request.log.info({ event: 'login.failed', user_id: user.id, attempts }, 'failed login');
+        throw new ApiError('invalid_credentials', 'Invalid username or password.');
+      }
+      ctx.throttle.succeed(address);
+      await db.updateTable('user').set({ failed_login_attempts: 0, last_login_attempt: nowStored(), last_seen: nowStored() }).where('id', '=', user.id).execute();
+      const answer = await tokensFor(ctx, 'user', user.id);
+      void reply.header('jwt-token', answer.access_token);
+      return answer;
+    },
+  );
+
+  app.post(
+    '/token/node',
+    {
+      schema: {
+        tags: ['token'],
+        summary: 'Log in as a node with its API key',
+        security: [],
+        body: Type.Object({ api_key: Type.String({ minLength: 1 }) }),
+        response: { 200: TokenAnswer, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const address = request.ip;
+      const wait = ctx.throttle.blockedFor(address);
+      if (wait > 0) throw new ApiError('address_throttled', `Too many failed logins from your address. Try again in ${minutesText(wait)}.`);
+      const node = await ctx.dbh.db.selectFrom('node').select('id').where('api_key_hash', '=', hashApiKey(request.body.api_key)).executeTakeFirst();
+      if (!node) {
+        ctx.throttle.fail(address);
+        throw new ApiError('invalid_credentials', 'Invalid API key: no node has this key.');
+      }
+      await ctx.dbh.db.updateTable('node').set({ last_seen: nowStored() }).where('id', '=', node.id).execute();
+      const answer = await tokensFor(ctx, 'node', node.id);
+      void reply.header('jwt-token', answer.access_token);
+      return answer;
+    },
+  );
+
+  app.post(
+    '/token/refresh',
+    { schema: { tags: ['token'], summary: 'New tokens from a refresh token (Authorization: Bearer <refresh token>)', response: { 200: TokenAnswer, ...errorResponses } } },
+    async (request, reply) => {
+      const caller = request.caller;
+      if (!caller || (caller.kind !== 'user' && caller.kind !== 'node')) throw new ApiError('invalid_token', 'Only user and node tokens can be refreshed');
+      const answer = await tokensFor(ctx, caller.kind, caller.id);
+      void reply.header('jwt-token', answer.access_token);
+      return answer;
+    },
+  );
+
+  app.post(
+    '/token/container',
+    {
+      schema: {
+        tags: ['token'],
+        summary: 'A token for an algorithm container (nodes only)',
+        body: Type.Object({ task_id: Type.Integer(), image: Type.String() }),
+        response: { 200: Type.Object({ container_token: Type.String() }), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const node = request.caller?.node;
+      if (!node) throw new ApiError('wrong_caller', 'Only nodes can request container tokens');
+      const db = ctx.dbh.db;
+      const task = await db.selectFrom('task').selectAll().where('id', '=', request.body.task_id).executeTakeFirst();
+      if (!task) throw new ApiError('bad_request', `Task id=${request.body.task_id} does not exist`);
+      if (task.image !== request.body.image) throw new ApiError('forbidden', `Image '${request.body.image}' is not the image of task ${task.id}`);
+      if (task.collaboration_id === null || task.collaboration_id !== node.collaboration_id) throw new ApiError('forbidden', `Task ${task.id} is not in this node's collaboration`);
+      const open = await db.selectFrom('result').select('id').where('task_id', '=', task.id).where('finished_at', 'is', null).executeTakeFirst();
+      const any = await db.selectFrom('result').select('id').where('task_id', '=', task.id).executeTakeFirst();
+      if (any && !open) throw new ApiError('bad_request', `Task ${task.id} is already complete`);
+      return {
+        container_token: await ctx.tokens.container({
+          node_id: node.id,
+          organization_id: node.organization_id,
+          collaboration_id: task.collaboration_id,
+          task_id: task.id,
+          image: task.image,
+          database: task.database,
+        }),
+      };
+    },
+  );
+};

@@ -1,0 +1,33 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+/** `{id, link, methods}` (api.md §1.8). */
+export const ReferenceSchema = Type.Object({ id: Type.Integer(), link: Type.String(), methods: Type.Array(Type.String()) });
+export const NullableReference = Type.Union([ReferenceSchema, Type.Null()]);
+/** To-many references: null when empty. */
+export const ReferenceList = Type.Union([Type.Array(ReferenceSchema), Type.Null()]);
+export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+export const DateTime = Nullable(Type.String({ description: 'ISO-8601 with +00:00' }));
+
+/** `{"msg": "..."}` answers. */
+export const MessageSchema = Type.Object({ msg: Type.String() });
+
+/** Error body: `msg` always; `code` from the error table; `message` names fields on validation errors. */
+export const ErrorSchema = Type.Object(
+  { msg: Type.String(), code: Type.Optional(Type.String()), message: Type.Optional(Type.Unknown()) },
+  { description: 'Error' },
+);
+
+/** Standard error answers, added to every route's response schema. */
+export const errorResponses = {
+  400: ErrorSchema,
+  401: ErrorSchema,
+  404: ErrorSchema,
+  422: ErrorSchema,
+  500: ErrorSchema,
+};
+
+/** A paginated listing: a bare array, or `{data, links}` with `include=metadata`. */
+export const Paginated = <T extends TSchema>(item: T) =>
+  Type.Union([Type.Array(item), Type.Object({ data: Type.Array(item), links: Type.Record(Type.String(), Type.String()) })]);
+
+export const IdParams = Type.Object({ id: Type.Integer({ minimum: 0, description: 'resource id' }) });

@@ -1,0 +1,36 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { AppContext } from '../context.js';
+import { groupIds } from '../http/references.js';
+import { inOrder } from '../http/pagination.js';
+import { Nullable, ReferenceList } from './common.js';
+
+export const RuleSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    operation: Type.String({ description: 'VIEW, EDIT, CREATE or DELETE' }),
+    scope: Type.String({ description: 'OWN, ORGANIZATION, COLLABORATION or GLOBAL' }),
+    description: Nullable(Type.String()),
+    users: ReferenceList,
+  },
+  { $id: 'Rule' },
+);
+export type RuleOut = Static<typeof RuleSchema>;
+
+export async function loadRules(ctx: AppContext, ids: number[]): Promise<RuleOut[]> {
+  if (ids.length === 0) return [];
+  const db = ctx.dbh.db;
+  const [rows, users] = await Promise.all([
+    db.selectFrom('rule').selectAll().where('id', 'in', ids).execute(),
+    db.selectFrom('user_rule').select(['rule_id as k', 'user_id as v']).where('rule_id', 'in', ids).orderBy('user_id').execute(),
+  ]);
+  const us = groupIds(users);
+  return inOrder(ids, rows).map((r) => ({
+    id: r.id,
+    name: r.name,
+    operation: r.operation,
+    scope: r.scope,
+    description: r.description,
+    users: ctx.refs.many('user', us.get(r.id)),
+  }));
+}
