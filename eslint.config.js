@@ -2,7 +2,9 @@ import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'clients/**', '**/*.js', '**/*.cjs', 'algorithms/**/*.js'] },
+  {
+    ignores: ['**/dist/**', '**/node_modules/**', 'clients/**', '**/*.js', '**/*.cjs', 'algorithms/**/*.js'],
+  },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

@@ -1,1 +1,2 @@
 export * from './config/config-file.js';
+export * from './encryption/index.js';

@@ -1,4 +1,9 @@
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+} from 'fastify';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -44,11 +49,19 @@ function validationField(error: FastifyError): string {
  * Builds the Federa API as a Fastify instance that does not listen (server.ts runs it). Every route has a policy
  * from the one policy table; errors answer from the one error table.
  */
-export async function buildApp(ctx: AppContext, options: { logger?: FastifyBaseLogger } = {}): Promise<App> {
+export interface BuildOptions {
+  logger?: FastifyBaseLogger;
+  /** Extra route plugins registered under `api_path` (tests use it to check the policy guard). */
+  extraRoutes?: FastifyPluginAsync[];
+}
+
+export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: ctx.config.body_limit_bytes,
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false } },
+    ajv: {
+      customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false },
+    },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     disableRequestLogging: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -60,7 +73,9 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyBaseL
   const missing: string[] = [];
 
   app.addHook('onRoute', (route) => {
-    const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((m) => m !== 'HEAD' && m !== 'OPTIONS');
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter(
+      (m) => m !== 'HEAD' && m !== 'OPTIONS',
+    );
     if (!route.url.startsWith(`${apiPath}/`)) return;
     const rel = route.url.slice(apiPath.length);
     for (const m of methods) {
@@ -89,7 +104,10 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyBaseL
       security: [{ bearer: [] }],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/apidocs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  await app.register(swaggerUi, {
+    routePrefix: '/apidocs',
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+  });
   app.get('/apispec_1.json', { schema: { hide: true } }, async () => app.swagger());
 
   app.addHook('onRequest', async (request) => {
@@ -101,7 +119,10 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyBaseL
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) {
       if (error.status >= 500) request.log.error({ err: error.cause ?? error }, error.message);
-      const body = error.status >= 500 ? { msg: INTERNAL_ERROR_MESSAGE, code: error.code } : { msg: error.message, code: error.code, ...error.extra };
+      const body =
+        error.status >= 500
+          ? { msg: INTERNAL_ERROR_MESSAGE, code: error.code }
+          : { msg: error.message, code: error.code, ...error.extra };
       return reply.status(error.status).send(body);
     }
     const fe = error as FastifyError;
@@ -109,20 +130,49 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyBaseL
       const field = validationField(fe);
       const detail = fe.validation[0]?.message ?? 'is invalid';
       const text = fe.validation[0]?.keyword === 'required' ? 'is required' : detail;
-      const where = fe.validationContext === 'querystring' ? 'query parameter' : fe.validationContext === 'params' ? 'path parameter' : 'field';
-      return reply.status(400).send({ msg: `${where} '${field}' ${text}`, code: 'validation_failed', message: { [field]: text } });
+      const where =
+        fe.validationContext === 'querystring'
+          ? 'query parameter'
+          : fe.validationContext === 'params'
+            ? 'path parameter'
+            : 'field';
+      return reply
+        .status(400)
+        .send({ msg: `${where} '${field}' ${text}`, code: 'validation_failed', message: { [field]: text } });
     }
-    if (fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error instanceof SyntaxError) {
-      return reply.status(400).send({ msg: 'The request body is not valid JSON.', message: 'The request body is not valid JSON.', code: 'malformed_json' });
+    if (
+      fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+      fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+      error instanceof SyntaxError
+    ) {
+      return reply
+        .status(400)
+        .send({
+          msg: 'The request body is not valid JSON.',
+          message: 'The request body is not valid JSON.',
+          code: 'malformed_json',
+        });
     }
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.status(413).send({ msg: `The request body is larger than ${ctx.config.body_limit_bytes} bytes.`, code: 'payload_too_large' });
+      return reply
+        .status(413)
+        .send({
+          msg: `The request body is larger than ${ctx.config.body_limit_bytes} bytes.`,
+          code: 'payload_too_large',
+        });
     }
     if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return reply.status(400).send({ msg: 'Send the request body as JSON (Content-Type: application/json).', code: 'bad_request' });
+      return reply
+        .status(400)
+        .send({
+          msg: 'Send the request body as JSON (Content-Type: application/json).',
+          code: 'bad_request',
+        });
     }
     if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-      return reply.status(fe.statusCode).send({ msg: fe.message.replace(/\/[^\s]*\//g, ''), code: 'bad_request' });
+      return reply
+        .status(fe.statusCode)
+        .send({ msg: fe.message.replace(/\/[^\s]*\//g, ''), code: 'bad_request' });
     }
     request.log.error({ err: error, url: request.url, method: request.method }, 'unhandled error');
     return reply.status(500).send({ msg: INTERNAL_ERROR_MESSAGE, code: 'internal' });
@@ -133,12 +183,21 @@ export async function buildApp(ctx: AppContext, options: { logger?: FastifyBaseL
     const allowed = METHODS.filter((m) => m !== request.method && known.find(m, path));
     if (allowed.length > 0) {
       void reply.header('Allow', allowed.join(', '));
-      return reply.status(405).send({ msg: ERROR_CODES.method_not_allowed.description, message: ERROR_CODES.method_not_allowed.description, code: 'method_not_allowed' });
+      return reply
+        .status(405)
+        .send({
+          msg: ERROR_CODES.method_not_allowed.description,
+          message: ERROR_CODES.method_not_allowed.description,
+          code: 'method_not_allowed',
+        });
     }
-    return reply.status(404).send({ msg: `No such endpoint: ${request.method} ${path}`, code: 'route_not_found' });
+    return reply
+      .status(404)
+      .send({ msg: `No such endpoint: ${request.method} ${path}`, code: 'route_not_found' });
   });
 
   await app.register(registerRoutes, { prefix: apiPath });
+  for (const extra of options.extraRoutes ?? []) await app.register(extra, { prefix: apiPath });
   await app.ready();
   if (missing.length > 0) {
     throw new MissingPolicyError(`routes without a policy in auth/policy.ts: ${missing.join(', ')}`);

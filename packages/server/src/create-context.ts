@@ -19,7 +19,9 @@ export interface ContextOptions {
 }
 
 /** Connects the database, migrates and seeds it, and assembles everything the routes need. */
-export async function createContext(options: ContextOptions): Promise<{ ctx: AppContext; seeded: BootstrapOutcome }> {
+export async function createContext(
+  options: ContextOptions,
+): Promise<{ ctx: AppContext; seeded: BootstrapOutcome }> {
   const { config } = options;
   const dbh = new DatabaseHandle(parseDatabaseUri(config.uri, options.dataDir));
   try {

@@ -10,16 +10,28 @@
  */
 export const ERROR_CODES = {
   bad_request: { status: 400, description: 'The request is malformed or a field has an invalid value.' },
-  validation_failed: { status: 400, description: 'A field is missing or has the wrong type; the field is named.' },
+  validation_failed: {
+    status: 400,
+    description: 'A field is missing or has the wrong type; the field is named.',
+  },
   malformed_json: { status: 400, description: 'The request body is not valid JSON.' },
-  conflict: { status: 400, description: 'The request conflicts with existing data (a name or e-mail in use).' },
-  not_allowed_input: { status: 400, description: 'The operation is refused for this input (see the message).' },
+  conflict: {
+    status: 400,
+    description: 'The request conflicts with existing data (a name or e-mail in use).',
+  },
+  not_allowed_input: {
+    status: 400,
+    description: 'The operation is refused for this input (see the message).',
+  },
   password_policy: { status: 400, description: 'The password does not meet the password policy.' },
   missing_authorization: { status: 401, description: 'The Authorization header is missing.' },
   token_expired: { status: 401, description: 'The token has expired; refresh it or log in again.' },
   invalid_credentials: { status: 401, description: 'Unknown user or wrong password.' },
   account_locked: { status: 401, description: 'Too many failed logins; the account is locked for a while.' },
-  address_throttled: { status: 401, description: 'Too many failed logins from this address; wait and retry.' },
+  address_throttled: {
+    status: 401,
+    description: 'Too many failed logins from this address; wait and retry.',
+  },
   identity_missing: { status: 401, description: 'The user or node the token belongs to no longer exists.' },
   forbidden: { status: 401, description: 'You lack the permission (rule) this operation needs.' },
   wrong_caller: { status: 401, description: 'This endpoint is not available to this kind of caller.' },
@@ -36,7 +48,8 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** The public text of a 5xx answer: one fixed sentence that reveals nothing. */
-export const INTERNAL_ERROR_MESSAGE = 'An internal server error occurred. The administrator can find details in the server log.';
+export const INTERNAL_ERROR_MESSAGE =
+  'An internal server error occurred. The administrator can find details in the server log.';
 
 /** An error whose message is safe to show to the caller. */
 export class ApiError extends Error {
@@ -45,8 +58,15 @@ export class ApiError extends Error {
   /** Extra public fields merged into the body (e.g. `message: {field: text}` for validation errors). */
   readonly extra: Record<string, unknown> | undefined;
 
-  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown; extra?: Record<string, unknown> }) {
-    super(message ?? ERROR_CODES[code].description, options?.cause !== undefined ? { cause: options.cause } : {});
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options?: { cause?: unknown; extra?: Record<string, unknown> },
+  ) {
+    super(
+      message ?? ERROR_CODES[code].description,
+      options?.cause !== undefined ? { cause: options.cause } : {},
+    );
     this.name = 'ApiError';
     this.code = code;
     this.status = ERROR_CODES[code].status;

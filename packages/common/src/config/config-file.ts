@@ -26,13 +26,19 @@ export const instanceName = (file: string): string => basename(file).replace(/\.
 /** Reads one environment of a configuration file: `application` at the top, the others under `environments`. */
 export function readEnvironment(file: string, environment: string): Record<string, unknown> {
   if (!(ENVIRONMENTS as readonly string[]).includes(environment)) {
-    throw new ConfigError(file, `unknown environment '${environment}'; expected one of ${ENVIRONMENTS.join(', ')}`);
+    throw new ConfigError(
+      file,
+      `unknown environment '${environment}'; expected one of ${ENVIRONMENTS.join(', ')}`,
+    );
   }
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ConfigError(file, `cannot read the configuration file (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new ConfigError(
+      file,
+      `cannot read the configuration file (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
   let doc: unknown;
   try {
@@ -41,7 +47,8 @@ export function readEnvironment(file: string, environment: string): Record<strin
     throw new ConfigError(file, `not valid YAML: ${(error as Error).message.split('\n')[0]}`);
   }
   if (doc === null || doc === undefined) doc = {};
-  if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(file, 'expected a mapping at the top level');
+  if (typeof doc !== 'object' || Array.isArray(doc))
+    throw new ConfigError(file, 'expected a mapping at the top level');
   const top = doc as Record<string, unknown>;
   let section: unknown;
   if (environment === 'application') {
@@ -55,7 +62,11 @@ export function readEnvironment(file: string, environment: string): Record<strin
   }
   if (section === undefined || section === null) section = {};
   if (typeof section !== 'object' || Array.isArray(section)) {
-    throw new ConfigError(file, 'expected a mapping', environment === 'application' ? 'application' : `environments.${environment}`);
+    throw new ConfigError(
+      file,
+      'expected a mapping',
+      environment === 'application' ? 'application' : `environments.${environment}`,
+    );
   }
   if (Object.keys(section as object).length === 0) {
     throw new ConfigError(file, `the environment '${environment}' is empty or missing`);
@@ -66,7 +77,8 @@ export function readEnvironment(file: string, environment: string): Record<strin
 const describeExpected = (schema: TSchema | undefined): string => {
   if (!schema) return 'a valid value';
   const s = schema as Record<string, unknown>;
-  if (Array.isArray(s.anyOf)) return `one of ${(s.anyOf as Record<string, unknown>[]).map((a) => JSON.stringify(a.const)).join(', ')}`;
+  if (Array.isArray(s.anyOf))
+    return `one of ${(s.anyOf as Record<string, unknown>[]).map((a) => JSON.stringify(a.const)).join(', ')}`;
   const parts: string[] = [];
   if (typeof s.type === 'string') parts.push(s.type === 'integer' ? 'an integer' : `a ${s.type}`);
   if (s.minimum !== undefined) parts.push(`>= ${String(s.minimum)}`);

@@ -9,16 +9,19 @@ import type { ContainerIdentity, TokenClaims } from './tokens.js';
 
 /** Reads `Authorization: Bearer <token>`: missing → 401, malformed → 422. */
 export function bearerToken(header: string | undefined): string {
-  if (header === undefined || header === '') throw new ApiError('missing_authorization', 'Missing Authorization Header');
+  if (header === undefined || header === '')
+    throw new ApiError('missing_authorization', 'Missing Authorization Header');
   const m = /^Bearer\s+(\S+)$/.exec(header.trim());
-  if (!m?.[1]) throw new ApiError('invalid_token', "Bad Authorization header. Expected 'Authorization: Bearer <JWT>'");
+  if (!m?.[1])
+    throw new ApiError('invalid_token', "Bad Authorization header. Expected 'Authorization: Bearer <JWT>'");
   return m[1];
 }
 
 /** Loads the caller a verified access token names. */
 export async function callerFromClaims(ctx: AppContext, claims: TokenClaims): Promise<Caller> {
   const db = ctx.dbh.db;
-  if (claims.client_type === 'reset') throw new ApiError('invalid_token', 'A password reset token cannot be used here');
+  if (claims.client_type === 'reset')
+    throw new ApiError('invalid_token', 'A password reset token cannot be used here');
   if (claims.client_type === 'container') {
     const identity = claims.sub as ContainerIdentity;
     if (typeof identity !== 'object' || typeof identity.node_id !== 'number') {
@@ -42,7 +45,11 @@ export async function callerFromClaims(ctx: AppContext, claims: TokenClaims): Pr
  * Authenticates a request for a route with the given policy: verifies the token, loads the caller, checks the
  * caller kind and the policy's rules, and records `last_seen` of users and nodes.
  */
-export async function authenticate(ctx: AppContext, request: FastifyRequest, policy: RoutePolicy): Promise<Caller | null> {
+export async function authenticate(
+  ctx: AppContext,
+  request: FastifyRequest,
+  policy: RoutePolicy,
+): Promise<Caller | null> {
   if (policy.callers === 'public') return null;
   const claims = await ctx.tokens.verify(bearerToken(request.headers.authorization));
   if (policy.callers === 'refresh') {
@@ -55,10 +62,17 @@ export async function authenticate(ctx: AppContext, request: FastifyRequest, pol
     throw new ApiError('wrong_caller', `This endpoint is not available to ${caller.kind}s`);
   }
   if (policy.anyOf && policy.anyOf.length > 0 && !policy.anyOf.some((r) => caller.rules.has(r))) {
-    throw new ApiError('forbidden', `You lack the permission to do that! You need one of: ${policy.anyOf.map(describeRule).join(', ')}`);
+    throw new ApiError(
+      'forbidden',
+      `You lack the permission to do that! You need one of: ${policy.anyOf.map(describeRule).join(', ')}`,
+    );
   }
   if (caller.kind === 'user' || caller.kind === 'node') {
-    await ctx.dbh.db.updateTable(caller.kind).set({ last_seen: nowStored() }).where('id', '=', caller.id).execute();
+    await ctx.dbh.db
+      .updateTable(caller.kind)
+      .set({ last_seen: nowStored() })
+      .where('id', '=', caller.id)
+      .execute();
   }
   return caller;
 }

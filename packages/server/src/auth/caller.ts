@@ -27,8 +27,20 @@ export async function userRules(db: Kysely<Database>, userId: number): Promise<S
     .select(['rule.name', 'rule.operation', 'rule.scope'])
     .where((eb) =>
       eb.or([
-        eb('rule.id', 'in', eb.selectFrom('role_rule').innerJoin('user_role', 'user_role.role_id', 'role_rule.role_id').select('role_rule.rule_id').where('user_role.user_id', '=', userId)),
-        eb('rule.id', 'in', eb.selectFrom('user_rule').select('user_rule.rule_id').where('user_rule.user_id', '=', userId)),
+        eb(
+          'rule.id',
+          'in',
+          eb
+            .selectFrom('role_rule')
+            .innerJoin('user_role', 'user_role.role_id', 'role_rule.role_id')
+            .select('role_rule.rule_id')
+            .where('user_role.user_id', '=', userId),
+        ),
+        eb(
+          'rule.id',
+          'in',
+          eb.selectFrom('user_rule').select('user_rule.rule_id').where('user_rule.user_id', '=', userId),
+        ),
       ]),
     )
     .execute();
@@ -36,7 +48,10 @@ export async function userRules(db: Kysely<Database>, userId: number): Promise<S
 }
 
 /** The rules of a fixed role (`node`, `container`). */
-export async function fixedRoleRules(db: Kysely<Database>, roleName: 'node' | 'container'): Promise<Set<RuleKey>> {
+export async function fixedRoleRules(
+  db: Kysely<Database>,
+  roleName: 'node' | 'container',
+): Promise<Set<RuleKey>> {
   const rows = await db
     .selectFrom('rule')
     .innerJoin('role_rule', 'role_rule.rule_id', 'rule.id')
@@ -49,7 +64,14 @@ export async function fixedRoleRules(db: Kysely<Database>, roleName: 'node' | 'c
 }
 
 export async function userCaller(db: Kysely<Database>, user: User): Promise<Caller> {
-  return { kind: 'user', id: user.id, organizationId: user.organization_id, collaborationId: null, rules: await userRules(db, user.id), user };
+  return {
+    kind: 'user',
+    id: user.id,
+    organizationId: user.organization_id,
+    collaborationId: null,
+    rules: await userRules(db, user.id),
+    user,
+  };
 }
 
 export async function nodeCaller(db: Kysely<Database>, node: Node): Promise<Caller> {

@@ -8,11 +8,13 @@ export function passwordPolicyProblem(password: string): string | null {
   if (!/[0-9]/.test(password)) return 'Password must contain at least one digit.';
   if (!/[A-Z]/.test(password)) return 'Password must contain at least one uppercase letter.';
   if (!/[a-z]/.test(password)) return 'Password must contain at least one lowercase letter.';
-  if (!/[^A-Za-z0-9]/.test(password)) return 'Password must contain at least one special (non-alphanumeric) character.';
+  if (!/[^A-Za-z0-9]/.test(password))
+    return 'Password must contain at least one special (non-alphanumeric) character.';
   return null;
 }
 
-export const hashPassword = (password: string, rounds: number): Promise<string> => bcrypt.hash(password, rounds);
+export const hashPassword = (password: string, rounds: number): Promise<string> =>
+  bcrypt.hash(password, rounds);
 
 export const verifyPassword = async (password: string, hash: string): Promise<boolean> => {
   try {
@@ -31,7 +33,8 @@ export const generatePassword = (): string => `${randomBytes(12).toString('base6
  * (docs/security.md explains the choice).
  */
 export const newApiKey = (): string => randomUUID();
-export const hashApiKey = (apiKey: string): string => createHash('sha256').update(apiKey, 'utf8').digest('hex');
+export const hashApiKey = (apiKey: string): string =>
+  createHash('sha256').update(apiKey, 'utf8').digest('hex');
 export const apiKeyMatches = (apiKey: string, hash: string): boolean => {
   const a = Buffer.from(hashApiKey(apiKey), 'hex');
   const b = Buffer.from(hash, 'hex');

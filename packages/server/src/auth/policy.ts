@@ -45,11 +45,20 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'PATCH /user/:id': { callers: U },
   'DELETE /user/:id': { callers: U },
 
-  'GET /organization': { callers: UNC, anyOf: ['organization.v_glo', 'organization.v_col', 'organization.v_org'] },
+  'GET /organization': {
+    callers: UNC,
+    anyOf: ['organization.v_glo', 'organization.v_col', 'organization.v_org'],
+  },
   'POST /organization': { callers: U, anyOf: ['organization.c_glo'] },
-  'GET /organization/:id': { callers: UNC, anyOf: ['organization.v_glo', 'organization.v_col', 'organization.v_org'] },
+  'GET /organization/:id': {
+    callers: UNC,
+    anyOf: ['organization.v_glo', 'organization.v_col', 'organization.v_org'],
+  },
   'PATCH /organization/:id': { callers: UN, anyOf: ['organization.e_glo', 'organization.e_org'] },
-  'GET /organization/:id/collaboration': { callers: UN, anyOf: ['collaboration.v_glo', 'collaboration.v_org'] },
+  'GET /organization/:id/collaboration': {
+    callers: UN,
+    anyOf: ['collaboration.v_glo', 'collaboration.v_org'],
+  },
   'GET /organization/:id/node': { callers: UN, anyOf: ['node.v_glo', 'node.v_org'] },
 
   'GET /collaboration': { callers: U, anyOf: ['collaboration.v_glo', 'collaboration.v_org'] },
@@ -57,7 +66,10 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'GET /collaboration/:id': { callers: UNC, anyOf: ['collaboration.v_glo', 'collaboration.v_org'] },
   'PATCH /collaboration/:id': { callers: U, anyOf: ['collaboration.e_glo'] },
   'DELETE /collaboration/:id': { callers: U, anyOf: ['collaboration.d_glo'] },
-  'GET /collaboration/:id/organization': { callers: UNC, anyOf: ['collaboration.v_glo', 'collaboration.v_org'] },
+  'GET /collaboration/:id/organization': {
+    callers: UNC,
+    anyOf: ['collaboration.v_glo', 'collaboration.v_org'],
+  },
   'POST /collaboration/:id/organization': { callers: U, anyOf: ['collaboration.e_glo'] },
   'DELETE /collaboration/:id/organization': { callers: U, anyOf: ['collaboration.d_glo'] },
   'GET /collaboration/:id/node': { callers: U, anyOf: ['collaboration.v_glo', 'collaboration.v_org'] },

@@ -8,12 +8,20 @@ import type { Caller } from './caller.js';
 
 /** Ids of the collaborations an organization is a member of. */
 export async function collaborationsOf(db: Kysely<Database>, organizationId: number): Promise<number[]> {
-  const rows = await db.selectFrom('member').select('collaboration_id').where('organization_id', '=', organizationId).execute();
+  const rows = await db
+    .selectFrom('member')
+    .select('collaboration_id')
+    .where('organization_id', '=', organizationId)
+    .execute();
   return rows.map((r) => r.collaboration_id);
 }
 
 /** Whether an organization is a member of a collaboration. */
-export async function isMember(db: Kysely<Database>, organizationId: number, collaborationId: number): Promise<boolean> {
+export async function isMember(
+  db: Kysely<Database>,
+  organizationId: number,
+  collaborationId: number,
+): Promise<boolean> {
   const row = await db
     .selectFrom('member')
     .select('organization_id')

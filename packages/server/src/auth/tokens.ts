@@ -72,7 +72,10 @@ export class TokenService {
   }
 
   refresh(kind: 'user' | 'node', id: number): Promise<string> {
-    return this.#sign({ type: 'refresh', sub: id, client_type: kind, roles: [] }, this.lifetimes.refreshSeconds);
+    return this.#sign(
+      { type: 'refresh', sub: id, client_type: kind, roles: [] },
+      this.lifetimes.refreshSeconds,
+    );
   }
 
   /** Container tokens never expire (auth-rbac.md §3.3). */
@@ -85,7 +88,10 @@ export class TokenService {
 
   /** Password-reset token: `sub` is `{id: "<user id>"}`, marked `client_type: reset`. */
   reset(userId: number, lifetimeSeconds = this.lifetimes.resetSeconds): Promise<string> {
-    return this.#sign({ type: 'access', sub: { id: String(userId) }, client_type: 'reset', roles: [] }, lifetimeSeconds);
+    return this.#sign(
+      { type: 'access', sub: { id: String(userId) }, client_type: 'reset', roles: [] },
+      lifetimeSeconds,
+    );
   }
 
   /**
@@ -96,7 +102,8 @@ export class TokenService {
     try {
       const { payload } = await jwtVerify(token, this.#key, { algorithms: ['HS256'], clockTolerance: 5 });
       const claims = payload as unknown as TokenClaims;
-      if (claims.type !== 'access' && claims.type !== 'refresh') throw new ApiError('invalid_token', 'Token has no valid type claim');
+      if (claims.type !== 'access' && claims.type !== 'refresh')
+        throw new ApiError('invalid_token', 'Token has no valid type claim');
       if (!['user', 'node', 'container', 'reset'].includes(claims.client_type)) {
         throw new ApiError('invalid_token', 'Token has no valid client_type claim');
       }

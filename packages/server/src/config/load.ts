@@ -13,25 +13,38 @@ export interface LoadedServerConfig {
  * Environment variables that override the file (applied after reading it, before validation).
  * `VANTAGE6_DB_URI` is honoured for compatibility with vantage6's `vserver start`.
  */
-export function applyEnvironmentOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Record<string, unknown> {
+export function applyEnvironmentOverrides(
+  raw: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { ...raw };
   const uri = env.FEDERA_DB_URI ?? env.VANTAGE6_DB_URI;
   if (uri) out.uri = uri;
   if (env.FEDERA_JWT_SECRET) out.jwt_secret_key = env.FEDERA_JWT_SECRET;
   if (env.FEDERA_MESSAGE_BROKER) out.message_broker = env.FEDERA_MESSAGE_BROKER;
   if (env.FEDERA_ROOT_PASSWORD) {
-    const root = (typeof out.root_user === 'object' && out.root_user !== null ? out.root_user : {}) as Record<string, unknown>;
+    const root = (typeof out.root_user === 'object' && out.root_user !== null ? out.root_user : {}) as Record<
+      string,
+      unknown
+    >;
     out.root_user = { ...root, password: env.FEDERA_ROOT_PASSWORD };
   }
   if (env.FEDERA_ROOT_EMAIL) {
-    const root = (typeof out.root_user === 'object' && out.root_user !== null ? out.root_user : {}) as Record<string, unknown>;
+    const root = (typeof out.root_user === 'object' && out.root_user !== null ? out.root_user : {}) as Record<
+      string,
+      unknown
+    >;
     out.root_user = { ...root, email: env.FEDERA_ROOT_EMAIL };
   }
   return out;
 }
 
 /** Validates an already-read configuration mapping (used by tests and by {@link loadServerConfig}). */
-export function parseServerConfig(raw: Record<string, unknown>, file: string, env: NodeJS.ProcessEnv = {}): ServerConfig {
+export function parseServerConfig(
+  raw: Record<string, unknown>,
+  file: string,
+  env: NodeJS.ProcessEnv = {},
+): ServerConfig {
   const merged = applyEnvironmentOverrides(raw, env);
   if (merged.root_user === undefined || (merged.root_user as Record<string, unknown>).email === undefined) {
     throw new ConfigError(
@@ -48,7 +61,11 @@ export function parseServerConfig(raw: Record<string, unknown>, file: string, en
 }
 
 /** Reads, overrides from the environment and validates one environment of a server configuration file. */
-export function loadServerConfig(file: string, environment: string, env: NodeJS.ProcessEnv = process.env): LoadedServerConfig {
+export function loadServerConfig(
+  file: string,
+  environment: string,
+  env: NodeJS.ProcessEnv = process.env,
+): LoadedServerConfig {
   const raw = readEnvironment(file, environment);
   return { config: parseServerConfig(raw, file, env), name: instanceName(file), file, environment };
 }

@@ -65,9 +65,19 @@ export const ServerConfigSchema = Type.Object(
     logging: Type.Object(
       {
         level: Type.Union(
-          ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map(
-            (l) => Type.Literal(l),
-          ),
+          [
+            'DEBUG',
+            'INFO',
+            'WARNING',
+            'ERROR',
+            'CRITICAL',
+            'debug',
+            'info',
+            'warn',
+            'error',
+            'fatal',
+            'silent',
+          ].map((l) => Type.Literal(l)),
           { default: 'INFO' },
         ),
         file: Type.Optional(Type.String()),
@@ -81,7 +91,9 @@ export const ServerConfigSchema = Type.Object(
     ),
     /** Largest accepted request body in bytes. */
     body_limit_bytes: Type.Integer({ minimum: 1024, default: 64 * 1024 * 1024 }),
-    directories: Type.Optional(Type.Object({ log: Type.Optional(Type.String()), data: Type.Optional(Type.String()) })),
+    directories: Type.Optional(
+      Type.Object({ log: Type.Optional(Type.String()), data: Type.Optional(Type.String()) }),
+    ),
     image: Type.Optional(Type.String()),
     images: Type.Optional(Type.Record(Type.String(), Type.String())),
     two_factor_auth: Type.Optional(Type.Boolean()),

@@ -49,22 +49,48 @@ export async function bootstrap(db: Kysely<Database>, config: ServerConfig): Pro
       }
       // Fixed roles and Root follow the catalogue; other default roles are only filled when created.
       if (isNew || role.name === 'Root' || role.name === 'node' || role.name === 'container') {
-        const have = new Set((await trx.selectFrom('role_rule').select('rule_id').where('role_id', '=', row.id).execute()).map((r) => r.rule_id));
-        const add = role.rules.map((k) => byKey.get(k)).filter((id): id is number => id !== undefined && !have.has(id));
-        if (add.length) await trx.insertInto('role_rule').values(add.map((rule_id) => ({ role_id: row.id, rule_id }))).execute();
+        const have = new Set(
+          (await trx.selectFrom('role_rule').select('rule_id').where('role_id', '=', row.id).execute()).map(
+            (r) => r.rule_id,
+          ),
+        );
+        const add = role.rules
+          .map((k) => byKey.get(k))
+          .filter((id): id is number => id !== undefined && !have.has(id));
+        if (add.length)
+          await trx
+            .insertInto('role_rule')
+            .values(add.map((rule_id) => ({ role_id: row.id, rule_id })))
+            .execute();
       }
     }
 
     const outcome: BootstrapOutcome = { rulesCreated, rolesCreated };
     const root = config.root_user;
-    const rootExists = await trx.selectFrom('user').select('id').where('username', '=', root.username).executeTakeFirst();
+    const rootExists = await trx
+      .selectFrom('user')
+      .select('id')
+      .where('username', '=', root.username)
+      .executeTakeFirst();
     if (!rootExists) {
-      let org = await trx.selectFrom('organization').select('id').where('name', '=', root.organization).executeTakeFirst();
+      let org = await trx
+        .selectFrom('organization')
+        .select('id')
+        .where('name', '=', root.organization)
+        .executeTakeFirst();
       if (!org) {
-        org = await trx.insertInto('organization').values({ name: root.organization, public_key: '' }).returning('id').executeTakeFirstOrThrow();
+        org = await trx
+          .insertInto('organization')
+          .values({ name: root.organization, public_key: '' })
+          .returning('id')
+          .executeTakeFirstOrThrow();
       }
       const password = root.password ?? generatePassword();
-      const auth = await trx.insertInto('authenticatable').values({ type: 'user' }).returning('id').executeTakeFirstOrThrow();
+      const auth = await trx
+        .insertInto('authenticatable')
+        .values({ type: 'user' })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       await trx
         .insertInto('user')
         .values({
@@ -78,7 +104,12 @@ export async function bootstrap(db: Kysely<Database>, config: ServerConfig): Pro
           failed_login_attempts: 0,
         })
         .execute();
-      const rootRole = await trx.selectFrom('role').select('id').where('name', '=', 'Root').where('organization_id', 'is', null).executeTakeFirstOrThrow();
+      const rootRole = await trx
+        .selectFrom('role')
+        .select('id')
+        .where('name', '=', 'Root')
+        .where('organization_id', 'is', null)
+        .executeTakeFirstOrThrow();
       await trx.insertInto('user_role').values({ user_id: auth.id, role_id: rootRole.id }).execute();
       outcome.rootCreated = {
         username: root.username,

@@ -30,8 +30,10 @@ export class DatabaseUriError extends Error {
 export function parseDatabaseUri(uri: string, dataDir: string): DatabaseTarget {
   if (uri.startsWith('sqlite:')) {
     const rest = uri.slice('sqlite:'.length);
-    if (rest === '' || rest === '//' || rest === '///:memory:' || rest === '//:memory:') return { dialect: 'sqlite', location: ':memory:' };
-    if (!rest.startsWith('///')) throw new DatabaseUriError(`the SQLite URI must look like sqlite:///file.sqlite, got '${uri}'`);
+    if (rest === '' || rest === '//' || rest === '///:memory:' || rest === '//:memory:')
+      return { dialect: 'sqlite', location: ':memory:' };
+    if (!rest.startsWith('///'))
+      throw new DatabaseUriError(`the SQLite URI must look like sqlite:///file.sqlite, got '${uri}'`);
     const path = rest.slice(3);
     return { dialect: 'sqlite', location: isAbsolute(path) ? path : resolve(dataDir, path) };
   }

@@ -17,7 +17,8 @@ export const toApiTime = (stored: string | null | undefined): string | null => {
   return frac === undefined || /^0*$/.test(frac) ? `${base}+00:00` : `${base}.${frac}+00:00`;
 };
 
-const CLIENT_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(Z|[+-]\d{2}:?\d{2})?$/;
+const CLIENT_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(Z|[+-]\d{2}:?\d{2})?$/;
 
 /**
  * Parses a timestamp sent by a node or client: `YYYY-MM-DDTHH:MM:SS[.ffffff][Z|±HH:MM]`. A time without offset is

@@ -5,8 +5,12 @@ import type { Database } from '../db/schema.js';
 
 /** Query parameters every paginated listing accepts (api.md §1.4). */
 export const PaginationQuery = {
-  page: Type.Optional(Type.Integer({ minimum: 1, description: '1-based page number; without it every item is returned' })),
-  per_page: Type.Optional(Type.Integer({ minimum: 1, description: 'page size (default 10), used with page' })),
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, description: '1-based page number; without it every item is returned' }),
+  ),
+  per_page: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'page size (default 10), used with page' }),
+  ),
   include: Type.Optional(
     Type.Array(Type.String(), { description: '`metadata` wraps the items in {data, links}; repeatable' }),
   ),
@@ -18,7 +22,8 @@ export interface PageParams {
   include?: string[];
 }
 
-export const includes = (q: { include?: string[] | undefined }, what: string): boolean => (q.include ?? []).includes(what);
+export const includes = (q: { include?: string[] | undefined }, what: string): boolean =>
+  (q.include ?? []).includes(what);
 
 /** Rebuilds the request URL for another page: original parameters, first value of repeated ones, `page` replaced. */
 function pageUrl(request: FastifyRequest, page: number): string {
@@ -57,9 +62,14 @@ export async function paginate<T>(
     .select((eb) => eb.fn.countAll().as('n'))
     .executeTakeFirst();
   const total = Number(countRow?.n ?? 0);
-  const pageIds = (paged ? await ids.limit(perPage).offset((page - 1) * perPage).execute() : await ids.execute()).map(
-    (r) => r.id,
-  );
+  const pageIds = (
+    paged
+      ? await ids
+          .limit(perPage)
+          .offset((page - 1) * perPage)
+          .execute()
+      : await ids.execute()
+  ).map((r) => r.id);
   const items = pageIds.length ? await load(pageIds) : [];
   const last = paged ? Math.max(1, Math.ceil(total / perPage)) : 1;
   const links: Record<string, string> = {};

@@ -17,12 +17,26 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     broker: null,
     mail: ctx.mailer ? ctx.mailer.describe() : null,
   });
-  app.get('/health', { schema: { tags: ['health'], summary: 'Is the database reachable?', security: [], response: { 200: HealthSchema } } }, health);
+  app.get(
+    '/health',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Is the database reachable?',
+        security: [],
+        response: { 200: HealthSchema },
+      },
+    },
+    health,
+  );
 
   // vantage6 answers GET; POST is accepted too since the call changes server state.
   const fix = async () => {
     const ok = await ctx.dbh.reset();
-    ctx.log.info({ event: 'health.fix', database: ok, resets: ctx.dbh.resets }, 'database connection pool reset');
+    ctx.log.info(
+      { event: 'health.fix', database: ok, resets: ctx.dbh.resets },
+      'database connection pool reset',
+    );
     return { database: ok, resets: ctx.dbh.resets };
   };
   const fixSchema = {
@@ -36,7 +50,14 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/version',
-    { schema: { tags: ['health'], summary: 'Server version', security: [], response: { 200: Type.Object({ version: Type.String() }) } } },
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Server version',
+        security: [],
+        response: { 200: Type.Object({ version: Type.String() }) },
+      },
+    },
     async () => ({ version: ctx.version }),
   );
 };

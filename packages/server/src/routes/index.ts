@@ -18,8 +18,21 @@ import { passwordRoutes } from './password.js';
 /** Every resource's routes, registered under `api_path`. One file per resource. */
 export const registerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   for (const routes of [
-    tokenRoutes, recoverRoutes, healthRoutes, userRoutes, organizationRoutes, collaborationRoutes, nodeRoutes,
-    taskRoutes, resultRoutes, roleRoutes, ruleRoutes, portRoutes, vpnRoutes, killRoutes, passwordRoutes,
+    tokenRoutes,
+    recoverRoutes,
+    healthRoutes,
+    userRoutes,
+    organizationRoutes,
+    collaborationRoutes,
+    nodeRoutes,
+    taskRoutes,
+    resultRoutes,
+    roleRoutes,
+    ruleRoutes,
+    portRoutes,
+    vpnRoutes,
+    killRoutes,
+    passwordRoutes,
   ]) {
     await app.register(routes);
   }

@@ -4,7 +4,15 @@ import { decodeJwt } from 'jose';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ config: { password_policy: { max_failed_attempts: 3, inactivation_minutes: 10, max_failed_attempts_per_address: 50 } } });
+  t = await startTestApp({
+    config: {
+      password_policy: {
+        max_failed_attempts: 3,
+        inactivation_minutes: 10,
+        max_failed_attempts_per_address: 50,
+      },
+    },
+  });
 });
 afterAll(async () => t.close());
 
@@ -37,9 +45,13 @@ describe('POST /token/user', () => {
     const org = await t.fx.organization();
     const u = await t.fx.user(org);
     for (let i = 0; i < 3; i++) {
-      expect((await t.api('POST', '/token/user', { body: { username: u.username, password: 'Wrong-1!' } })).status).toBe(401);
+      expect(
+        (await t.api('POST', '/token/user', { body: { username: u.username, password: 'Wrong-1!' } })).status,
+      ).toBe(401);
     }
-    const locked = await t.api('POST', '/token/user', { body: { username: u.username, password: u.password } });
+    const locked = await t.api('POST', '/token/user', {
+      body: { username: u.username, password: u.password },
+    });
     expect(locked.status).toBe(401);
     expect(locked.body.code).toBe('account_locked');
     expect(locked.body.msg).toMatch(/Try again in 10 minutes/);

@@ -15,7 +15,12 @@ const TokenAnswer = Type.Object({
 });
 
 async function roleNames(ctx: AppContext, userId: number): Promise<string[]> {
-  const rows = await ctx.dbh.db.selectFrom('role').innerJoin('user_role', 'user_role.role_id', 'role.id').select('role.name').where('user_role.user_id', '=', userId).execute();
+  const rows = await ctx.dbh.db
+    .selectFrom('role')
+    .innerJoin('user_role', 'user_role.role_id', 'role.id')
+    .select('role.name')
+    .where('user_role.user_id', '=', userId)
+    .execute();
   return rows.map((r) => r.name);
 }
 
@@ -30,7 +35,8 @@ async function tokensFor(ctx: AppContext, kind: 'user' | 'node', id: number) {
   };
 }
 
-const minutesText = (seconds: number): string => (seconds >= 90 ? `${Math.ceil(seconds / 60)} minutes` : `${Math.ceil(seconds)} seconds`);
+const minutesText = (seconds: number): string =>
+  seconds >= 90 ? `${Math.ceil(seconds / 60)} minutes` : `${Math.ceil(seconds)} seconds`;
 
 /** `/token/*` (api.md §4.1, auth-rbac.md §3). */
 export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -44,7 +50,11 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['token'],
         summary: 'Log in as a user',
         security: [],
-        body: Type.Object({ username: Type.String({ minLength: 1 }), password: Type.String({ minLength: 1 }), mfa_code: Type.Optional(Type.Union([Type.String(), Type.Integer()])) }),
+        body: Type.Object({
+          username: Type.String({ minLength: 1 }),
+          password: Type.String({ minLength: 1 }),
+          mfa_code: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
+        }),
         response: { 200: TokenAnswer, ...errorResponses },
       },
     },
@@ -52,9 +62,17 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { username, password } = request.body;
       const address = request.ip;
       const wait = ctx.throttle.blockedFor(address);
-      if (wait > 0) throw new ApiError('address_throttled', `Too many failed logins from your address. Try again in ${minutesText(wait)}.`);
+      if (wait > 0)
+        throw new ApiError(
+          'address_throttled',
+          `Too many failed logins from your address. Try again in ${minutesText(wait)}.`,
+        );
       const db = ctx.dbh.db;
-      const user = await db.selectFrom('user').select(['id', 'password', 'failed_login_attempts', 'last_login_attempt']).where('username', '=', username).executeTakeFirst();
+      const user = await db
+        .selectFrom('user')
+        .select(['id', 'password', 'failed_login_attempts', 'last_login_attempt'])
+        .where('username', '=', username)
+        .executeTakeFirst();
       if (!user) {
         ctx.throttle.fail(address);
         throw new ApiError('invalid_credentials', 'Invalid username or password.');
@@ -63,18 +81,30 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (user.failed_login_attempts >= policy.max_failed_attempts && user.last_login_attempt) {
         const since = Date.now() - Date.parse(`${user.last_login_attempt}Z`);
         if (since < lockMs) {
-          throw new ApiError('account_locked', `This account is locked after ${user.failed_login_attempts} failed logins. Try again in ${minutesText((lockMs - since) / 1000)}, or reset the password.`);
+          throw new ApiError(
+            'account_locked',
+            `This account is locked after ${user.failed_login_attempts} failed logins. Try again in ${minutesText((lockMs - since) / 1000)}, or reset the password.`,
+          );
         }
       }
       if (!(await verifyPassword(password, user.password))) {
         ctx.throttle.fail(address);
-        const attempts = user.failed_login_attempts >= policy.max_failed_attempts ? 1 : user.failed_login_attempts + 1;
-        await db.updateTable('user').set({ failed_login_attempts: attempts, last_login_attempt: nowStored() }).where('id', '=', user.id).execute();
+        const attempts =
+          user.failed_login_attempts >= policy.max_failed_attempts ? 1 : user.failed_login_attempts + 1;
+        await db
+          .updateTable('user')
+          .set({ failed_login_attempts: attempts, last_login_attempt: nowStored() })
+          .where('id', '=', user.id)
+          .execute();
         request.log.info({ event: 'login.failed', user_id: user.id, attempts }, 'failed login');
         throw new ApiError('invalid_credentials', 'Invalid username or password.');
       }
       ctx.throttle.succeed(address);
-      await db.updateTable('user').set({ failed_login_attempts: 0, last_login_attempt: nowStored(), last_seen: nowStored() }).where('id', '=', user.id).execute();
+      await db
+        .updateTable('user')
+        .set({ failed_login_attempts: 0, last_login_attempt: nowStored(), last_seen: nowStored() })
+        .where('id', '=', user.id)
+        .execute();
       const answer = await tokensFor(ctx, 'user', user.id);
       void reply.header('jwt-token', answer.access_token);
       return answer;
@@ -95,13 +125,25 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const address = request.ip;
       const wait = ctx.throttle.blockedFor(address);
-      if (wait > 0) throw new ApiError('address_throttled', `Too many failed logins from your address. Try again in ${minutesText(wait)}.`);
-      const node = await ctx.dbh.db.selectFrom('node').select('id').where('api_key_hash', '=', hashApiKey(request.body.api_key)).executeTakeFirst();
+      if (wait > 0)
+        throw new ApiError(
+          'address_throttled',
+          `Too many failed logins from your address. Try again in ${minutesText(wait)}.`,
+        );
+      const node = await ctx.dbh.db
+        .selectFrom('node')
+        .select('id')
+        .where('api_key_hash', '=', hashApiKey(request.body.api_key))
+        .executeTakeFirst();
       if (!node) {
         ctx.throttle.fail(address);
         throw new ApiError('invalid_credentials', 'Invalid API key: no node has this key.');
       }
-      await ctx.dbh.db.updateTable('node').set({ last_seen: nowStored() }).where('id', '=', node.id).execute();
+      await ctx.dbh.db
+        .updateTable('node')
+        .set({ last_seen: nowStored() })
+        .where('id', '=', node.id)
+        .execute();
       const answer = await tokensFor(ctx, 'node', node.id);
       void reply.header('jwt-token', answer.access_token);
       return answer;
@@ -110,10 +152,17 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/token/refresh',
-    { schema: { tags: ['token'], summary: 'New tokens from a refresh token (Authorization: Bearer <refresh token>)', response: { 200: TokenAnswer, ...errorResponses } } },
+    {
+      schema: {
+        tags: ['token'],
+        summary: 'New tokens from a refresh token (Authorization: Bearer <refresh token>)',
+        response: { 200: TokenAnswer, ...errorResponses },
+      },
+    },
     async (request, reply) => {
       const caller = request.caller;
-      if (!caller || (caller.kind !== 'user' && caller.kind !== 'node')) throw new ApiError('invalid_token', 'Only user and node tokens can be refreshed');
+      if (!caller || (caller.kind !== 'user' && caller.kind !== 'node'))
+        throw new ApiError('invalid_token', 'Only user and node tokens can be refreshed');
       const answer = await tokensFor(ctx, caller.kind, caller.id);
       void reply.header('jwt-token', answer.access_token);
       return answer;
@@ -134,12 +183,27 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const node = request.caller?.node;
       if (!node) throw new ApiError('wrong_caller', 'Only nodes can request container tokens');
       const db = ctx.dbh.db;
-      const task = await db.selectFrom('task').selectAll().where('id', '=', request.body.task_id).executeTakeFirst();
+      const task = await db
+        .selectFrom('task')
+        .selectAll()
+        .where('id', '=', request.body.task_id)
+        .executeTakeFirst();
       if (!task) throw new ApiError('bad_request', `Task id=${request.body.task_id} does not exist`);
-      if (task.image !== request.body.image) throw new ApiError('forbidden', `Image '${request.body.image}' is not the image of task ${task.id}`);
-      if (task.collaboration_id === null || task.collaboration_id !== node.collaboration_id) throw new ApiError('forbidden', `Task ${task.id} is not in this node's collaboration`);
-      const open = await db.selectFrom('result').select('id').where('task_id', '=', task.id).where('finished_at', 'is', null).executeTakeFirst();
-      const any = await db.selectFrom('result').select('id').where('task_id', '=', task.id).executeTakeFirst();
+      if (task.image !== request.body.image)
+        throw new ApiError('forbidden', `Image '${request.body.image}' is not the image of task ${task.id}`);
+      if (task.collaboration_id === null || task.collaboration_id !== node.collaboration_id)
+        throw new ApiError('forbidden', `Task ${task.id} is not in this node's collaboration`);
+      const open = await db
+        .selectFrom('result')
+        .select('id')
+        .where('task_id', '=', task.id)
+        .where('finished_at', 'is', null)
+        .executeTakeFirst();
+      const any = await db
+        .selectFrom('result')
+        .select('id')
+        .where('task_id', '=', task.id)
+        .executeTakeFirst();
       if (any && !open) throw new ApiError('bad_request', `Task ${task.id} is already complete`);
       return {
         container_token: await ctx.tokens.container({

@@ -22,9 +22,24 @@ export async function loadCollaborations(ctx: AppContext, ids: number[]): Promis
   const db = ctx.dbh.db;
   const [rows, members, nodes, tasks] = await Promise.all([
     db.selectFrom('collaboration').selectAll().where('id', 'in', ids).execute(),
-    db.selectFrom('member').select(['collaboration_id as k', 'organization_id as v']).where('collaboration_id', 'in', ids).orderBy('organization_id').execute(),
-    db.selectFrom('node').select(['collaboration_id as k', 'id as v']).where('collaboration_id', 'in', ids).orderBy('id').execute(),
-    db.selectFrom('task').select(['collaboration_id as k', 'id as v']).where('collaboration_id', 'in', ids).orderBy('id').execute(),
+    db
+      .selectFrom('member')
+      .select(['collaboration_id as k', 'organization_id as v'])
+      .where('collaboration_id', 'in', ids)
+      .orderBy('organization_id')
+      .execute(),
+    db
+      .selectFrom('node')
+      .select(['collaboration_id as k', 'id as v'])
+      .where('collaboration_id', 'in', ids)
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('task')
+      .select(['collaboration_id as k', 'id as v'])
+      .where('collaboration_id', 'in', ids)
+      .orderBy('id')
+      .execute(),
   ]);
   const m = groupIds(members);
   const n = groupIds(nodes as { k: number; v: number }[]);

@@ -1,7 +1,11 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 
 /** `{id, link, methods}` (api.md §1.8). */
-export const ReferenceSchema = Type.Object({ id: Type.Integer(), link: Type.String(), methods: Type.Array(Type.String()) });
+export const ReferenceSchema = Type.Object({
+  id: Type.Integer(),
+  link: Type.String(),
+  methods: Type.Array(Type.String()),
+});
 export const NullableReference = Type.Union([ReferenceSchema, Type.Null()]);
 /** To-many references: null when empty. */
 export const ReferenceList = Type.Union([Type.Array(ReferenceSchema), Type.Null()]);
@@ -28,6 +32,9 @@ export const errorResponses = {
 
 /** A paginated listing: a bare array, or `{data, links}` with `include=metadata`. */
 export const Paginated = <T extends TSchema>(item: T) =>
-  Type.Union([Type.Array(item), Type.Object({ data: Type.Array(item), links: Type.Record(Type.String(), Type.String()) })]);
+  Type.Union([
+    Type.Array(item),
+    Type.Object({ data: Type.Array(item), links: Type.Record(Type.String(), Type.String()) }),
+  ]);
 
 export const IdParams = Type.Object({ id: Type.Integer({ minimum: 0, description: 'resource id' }) });

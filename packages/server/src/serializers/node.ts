@@ -36,14 +36,26 @@ export const NodeSimpleSchema = Type.Object(
 export type NodeSimpleOut = Static<typeof NodeSimpleSchema>;
 
 /** `POST /node` answer: the node plus its API key, shown this once. */
-export const NodeWithKeySchema = Type.Intersect([Type.Omit(NodeSchema, []), Type.Object({ api_key: Type.String() })]);
+export const NodeWithKeySchema = Type.Intersect([
+  Type.Omit(NodeSchema, []),
+  Type.Object({ api_key: Type.String() }),
+]);
 
 export async function loadNodes(ctx: AppContext, ids: number[]): Promise<NodeOut[]> {
   if (ids.length === 0) return [];
   const db = ctx.dbh.db;
   const [rows, configs] = await Promise.all([
-    db.selectFrom('node').select(['id', 'name', 'ip', 'status', 'last_seen', 'organization_id', 'collaboration_id']).where('id', 'in', ids).execute(),
-    db.selectFrom('node_config').select(['node_id', 'key', 'value']).where('node_id', 'in', ids).orderBy('id').execute(),
+    db
+      .selectFrom('node')
+      .select(['id', 'name', 'ip', 'status', 'last_seen', 'organization_id', 'collaboration_id'])
+      .where('id', 'in', ids)
+      .execute(),
+    db
+      .selectFrom('node_config')
+      .select(['node_id', 'key', 'value'])
+      .where('node_id', 'in', ids)
+      .orderBy('id')
+      .execute(),
   ]);
   return inOrder(ids, rows).map((n) => ({
     id: n.id,
@@ -62,8 +74,17 @@ export async function loadNodesSimple(ctx: AppContext, ids: number[]): Promise<N
   if (ids.length === 0) return [];
   const db = ctx.dbh.db;
   const [rows, configs] = await Promise.all([
-    db.selectFrom('node').select(['id', 'name', 'ip', 'status', 'last_seen', 'organization_id']).where('id', 'in', ids).execute(),
-    db.selectFrom('node_config').select(['node_id', 'id']).where('node_id', 'in', ids).orderBy('id').execute(),
+    db
+      .selectFrom('node')
+      .select(['id', 'name', 'ip', 'status', 'last_seen', 'organization_id'])
+      .where('id', 'in', ids)
+      .execute(),
+    db
+      .selectFrom('node_config')
+      .select(['node_id', 'id'])
+      .where('node_id', 'in', ids)
+      .orderBy('id')
+      .execute(),
   ]);
   return inOrder(ids, rows).map((n) => ({
     id: n.id,

@@ -30,11 +30,36 @@ export async function loadOrganizations(ctx: AppContext, ids: number[]): Promise
   const db = ctx.dbh.db;
   const [rows, collabs, nodes, users, results, roles] = await Promise.all([
     db.selectFrom('organization').selectAll().where('id', 'in', ids).execute(),
-    db.selectFrom('member').select(['organization_id as k', 'collaboration_id as v']).where('organization_id', 'in', ids).orderBy('collaboration_id').execute(),
-    db.selectFrom('node').select(['organization_id as k', 'id as v']).where('organization_id', 'in', ids).orderBy('id').execute(),
-    db.selectFrom('user').select(['organization_id as k', 'id as v']).where('organization_id', 'in', ids).orderBy('id').execute(),
-    db.selectFrom('result').select(['organization_id as k', 'id as v']).where('organization_id', 'in', ids).orderBy('id').execute(),
-    db.selectFrom('role').select(['organization_id as k', 'id as v']).where('organization_id', 'in', ids).orderBy('id').execute(),
+    db
+      .selectFrom('member')
+      .select(['organization_id as k', 'collaboration_id as v'])
+      .where('organization_id', 'in', ids)
+      .orderBy('collaboration_id')
+      .execute(),
+    db
+      .selectFrom('node')
+      .select(['organization_id as k', 'id as v'])
+      .where('organization_id', 'in', ids)
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('user')
+      .select(['organization_id as k', 'id as v'])
+      .where('organization_id', 'in', ids)
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('result')
+      .select(['organization_id as k', 'id as v'])
+      .where('organization_id', 'in', ids)
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('role')
+      .select(['organization_id as k', 'id as v'])
+      .where('organization_id', 'in', ids)
+      .orderBy('id')
+      .execute(),
   ]);
   const c = groupIds(collabs);
   const n = groupIds(nodes);

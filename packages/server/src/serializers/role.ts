@@ -22,8 +22,18 @@ export async function loadRoles(ctx: AppContext, ids: number[]): Promise<RoleOut
   const db = ctx.dbh.db;
   const [rows, rules, users] = await Promise.all([
     db.selectFrom('role').selectAll().where('id', 'in', ids).execute(),
-    db.selectFrom('role_rule').select(['role_id as k', 'rule_id as v']).where('role_id', 'in', ids).orderBy('rule_id').execute(),
-    db.selectFrom('user_role').select(['role_id as k', 'user_id as v']).where('role_id', 'in', ids).orderBy('user_id').execute(),
+    db
+      .selectFrom('role_rule')
+      .select(['role_id as k', 'rule_id as v'])
+      .where('role_id', 'in', ids)
+      .orderBy('rule_id')
+      .execute(),
+    db
+      .selectFrom('user_role')
+      .select(['role_id as k', 'user_id as v'])
+      .where('role_id', 'in', ids)
+      .orderBy('user_id')
+      .execute(),
   ]);
   const ru = groupIds(rules);
   const us = groupIds(users);

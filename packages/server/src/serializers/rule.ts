@@ -22,7 +22,12 @@ export async function loadRules(ctx: AppContext, ids: number[]): Promise<RuleOut
   const db = ctx.dbh.db;
   const [rows, users] = await Promise.all([
     db.selectFrom('rule').selectAll().where('id', 'in', ids).execute(),
-    db.selectFrom('user_rule').select(['rule_id as k', 'user_id as v']).where('rule_id', 'in', ids).orderBy('user_id').execute(),
+    db
+      .selectFrom('user_rule')
+      .select(['rule_id as k', 'user_id as v'])
+      .where('rule_id', 'in', ids)
+      .orderBy('user_id')
+      .execute(),
   ]);
   const us = groupIds(users);
   return inOrder(ids, rows).map((r) => ({

@@ -13,7 +13,8 @@ import { DateTime, Nullable, NullableReference, ReferenceList, ReferenceSchema }
 
 /** Run statuses that are still going. Anything else but `completed` is a failure. */
 export const OPEN_STATUSES = new Set(['pending', 'initializing', 'active']);
-export const isFailedStatus = (s: string | null): boolean => s !== null && !OPEN_STATUSES.has(s) && s !== 'completed';
+export const isFailedStatus = (s: string | null): boolean =>
+  s !== null && !OPEN_STATUSES.has(s) && s !== 'completed';
 
 /** The aggregate status of a task from its results' statuses. */
 export function taskStatus(statuses: (string | null)[]): string {
@@ -46,7 +47,10 @@ const resultFields = {
 };
 
 /** Result in the task-result form: `task` and `organization` as plain ids. */
-export const TaskResultSchema = Type.Object({ ...resultFields, task: Type.Integer(), organization: Type.Integer() }, { $id: 'TaskResult' });
+export const TaskResultSchema = Type.Object(
+  { ...resultFields, task: Type.Integer(), organization: Type.Integer() },
+  { $id: 'TaskResult' },
+);
 const EmbeddedTaskResult = Type.Object({ ...resultFields, organization: Type.Integer() });
 
 const taskFields = {
@@ -69,11 +73,20 @@ const taskFields = {
 };
 
 export const TaskSchema = Type.Object({ ...taskFields, results: ReferenceList }, { $id: 'Task' });
-export const TaskWithResultsSchema = Type.Object({ ...taskFields, results: Type.Array(EmbeddedTaskResult) }, { $id: 'TaskWithResults' });
+export const TaskWithResultsSchema = Type.Object(
+  { ...taskFields, results: Type.Array(EmbeddedTaskResult) },
+  { $id: 'TaskWithResults' },
+);
 const TaskNoResults = Type.Object(taskFields);
 
-export const ResultSchema = Type.Object({ ...resultFields, task: ReferenceSchema, organization: ReferenceSchema }, { $id: 'Result' });
-export const ResultWithTaskSchema = Type.Object({ ...resultFields, task: TaskNoResults, organization: ReferenceSchema }, { $id: 'ResultWithTask' });
+export const ResultSchema = Type.Object(
+  { ...resultFields, task: ReferenceSchema, organization: ReferenceSchema },
+  { $id: 'Result' },
+);
+export const ResultWithTaskSchema = Type.Object(
+  { ...resultFields, task: TaskNoResults, organization: ReferenceSchema },
+  { $id: 'ResultWithTask' },
+);
 
 export type TaskOut = Static<typeof TaskSchema>;
 export type TaskWithResultsOut = Static<typeof TaskWithResultsSchema>;
@@ -95,7 +108,12 @@ async function loadResultCores(ctx: AppContext, ids: number[]): Promise<ResultCo
     .where('result.id', 'in', ids)
     .execute();
   const [ports, nodes] = await Promise.all([
-    db.selectFrom('port').select(['id', 'port', 'label', 'result_id']).where('result_id', 'in', ids).orderBy('id').execute(),
+    db
+      .selectFrom('port')
+      .select(['id', 'port', 'label', 'result_id'])
+      .where('result_id', 'in', ids)
+      .orderBy('id')
+      .execute(),
     db
       .selectFrom('node')
       .select(['id', 'name', 'ip', 'status', 'organization_id', 'collaboration_id'])
@@ -103,7 +121,9 @@ async function loadResultCores(ctx: AppContext, ids: number[]): Promise<ResultCo
       .execute(),
   ]);
   return inOrder(ids, rows).map((r) => {
-    const node = nodes.find((n) => n.organization_id === r.organization_id && n.collaboration_id === r.collaboration_id);
+    const node = nodes.find(
+      (n) => n.organization_id === r.organization_id && n.collaboration_id === r.collaboration_id,
+    );
     return {
       id: r.id,
       input: r.input,
@@ -114,7 +134,9 @@ async function loadResultCores(ctx: AppContext, ids: number[]): Promise<ResultCo
       finished_at: toApiTime(r.finished_at),
       status: r.status,
       node: node ? { id: node.id, name: node.name, ip: node.ip, status: node.status } : {},
-      ports: ports.filter((p) => p.result_id === r.id).map((p) => ({ id: p.id, port: p.port, label: p.label })),
+      ports: ports
+        .filter((p) => p.result_id === r.id)
+        .map((p) => ({ id: p.id, port: p.port, label: p.label })),
       task_id: r.task_id,
       organization_id: r.organization_id,
     };
@@ -124,7 +146,11 @@ async function loadResultCores(ctx: AppContext, ids: number[]): Promise<ResultCo
 const stripIds = ({ task_id: _t, organization_id: _o, ...rest }: ResultCore) => rest;
 
 export async function loadTaskResults(ctx: AppContext, ids: number[]): Promise<TaskResultOut[]> {
-  return (await loadResultCores(ctx, ids)).map((r) => ({ ...stripIds(r), task: r.task_id, organization: r.organization_id }));
+  return (await loadResultCores(ctx, ids)).map((r) => ({
+    ...stripIds(r),
+    task: r.task_id,
+    organization: r.organization_id,
+  }));
 }
 
 type TaskCore = Omit<TaskOut, 'results'> & { resultIds: number[] };
@@ -134,14 +160,30 @@ async function loadTaskCores(ctx: AppContext, ids: number[]): Promise<TaskCore[]
   const db = ctx.dbh.db;
   const [rows, results, children] = await Promise.all([
     db.selectFrom('task').selectAll().where('id', 'in', ids).execute(),
-    db.selectFrom('result').select(['task_id', 'id', 'status', 'finished_at']).where('task_id', 'in', ids).orderBy('id').execute(),
-    db.selectFrom('task').select(['parent_id as k', 'id as v']).where('parent_id', 'in', ids).orderBy('id').execute(),
+    db
+      .selectFrom('result')
+      .select(['task_id', 'id', 'status', 'finished_at'])
+      .where('task_id', 'in', ids)
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('task')
+      .select(['parent_id as k', 'id as v'])
+      .where('parent_id', 'in', ids)
+      .orderBy('id')
+      .execute(),
   ]);
   const ch = groupIds(children as { k: number; v: number }[]);
   return inOrder(ids, rows).map((t) => {
     const rs = results.filter((r) => r.task_id === t.id);
     const complete = rs.every((r) => r.finished_at !== null);
-    const finished = complete && rs.length ? rs.map((r) => r.finished_at as string).sort().at(-1) : null;
+    const finished =
+      complete && rs.length
+        ? rs
+            .map((r) => r.finished_at as string)
+            .sort()
+            .at(-1)
+        : null;
     return {
       id: t.id,
       name: t.name,
@@ -165,15 +207,23 @@ async function loadTaskCores(ctx: AppContext, ids: number[]): Promise<TaskCore[]
 }
 
 export async function loadTasks(ctx: AppContext, ids: number[]): Promise<TaskOut[]> {
-  return (await loadTaskCores(ctx, ids)).map(({ resultIds, ...t }) => ({ ...t, results: ctx.refs.many('result', resultIds) }));
+  return (await loadTaskCores(ctx, ids)).map(({ resultIds, ...t }) => ({
+    ...t,
+    results: ctx.refs.many('result', resultIds),
+  }));
 }
 
 export async function loadTasksWithResults(ctx: AppContext, ids: number[]): Promise<TaskWithResultsOut[]> {
   const tasks = await loadTaskCores(ctx, ids);
-  const results = await loadResultCores(ctx, tasks.flatMap((t) => t.resultIds));
+  const results = await loadResultCores(
+    ctx,
+    tasks.flatMap((t) => t.resultIds),
+  );
   return tasks.map(({ resultIds, ...t }) => ({
     ...t,
-    results: results.filter((r) => resultIds.includes(r.id)).map((r) => ({ ...stripIds(r), organization: r.organization_id })),
+    results: results
+      .filter((r) => resultIds.includes(r.id))
+      .map((r) => ({ ...stripIds(r), organization: r.organization_id })),
   }));
 }
 

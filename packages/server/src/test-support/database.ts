@@ -2,10 +2,12 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
 /** The dialect the database and API tests run against: `FEDERA_TEST_DB=sqlite|postgres` (default sqlite). */
-export const TEST_DIALECT: 'sqlite' | 'postgres' = process.env.FEDERA_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
+export const TEST_DIALECT: 'sqlite' | 'postgres' =
+  process.env.FEDERA_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
 
 /** PostgreSQL server for tests (trust auth on this machine). */
-export const TEST_PG_ADMIN_URI = process.env.FEDERA_TEST_PG_URI ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+export const TEST_PG_ADMIN_URI =
+  process.env.FEDERA_TEST_PG_URI ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 export interface TestDatabase {
   uri: string;

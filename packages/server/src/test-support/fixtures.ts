@@ -27,23 +27,36 @@ export class Fixtures {
     return this.ctx.dbh.db;
   }
 
-  async organization(fields: { name?: string; public_key?: string; domain?: string; country?: string } = {}): Promise<number> {
+  async organization(
+    fields: { name?: string; public_key?: string; domain?: string; country?: string } = {},
+  ): Promise<number> {
     const row = await this.db
       .insertInto('organization')
-      .values({ name: fields.name ?? unique('org'), public_key: fields.public_key ?? '', domain: fields.domain ?? null, country: fields.country ?? null })
+      .values({
+        name: fields.name ?? unique('org'),
+        public_key: fields.public_key ?? '',
+        domain: fields.domain ?? null,
+        country: fields.country ?? null,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     return row.id;
   }
 
-  async collaboration(organizationIds: number[], options: { name?: string; encrypted?: boolean } = {}): Promise<number> {
+  async collaboration(
+    organizationIds: number[],
+    options: { name?: string; encrypted?: boolean } = {},
+  ): Promise<number> {
     const row = await this.db
       .insertInto('collaboration')
       .values({ name: options.name ?? unique('collab'), encrypted: options.encrypted ? 1 : 0 })
       .returning('id')
       .executeTakeFirstOrThrow();
     if (organizationIds.length) {
-      await this.db.insertInto('member').values(organizationIds.map((organization_id) => ({ collaboration_id: row.id, organization_id }))).execute();
+      await this.db
+        .insertInto('member')
+        .values(organizationIds.map((organization_id) => ({ collaboration_id: row.id, organization_id })))
+        .execute();
     }
     return row.id;
   }
@@ -63,22 +76,48 @@ export class Fixtures {
 
   async roleId(name: string, organizationId: number | null = null): Promise<number> {
     const q = this.db.selectFrom('role').select('id').where('name', '=', name);
-    const row = await (organizationId === null ? q.where('organization_id', 'is', null) : q.where('organization_id', '=', organizationId)).executeTakeFirstOrThrow();
+    const row = await (
+      organizationId === null
+        ? q.where('organization_id', 'is', null)
+        : q.where('organization_id', '=', organizationId)
+    ).executeTakeFirstOrThrow();
     return row.id;
   }
 
   /** A role owned by an organization (or a default one when `organizationId` is null) with the given rules. */
   async role(rules: RuleKey[], organizationId: number | null, name = unique('role')): Promise<number> {
-    const row = await this.db.insertInto('role').values({ name, description: 'test role', organization_id: organizationId }).returning('id').executeTakeFirstOrThrow();
-    for (const key of rules) await this.db.insertInto('role_rule').values({ role_id: row.id, rule_id: await this.ruleId(key) }).execute();
+    const row = await this.db
+      .insertInto('role')
+      .values({ name, description: 'test role', organization_id: organizationId })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    for (const key of rules)
+      await this.db
+        .insertInto('role_rule')
+        .values({ role_id: row.id, rule_id: await this.ruleId(key) })
+        .execute();
     return row.id;
   }
 
   /** A user of `organizationId` with default roles by name (e.g. 'Researcher') and/or direct rules. */
-  async user(organizationId: number, options: { roles?: string[]; roleIds?: number[]; rules?: RuleKey[]; username?: string; password?: string; email?: string } = {}): Promise<FixtureUser> {
+  async user(
+    organizationId: number,
+    options: {
+      roles?: string[];
+      roleIds?: number[];
+      rules?: RuleKey[];
+      username?: string;
+      password?: string;
+      email?: string;
+    } = {},
+  ): Promise<FixtureUser> {
     const username = options.username ?? unique('user');
     const password = options.password ?? 'User-Password-1!';
-    const auth = await this.db.insertInto('authenticatable').values({ type: 'user' }).returning('id').executeTakeFirstOrThrow();
+    const auth = await this.db
+      .insertInto('authenticatable')
+      .values({ type: 'user' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     await this.db
       .insertInto('user')
       .values({
@@ -94,18 +133,44 @@ export class Fixtures {
       .execute();
     const roleIds = [...(options.roleIds ?? [])];
     for (const name of options.roles ?? []) roleIds.push(await this.roleId(name));
-    for (const role_id of roleIds) await this.db.insertInto('user_role').values({ user_id: auth.id, role_id }).execute();
-    for (const key of options.rules ?? []) await this.db.insertInto('user_rule').values({ user_id: auth.id, rule_id: await this.ruleId(key) }).execute();
-    return { id: auth.id, username, password, organizationId, token: () => this.ctx.tokens.access('user', auth.id) };
+    for (const role_id of roleIds)
+      await this.db.insertInto('user_role').values({ user_id: auth.id, role_id }).execute();
+    for (const key of options.rules ?? [])
+      await this.db
+        .insertInto('user_rule')
+        .values({ user_id: auth.id, rule_id: await this.ruleId(key) })
+        .execute();
+    return {
+      id: auth.id,
+      username,
+      password,
+      organizationId,
+      token: () => this.ctx.tokens.access('user', auth.id),
+    };
   }
 
   /** A node of an organization in a collaboration; returns its id, API key and a token. */
-  async node(organizationId: number, collaborationId: number | null, name = unique('node')): Promise<{ id: number; apiKey: string; token(): Promise<string> }> {
+  async node(
+    organizationId: number,
+    collaborationId: number | null,
+    name = unique('node'),
+  ): Promise<{ id: number; apiKey: string; token(): Promise<string> }> {
     const apiKey = newApiKey();
-    const auth = await this.db.insertInto('authenticatable').values({ type: 'node' }).returning('id').executeTakeFirstOrThrow();
+    const auth = await this.db
+      .insertInto('authenticatable')
+      .values({ type: 'node' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     await this.db
       .insertInto('node')
-      .values({ id: auth.id, name, api_key_hash: hashApiKey(apiKey), organization_id: organizationId, collaboration_id: collaborationId, status: null })
+      .values({
+        id: auth.id,
+        name,
+        api_key_hash: hashApiKey(apiKey),
+        organization_id: organizationId,
+        collaboration_id: collaborationId,
+        status: null,
+      })
       .execute();
     return { id: auth.id, apiKey, token: () => this.ctx.tokens.access('node', auth.id) };
   }
@@ -114,9 +179,21 @@ export class Fixtures {
   async task(
     collaborationId: number,
     organizationIds: number[],
-    options: { initiatorId?: number; initUserId?: number | null; image?: string; name?: string; parentId?: number | null; runId?: number; input?: string; database?: string } = {},
+    options: {
+      initiatorId?: number;
+      initUserId?: number | null;
+      image?: string;
+      name?: string;
+      parentId?: number | null;
+      runId?: number;
+      input?: string;
+      database?: string;
+    } = {},
   ): Promise<{ id: number; runId: number; resultIds: number[] }> {
-    const maxRun = await this.db.selectFrom('task').select((eb) => eb.fn.max('run_id').as('m')).executeTakeFirst();
+    const maxRun = await this.db
+      .selectFrom('task')
+      .select((eb) => eb.fn.max('run_id').as('m'))
+      .executeTakeFirst();
     const runId = options.runId ?? Number(maxRun?.m ?? 0) + 1;
     const task = await this.db
       .insertInto('task')
@@ -138,7 +215,13 @@ export class Fixtures {
     for (const organization_id of organizationIds) {
       const r = await this.db
         .insertInto('result')
-        .values({ task_id: task.id, organization_id, input: options.input ?? 'aW5wdXQ=', assigned_at: nowStored(), status: 'pending' })
+        .values({
+          task_id: task.id,
+          organization_id,
+          input: options.input ?? 'aW5wdXQ=',
+          assigned_at: nowStored(),
+          status: 'pending',
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       resultIds.push(r.id);

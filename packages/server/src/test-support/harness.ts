@@ -76,13 +76,19 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     const headers: Record<string, string> = { ...(o.headers ?? {}) };
     if (o.token) headers.authorization = `Bearer ${o.token}`;
     const query: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(o.query ?? {})) query[k] = Array.isArray(v) ? v.map(String) : String(v);
+    for (const [k, v] of Object.entries(o.query ?? {}))
+      query[k] = Array.isArray(v) ? v.map(String) : String(v);
     const res = await app.inject({
       method: method as 'GET',
       url: `${config.api_path}${path}`,
       headers,
       query,
-      ...(o.body !== undefined ? { payload: typeof o.body === 'string' ? o.body : JSON.stringify(o.body), headers: { 'content-type': 'application/json', ...headers } } : {}),
+      ...(o.body !== undefined
+        ? {
+            payload: typeof o.body === 'string' ? o.body : JSON.stringify(o.body),
+            headers: { 'content-type': 'application/json', ...headers },
+          }
+        : {}),
     });
     let body: unknown = res.body;
     try {
@@ -94,12 +100,17 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   };
   const login = async (username: string, password: string): Promise<string> => {
     const r = await api('POST', '/token/user', { body: { username, password } });
-    if (r.status !== 200) throw new Error(`login of ${username} refused: ${r.status} ${JSON.stringify(r.body)}`);
+    if (r.status !== 200)
+      throw new Error(`login of ${username} refused: ${r.status} ${JSON.stringify(r.body)}`);
     return r.body.access_token as string;
   };
   const rootToken = await login('root', ROOT_PASSWORD).catch(async () => {
     // Until the token route exists, sign directly.
-    const root = await ctx.dbh.db.selectFrom('user').select('id').where('username', '=', 'root').executeTakeFirstOrThrow();
+    const root = await ctx.dbh.db
+      .selectFrom('user')
+      .select('id')
+      .where('username', '=', 'root')
+      .executeTakeFirstOrThrow();
     return ctx.tokens.access('user', root.id);
   });
   return {

@@ -34,14 +34,20 @@ export function initialMigration(dialect: DialectName) {
 
       await db.schema
         .createTable('member')
-        .addColumn('collaboration_id', 'integer', (c) => c.notNull().references('collaboration.id').onDelete('cascade'))
-        .addColumn('organization_id', 'integer', (c) => c.notNull().references('organization.id').onDelete('cascade'))
+        .addColumn('collaboration_id', 'integer', (c) =>
+          c.notNull().references('collaboration.id').onDelete('cascade'),
+        )
+        .addColumn('organization_id', 'integer', (c) =>
+          c.notNull().references('organization.id').onDelete('cascade'),
+        )
         .addPrimaryKeyConstraint('member_pk', ['collaboration_id', 'organization_id'])
         .execute();
 
       await db.schema
         .createTable('user')
-        .addColumn('id', 'integer', (c) => c.primaryKey().references('authenticatable.id').onDelete('cascade'))
+        .addColumn('id', 'integer', (c) =>
+          c.primaryKey().references('authenticatable.id').onDelete('cascade'),
+        )
         .addColumn('username', 'text', (c) => c.notNull().unique())
         .addColumn('firstname', 'text')
         .addColumn('lastname', 'text')
@@ -56,16 +62,24 @@ export function initialMigration(dialect: DialectName) {
 
       await db.schema
         .createTable('node')
-        .addColumn('id', 'integer', (c) => c.primaryKey().references('authenticatable.id').onDelete('cascade'))
+        .addColumn('id', 'integer', (c) =>
+          c.primaryKey().references('authenticatable.id').onDelete('cascade'),
+        )
         .addColumn('name', 'text')
         .addColumn('api_key_hash', 'text', (c) => c.notNull().unique())
         .addColumn('organization_id', 'integer', (c) => c.notNull().references('organization.id'))
-        .addColumn('collaboration_id', 'integer', (c) => c.references('collaboration.id').onDelete('set null'))
+        .addColumn('collaboration_id', 'integer', (c) =>
+          c.references('collaboration.id').onDelete('set null'),
+        )
         .addColumn('ip', 'text')
         .addColumn('status', 'text')
         .addColumn('last_seen', 'text')
         .execute();
-      await db.schema.createIndex('node_org_collab').on('node').columns(['organization_id', 'collaboration_id']).execute();
+      await db.schema
+        .createIndex('node_org_collab')
+        .on('node')
+        .columns(['organization_id', 'collaboration_id'])
+        .execute();
 
       await withId(db.schema.createTable('node_config'))
         .addColumn('node_id', 'integer', (c) => c.notNull().references('node.id').onDelete('cascade'))
@@ -106,7 +120,9 @@ export function initialMigration(dialect: DialectName) {
         .addColumn('name', 'text', (c) => c.notNull().defaultTo(''))
         .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
         .addColumn('image', 'text', (c) => c.notNull().defaultTo(''))
-        .addColumn('collaboration_id', 'integer', (c) => c.references('collaboration.id').onDelete('set null'))
+        .addColumn('collaboration_id', 'integer', (c) =>
+          c.references('collaboration.id').onDelete('set null'),
+        )
         .addColumn('run_id', 'integer', (c) => c.notNull())
         .addColumn('parent_id', 'integer', (c) => c.references('task.id').onDelete('set null'))
         .addColumn('database', 'text')

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs every test of Federa on a fresh machine: installs what is missing (and nothing that is there), builds,
+# lints, type-checks, then runs the whole suite against SQLite and the database/API suite again against
+# PostgreSQL, and the Python client's tests. Ends with one line: "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=${FEDERA_TEST_OUT:-$ROOT/.data/test-results}
+rm -rf "$OUT" && mkdir -p "$OUT"
+t0=$(date +%s)
+step() { printf '\n== %s (%ss)\n' "$*" "$(( $(date +%s) - t0 ))"; }
+failures=0
+fail_step() { echo "!! $1 failed"; failures=$((failures + 1)); }
+
+step "setup: system packages"
+bash scripts/setup-machine.sh || { echo "machine setup failed"; exit 1; }
+
+step "setup: npm packages"
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund 2>&1 | grep -v 'nodedir\|EBADENGINE\|^npm warn   \|^npm warn }' | tail -5
+fi
+
+step "build (tsc --build)"
+npx tsc --build || fail_step "typecheck"
+
+step "lint (eslint, prettier)"
+npx eslint . || fail_step "eslint"
+npx prettier --check . >/dev/null || { npx prettier --list-different . | head -20; fail_step "prettier"; }
+
+step "docker images (built once per run)"
+bash scripts/build-images.sh || fail_step "image build"
+
+step "tests: everything, SQLite"
+FEDERA_TEST_DB=sqlite npx vitest run --reporter=default --reporter=json --outputFile="$OUT/vitest-sqlite.json" || true
+
+step "tests: database and API, PostgreSQL"
+FEDERA_TEST_DB=postgres npx vitest run packages/server --reporter=default --reporter=json --outputFile="$OUT/vitest-postgres.json" || true
+
+step "tests: Python client"
+if [ -d clients/python/tests ]; then
+  (cd clients/python && /usr/bin/python3 -m pytest -q -p no:cacheprovider --junitxml="$OUT/pytest.xml" tests) || true
+fi
+
+step "summary"
+node scripts/test-summary.mjs "$OUT" "$failures"
