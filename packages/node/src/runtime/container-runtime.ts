@@ -178,7 +178,10 @@ export interface ContainerRuntime {
   runContainer(spec: ContainerSpec): Promise<ContainerHandle>;
   /** Wait until the container has stopped (returns at once when it has already). */
   waitForExit(handle: ContainerHandle, options?: WaitOptions): Promise<ExitResult>;
-  /** stdout and stderr, demultiplexed, in the order the container wrote them. */
+  /**
+   * stdout and stderr, demultiplexed, in the order the engine recorded them (the order between the two streams
+   * is best effort: the engine reads them separately).
+   */
   logs(handle: ContainerHandle): Promise<string>;
   /** SIGKILL; no error when the container is not running or does not exist. */
   kill(handle: ContainerHandle): Promise<void>;
