@@ -119,8 +119,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) {
       if (error.status >= 500) request.log.error({ err: error.cause ?? error }, error.message);
+      // 500 answers carry only the fixed text; 501/503 messages come from the routes and are public.
       const body =
-        error.status >= 500
+        error.status === 500
           ? { msg: INTERNAL_ERROR_MESSAGE, code: error.code }
           : { msg: error.message, code: error.code, ...error.extra };
       return reply.status(error.status).send(body);
@@ -145,29 +146,23 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
       error instanceof SyntaxError
     ) {
-      return reply
-        .status(400)
-        .send({
-          msg: 'The request body is not valid JSON.',
-          message: 'The request body is not valid JSON.',
-          code: 'malformed_json',
-        });
+      return reply.status(400).send({
+        msg: 'The request body is not valid JSON.',
+        message: 'The request body is not valid JSON.',
+        code: 'malformed_json',
+      });
     }
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply
-        .status(413)
-        .send({
-          msg: `The request body is larger than ${ctx.config.body_limit_bytes} bytes.`,
-          code: 'payload_too_large',
-        });
+      return reply.status(413).send({
+        msg: `The request body is larger than ${ctx.config.body_limit_bytes} bytes.`,
+        code: 'payload_too_large',
+      });
     }
     if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return reply
-        .status(400)
-        .send({
-          msg: 'Send the request body as JSON (Content-Type: application/json).',
-          code: 'bad_request',
-        });
+      return reply.status(400).send({
+        msg: 'Send the request body as JSON (Content-Type: application/json).',
+        code: 'bad_request',
+      });
     }
     if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
       return reply
@@ -183,13 +178,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     const allowed = METHODS.filter((m) => m !== request.method && known.find(m, path));
     if (allowed.length > 0) {
       void reply.header('Allow', allowed.join(', '));
-      return reply
-        .status(405)
-        .send({
-          msg: ERROR_CODES.method_not_allowed.description,
-          message: ERROR_CODES.method_not_allowed.description,
-          code: 'method_not_allowed',
-        });
+      return reply.status(405).send({
+        msg: ERROR_CODES.method_not_allowed.description,
+        message: ERROR_CODES.method_not_allowed.description,
+        code: 'method_not_allowed',
+      });
     }
     return reply
       .status(404)

@@ -1,4 +1,407 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { ApiError, badRequest, forbidden, notFound } from '../errors.js';
+import { can, type Caller } from '../auth/caller.js';
+import { RESERVED_ROLE_NAMES } from '../auth/rules.js';
+import type { Role } from '../db/schema.js';
+import { paginate, PaginationQuery } from '../http/pagination.js';
+import { truthy } from '../http/filters.js';
+import { errorResponses, IdParams, MessageSchema, Paginated } from '../serializers/common.js';
+import { loadRoles, RoleSchema } from '../serializers/role.js';
+import { loadRules, RuleSchema } from '../serializers/rule.js';
+import { organizationExists } from '../repositories/user.js';
+import {
+  findRole,
+  requireGrantableRules,
+  isDefaultRole,
+  requireHeld,
+  roleIdsOfUser,
+  ruleIdsOfRole,
+  ruleKeysById,
+} from '../repositories/role.js';
 
-/** Routes of `/role` (api.md). */
-export const roleRoutes: FastifyPluginAsyncTypebox = async (_app) => {};
+/**
+ * An optional body field that also accepts `null` (3.x clients send `null` for fields they were not given).
+ * Written as OpenAPI `nullable` rather than a union, so that type coercion keeps `""` a string.
+ */
+const Opt = <T extends TSchema>(t: T) =>
+  Type.Optional(Type.Unsafe<Static<T> | null>({ ...t, nullable: true }));
+const Ids = Type.Array(Type.Integer({ minimum: 0 }));
+
+const RoleListQuery = Type.Object({
+  ...PaginationQuery,
+  organization_id: Type.Optional(
+    Type.Array(Type.Integer(), { description: 'roles of any of these organizations; repeatable' }),
+  ),
+  include_root: Type.Optional(
+    Type.String({ description: 'with organization_id: also the roles without organization (default roles)' }),
+  ),
+  name: Type.Optional(Type.Array(Type.String(), { description: 'LIKE pattern; repeatable (any matches)' })),
+  description: Type.Optional(
+    Type.Array(Type.String(), { description: 'LIKE pattern; repeatable (any matches)' }),
+  ),
+  rule_id: Type.Optional(Type.Integer({ description: 'roles containing this rule' })),
+  user_id: Type.Optional(Type.Integer({ description: 'roles held by this user' })),
+});
+
+const NewRoleBody = Type.Object({
+  name: Type.String({ minLength: 1 }),
+  description: Type.String(),
+  rules: Opt(Ids),
+  organization_id: Opt(Type.Integer({ description: 'default: your own organization' })),
+});
+
+const RolePatchBody = Type.Object({
+  name: Opt(Type.String({ minLength: 1 })),
+  description: Opt(Type.String()),
+  rules: Opt(Ids),
+});
+
+const RoleRuleParams = Type.Object({
+  id: Type.Integer({ minimum: 0, description: 'role id' }),
+  rule_id: Type.Integer({ minimum: 0, description: 'rule id' }),
+});
+
+const callerOf = (request: FastifyRequest): Caller => {
+  if (!request.caller) throw new ApiError('wrong_caller');
+  return request.caller;
+};
+
+const reservedNames = (): string => [...RESERVED_ROLE_NAMES].map((n) => `'${n}'`).join(', ');
+
+/** `/role`, `/role/{id}` and `/role/{id}/rule` (api.md §4.11, auth-rbac.md §5, §6). */
+export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { ctx } = app;
+  const db = () => ctx.dbh.db;
+
+  const loadRole = async (id: number): Promise<Role> => {
+    const role = await findRole(db(), id);
+    if (!role) throw notFound('role', id);
+    return role;
+  };
+
+  /** Viewing a role: any with role VIEW GLOBAL; your own organization's, the default ones and those you hold with VIEW ORGANIZATION; otherwise those you hold. */
+  const mayView = async (caller: Caller, role: Role): Promise<boolean> => {
+    if (can(caller, 'role.v_glo')) return true;
+    if (
+      can(caller, 'role.v_org') &&
+      (role.organization_id === null || role.organization_id === caller.organizationId)
+    )
+      return true;
+    return (await roleIdsOfUser(db(), caller.id)).includes(role.id);
+  };
+
+  /** Editing (op `e`) or deleting (op `d`) a role: any with the global rule, your organization's with the organization rule. */
+  const requireManage = (caller: Caller, role: Role, op: 'e' | 'd'): void => {
+    if (can(caller, `role.${op}_glo`)) return;
+    if (
+      can(caller, `role.${op}_org`) &&
+      role.organization_id !== null &&
+      role.organization_id === caller.organizationId
+    )
+      return;
+    const verb = op === 'e' ? 'edit' : 'delete';
+    const scope = role.organization_id === null ? 'default roles' : 'roles of another organization';
+    throw forbidden(
+      `You lack the permission to ${verb} ${scope} (role ${op === 'e' ? 'EDIT' : 'DELETE'} GLOBAL).`,
+    );
+  };
+
+  const rulesOf = async (roleId: number) => loadRules(ctx, await ruleIdsOfRole(db(), roleId));
+
+  app.get(
+    '/role',
+    {
+      schema: {
+        tags: ['role'],
+        summary:
+          "List roles (all with role VIEW GLOBAL; your organization's and the default roles with VIEW ORGANIZATION; else the roles you hold)",
+        querystring: RoleListQuery,
+        response: { 200: Paginated(RoleSchema), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const q = request.query;
+      let ids = db().selectFrom('role').select('role.id as id').orderBy('role.id');
+      if (!can(caller, 'role.v_glo')) {
+        const held = await roleIdsOfUser(db(), caller.id);
+        const heldOrNone = held.length ? held : [-1];
+        ids = can(caller, 'role.v_org')
+          ? ids.where((eb) =>
+              eb.or([
+                eb('role.organization_id', '=', caller.organizationId),
+                eb('role.organization_id', 'is', null),
+                eb('role.id', 'in', heldOrNone),
+              ]),
+            )
+          : ids.where('role.id', 'in', heldOrNone);
+      }
+      const orgs = q.organization_id;
+      if (orgs && orgs.length > 0) {
+        ids = truthy(q.include_root)
+          ? ids.where((eb) =>
+              eb.or([eb('role.organization_id', 'in', orgs), eb('role.organization_id', 'is', null)]),
+            )
+          : ids.where('role.organization_id', 'in', orgs);
+      }
+      for (const field of ['name', 'description'] as const) {
+        const patterns = q[field];
+        if (patterns && patterns.length > 0)
+          ids = ids.where((eb) => eb.or(patterns.map((p) => eb(`role.${field}`, 'like', p))));
+      }
+      const ruleId = q.rule_id;
+      if (ruleId !== undefined) {
+        ids = ids.where('role.id', 'in', (eb) =>
+          eb.selectFrom('role_rule').select('role_rule.role_id').where('role_rule.rule_id', '=', ruleId),
+        );
+      }
+      const userId = q.user_id;
+      if (userId !== undefined) {
+        ids = ids.where('role.id', 'in', (eb) =>
+          eb.selectFrom('user_role').select('user_role.role_id').where('user_role.user_id', '=', userId),
+        );
+      }
+      return paginate(db(), request, reply, ids, (page) => loadRoles(ctx, page));
+    },
+  );
+
+  app.post(
+    '/role',
+    {
+      schema: {
+        tags: ['role'],
+        summary: 'Create a role (for another organization: role CREATE GLOBAL); only with rules you hold',
+        body: NewRoleBody,
+        response: { 201: RoleSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const b = request.body;
+      if (RESERVED_ROLE_NAMES.has(b.name))
+        throw new ApiError(
+          'not_allowed_input',
+          `The role names ${reservedNames()} are reserved for the default roles; choose another name.`,
+        );
+      const ruleIds = [...new Set(b.rules ?? [])];
+      await requireGrantableRules(db(), caller, ruleIds, 'put it in a role');
+      const organizationId = b.organization_id ?? caller.organizationId;
+      if (organizationId !== caller.organizationId) {
+        if (!(await organizationExists(db(), organizationId))) throw notFound('organization', organizationId);
+        if (!can(caller, 'role.c_glo'))
+          throw forbidden(
+            'You lack the permission to create roles for another organization (role CREATE GLOBAL).',
+          );
+      }
+      if (!can(caller, 'role.c_glo') && !can(caller, 'role.c_org'))
+        throw forbidden('You lack the permission to create roles (role CREATE ORGANIZATION or GLOBAL).');
+      const id = await db()
+        .transaction()
+        .execute(async (trx) => {
+          const row = await trx
+            .insertInto('role')
+            .values({ name: b.name, description: b.description, organization_id: organizationId })
+            .returning('id')
+            .executeTakeFirstOrThrow();
+          if (ruleIds.length)
+            await trx
+              .insertInto('role_rule')
+              .values(ruleIds.map((rule_id) => ({ role_id: row.id, rule_id })))
+              .execute();
+          return row.id;
+        });
+      request.log.info({ event: 'role.created', role_id: id, by: caller.id }, 'role created');
+      const [out] = await loadRoles(ctx, [id]);
+      if (!out) throw notFound('role', id);
+      return reply.status(201).send(out);
+    },
+  );
+
+  app.get(
+    '/role/:id',
+    {
+      schema: {
+        tags: ['role'],
+        summary: 'A role',
+        params: IdParams,
+        response: { 200: RoleSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const role = await loadRole(request.params.id);
+      if (!(await mayView(caller, role)))
+        throw forbidden('You lack the permission to view this role (role VIEW ORGANIZATION or GLOBAL).');
+      const [out] = await loadRoles(ctx, [role.id]);
+      if (!out) throw notFound('role', role.id);
+      return out;
+    },
+  );
+
+  app.patch(
+    '/role/:id',
+    {
+      schema: {
+        tags: ['role'],
+        summary: 'Update a role; `rules` replaces its rules (only rules you hold)',
+        params: IdParams,
+        body: RolePatchBody,
+        response: { 200: RoleSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const b = request.body ?? {};
+      const role = await loadRole(request.params.id);
+      requireManage(caller, role, 'e');
+      const name = b.name ?? role.name;
+      if (name !== role.name && (RESERVED_ROLE_NAMES.has(name) || RESERVED_ROLE_NAMES.has(role.name))) {
+        throw new ApiError(
+          'not_allowed_input',
+          `Default roles cannot be renamed, and the names ${reservedNames()} are reserved.`,
+        );
+      }
+      const ruleIds = b.rules ? [...new Set(b.rules)] : null;
+      if (ruleIds) {
+        await requireGrantableRules(db(), caller, ruleIds, 'put it in a role');
+        const current = await ruleIdsOfRole(db(), role.id);
+        const removed = current.filter((id) => !ruleIds.includes(id));
+        requireHeld(caller, (await ruleKeysById(db(), removed)).values(), 'take it out of a role');
+      }
+      await db()
+        .transaction()
+        .execute(async (trx) => {
+          await trx
+            .updateTable('role')
+            .set({ name, description: b.description ?? role.description })
+            .where('id', '=', role.id)
+            .execute();
+          if (ruleIds) {
+            await trx.deleteFrom('role_rule').where('role_id', '=', role.id).execute();
+            if (ruleIds.length)
+              await trx
+                .insertInto('role_rule')
+                .values(ruleIds.map((rule_id) => ({ role_id: role.id, rule_id })))
+                .execute();
+          }
+        });
+      request.log.info({ event: 'role.updated', role_id: role.id, by: caller.id }, 'role updated');
+      const [out] = await loadRoles(ctx, [role.id]);
+      if (!out) throw notFound('role', role.id);
+      return out;
+    },
+  );
+
+  app.delete(
+    '/role/:id',
+    {
+      schema: {
+        tags: ['role'],
+        summary: 'Delete a role',
+        params: IdParams,
+        response: { 200: MessageSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const role = await loadRole(request.params.id);
+      requireManage(caller, role, 'd');
+      if (isDefaultRole(role))
+        throw badRequest(`Role '${role.name}' is a default role and cannot be deleted.`);
+      await db()
+        .transaction()
+        .execute(async (trx) => {
+          await trx.deleteFrom('user_role').where('role_id', '=', role.id).execute();
+          await trx.deleteFrom('role_rule').where('role_id', '=', role.id).execute();
+          await trx.deleteFrom('role').where('id', '=', role.id).execute();
+        });
+      request.log.info({ event: 'role.deleted', role_id: role.id, by: caller.id }, 'role deleted');
+      return { msg: `Role id=${role.id} has been deleted.` };
+    },
+  );
+
+  app.get(
+    '/role/:id/rule',
+    {
+      schema: {
+        tags: ['role'],
+        summary: 'The rules of a role',
+        params: IdParams,
+        querystring: Type.Object(PaginationQuery),
+        response: { 200: Paginated(RuleSchema), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const role = await loadRole(request.params.id);
+      if (!(await mayView(caller, role)))
+        throw forbidden(
+          'You lack the permission to view the rules of this role (role VIEW ORGANIZATION or GLOBAL).',
+        );
+      const ids = db()
+        .selectFrom('rule')
+        .select('rule.id as id')
+        .where('rule.id', 'in', (eb) =>
+          eb.selectFrom('role_rule').select('role_rule.rule_id').where('role_rule.role_id', '=', role.id),
+        )
+        .orderBy('rule.id');
+      return paginate(db(), request, reply, ids, (page) => loadRules(ctx, page));
+    },
+  );
+
+  app.post(
+    '/role/:id/rule/:rule_id',
+    {
+      schema: {
+        tags: ['role'],
+        summary: "Add a rule (one you hold) to a role; answers the role's rules",
+        params: RoleRuleParams,
+        response: { 201: Type.Array(RuleSchema), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const role = await loadRole(request.params.id);
+      const ruleId = request.params.rule_id;
+      const keys = await ruleKeysById(db(), [ruleId]);
+      if (!keys.has(ruleId)) throw notFound('rule', ruleId);
+      requireManage(caller, role, 'e');
+      requireHeld(caller, keys.values(), 'put it in a role');
+      if (!(await ruleIdsOfRole(db(), role.id)).includes(ruleId)) {
+        await db().insertInto('role_rule').values({ role_id: role.id, rule_id: ruleId }).execute();
+      }
+      return reply.status(201).send(await rulesOf(role.id));
+    },
+  );
+
+  app.delete(
+    '/role/:id/rule/:rule_id',
+    {
+      schema: {
+        tags: ['role'],
+        summary: "Remove a rule (one you hold) from a role; answers the role's remaining rules",
+        params: RoleRuleParams,
+        response: { 200: Type.Array(RuleSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const role = await loadRole(request.params.id);
+      const ruleId = request.params.rule_id;
+      const keys = await ruleKeysById(db(), [ruleId]);
+      if (!keys.has(ruleId)) throw notFound('rule', ruleId);
+      requireManage(caller, role, 'd');
+      requireHeld(caller, keys.values(), 'take it out of a role');
+      if (!(await ruleIdsOfRole(db(), role.id)).includes(ruleId))
+        throw new ApiError('not_found', `Rule id=${ruleId} is not part of role id=${role.id}.`);
+      await db()
+        .deleteFrom('role_rule')
+        .where('role_id', '=', role.id)
+        .where('rule_id', '=', ruleId)
+        .execute();
+      return rulesOf(role.id);
+    },
+  );
+};

@@ -1,0 +1,181 @@
+import type { Kysely } from 'kysely';
+import type { Database, Role } from '../db/schema.js';
+import type { Caller } from '../auth/caller.js';
+import { RESERVED_ROLE_NAMES, describeRule, ruleKeyOf, type RuleKey } from '../auth/rules.js';
+import { forbidden, notFound } from '../errors.js';
+
+/**
+ * Data access for roles and rules, and the "nobody grants what they lack" guard (auth-rbac.md §6) that the
+ * user and role routes share.
+ */
+
+export async function findRole(db: Kysely<Database>, id: number): Promise<Role | undefined> {
+  return db.selectFrom('role').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findRoles(db: Kysely<Database>, ids: readonly number[]): Promise<Role[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('role')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .orderBy('id')
+    .execute();
+}
+
+/** Rule keys of the given rule ids; unknown ids are absent from the map. */
+export async function ruleKeysById(
+  db: Kysely<Database>,
+  ids: readonly number[],
+): Promise<Map<number, RuleKey>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('rule')
+    .select(['id', 'name', 'operation', 'scope'])
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Map(rows.map((r) => [r.id, ruleKeyOf(r)]));
+}
+
+/** The rule keys contained in the given roles, per role. */
+export async function ruleKeysOfRoles(
+  db: Kysely<Database>,
+  roleIds: readonly number[],
+): Promise<Map<number, RuleKey[]>> {
+  const out = new Map<number, RuleKey[]>(roleIds.map((id) => [id, []]));
+  if (roleIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('role_rule')
+    .innerJoin('rule', 'rule.id', 'role_rule.rule_id')
+    .select(['role_rule.role_id', 'rule.name', 'rule.operation', 'rule.scope'])
+    .where('role_rule.role_id', 'in', [...roleIds])
+    .execute();
+  for (const r of rows) out.get(r.role_id)?.push(ruleKeyOf(r));
+  return out;
+}
+
+export async function ruleIdsOfRole(db: Kysely<Database>, roleId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('role_rule')
+    .select('rule_id')
+    .where('role_id', '=', roleId)
+    .orderBy('rule_id')
+    .execute();
+  return rows.map((r) => r.rule_id);
+}
+
+/** Ids of the roles a user holds. */
+export async function roleIdsOfUser(db: Kysely<Database>, userId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('user_role')
+    .select('role_id')
+    .where('user_id', '=', userId)
+    .orderBy('role_id')
+    .execute();
+  return rows.map((r) => r.role_id);
+}
+
+/** Ids of the rules assigned to a user directly. */
+export async function ruleIdsOfUser(db: Kysely<Database>, userId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('user_rule')
+    .select('rule_id')
+    .where('user_id', '=', userId)
+    .orderBy('rule_id')
+    .execute();
+  return rows.map((r) => r.rule_id);
+}
+
+/** The default (built-in) roles: reserved name and no organization. */
+export const isDefaultRole = (role: Pick<Role, 'name' | 'organization_id'>): boolean =>
+  role.organization_id === null && RESERVED_ROLE_NAMES.has(role.name);
+
+/**
+ * Refuses (401) when the caller lacks one of `keys`: a caller only grants, or takes away, rules they hold
+ * themselves. The message names the first missing rule and says what it was needed for.
+ */
+export function requireHeld(caller: Caller, keys: Iterable<RuleKey>, purpose: string): void {
+  for (const key of keys) {
+    if (!caller.rules.has(key)) {
+      throw forbidden(`You lack the rule '${describeRule(key)}' (${key}), so you cannot ${purpose}.`);
+    }
+  }
+}
+
+/** Rule ids that must all exist (404) and be held by the caller (401), e.g. the rules put in a role. */
+export async function requireGrantableRules(
+  db: Kysely<Database>,
+  caller: Caller,
+  ruleIds: readonly number[],
+  purpose: string,
+): Promise<void> {
+  const keys = await ruleKeysById(db, ruleIds);
+  const unknown = ruleIds.find((id) => !keys.has(id));
+  if (unknown !== undefined) throw notFound('rule', unknown);
+  requireHeld(caller, keys.values(), purpose);
+}
+
+export interface AssignmentChange {
+  /** Ids assigned now. */
+  current: readonly number[];
+  /** Ids the user is to have. */
+  wanted: readonly number[];
+  /** Whether the caller changes their own assignments. */
+  self: boolean;
+}
+
+/**
+ * Guards a user's new set of roles: every wanted role exists (404); nobody changes their own roles, nor gives
+ * or takes away a role containing a rule they lack (401); a role owned by an organization only goes to users of
+ * that organization (401), roles without organization to anyone.
+ */
+export async function checkRoleAssignment(
+  db: Kysely<Database>,
+  caller: Caller,
+  change: AssignmentChange & { organizationId: number },
+): Promise<void> {
+  const { current, wanted, self, organizationId } = change;
+  const roles = new Map((await findRoles(db, [...wanted, ...current])).map((r) => [r.id, r]));
+  const unknown = wanted.find((id) => !roles.has(id));
+  if (unknown !== undefined) throw notFound('role', unknown);
+  const added = wanted.filter((id) => !current.includes(id));
+  const removed = current.filter((id) => !wanted.includes(id));
+  if (self && (added.length > 0 || removed.length > 0)) {
+    throw forbidden('You cannot change your own roles; ask another administrator.');
+  }
+  const contents = await ruleKeysOfRoles(db, [...added, ...removed]);
+  const label = (id: number) => `role '${roles.get(id)?.name}' (id=${id}), which contains it`;
+  for (const id of added) requireHeld(caller, contents.get(id) ?? [], `assign ${label(id)}`);
+  for (const id of removed) requireHeld(caller, contents.get(id) ?? [], `take away ${label(id)}`);
+  for (const id of wanted) {
+    const role = roles.get(id);
+    if (role && role.organization_id !== null && role.organization_id !== organizationId) {
+      throw forbidden(
+        `Role '${role.name}' (id=${role.id}) belongs to organization ${role.organization_id}; it cannot be given to a user of organization ${organizationId}.`,
+      );
+    }
+  }
+}
+
+/**
+ * Guards a user's new set of directly assigned rules: every wanted rule exists (404); nobody changes their own
+ * rules, nor gives or takes away a rule they lack (401).
+ */
+export async function checkRuleAssignment(
+  db: Kysely<Database>,
+  caller: Caller,
+  change: AssignmentChange,
+): Promise<void> {
+  const { current, wanted, self } = change;
+  const keys = await ruleKeysById(db, [...wanted, ...current]);
+  const unknown = wanted.find((id) => !keys.has(id));
+  if (unknown !== undefined) throw notFound('rule', unknown);
+  const added = wanted.filter((id) => !current.includes(id));
+  const removed = current.filter((id) => !wanted.includes(id));
+  if (self && (added.length > 0 || removed.length > 0)) {
+    throw forbidden('You cannot change your own rules; ask another administrator.');
+  }
+  const keyOf = (id: number) => keys.get(id) ?? [];
+  requireHeld(caller, added.flatMap(keyOf), 'assign it to a user');
+  requireHeld(caller, removed.flatMap(keyOf), 'take it away from a user');
+}

@@ -1,0 +1,122 @@
+import type { Kysely } from 'kysely';
+import type { Database, User } from '../db/schema.js';
+
+/** Data access for users. A user's id is the id of its `authenticatable` row (shared with nodes). */
+
+export async function findUser(db: Kysely<Database>, id: number): Promise<User | undefined> {
+  return db.selectFrom('user').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Whether another user than `exceptId` has this username. */
+export async function usernameTaken(
+  db: Kysely<Database>,
+  username: string,
+  exceptId?: number,
+): Promise<boolean> {
+  let q = db.selectFrom('user').select('id').where('username', '=', username);
+  if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
+  return (await q.executeTakeFirst()) !== undefined;
+}
+
+/** Whether another user than `exceptId` has this e-mail address. */
+export async function emailTaken(db: Kysely<Database>, email: string, exceptId?: number): Promise<boolean> {
+  let q = db.selectFrom('user').select('id').where('email', '=', email);
+  if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
+  return (await q.executeTakeFirst()) !== undefined;
+}
+
+export async function organizationExists(db: Kysely<Database>, id: number): Promise<boolean> {
+  return (
+    (await db.selectFrom('organization').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
+  );
+}
+
+export interface NewUser {
+  username: string;
+  firstname: string;
+  lastname: string;
+  email: string;
+  passwordHash: string;
+  organizationId: number;
+  roleIds: readonly number[];
+  ruleIds: readonly number[];
+}
+
+/** Inserts a user with its roles and direct rules in one transaction; returns the new id. */
+export async function insertUser(db: Kysely<Database>, user: NewUser): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const auth = await trx
+      .insertInto('authenticatable')
+      .values({ type: 'user' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto('user')
+      .values({
+        id: auth.id,
+        username: user.username,
+        firstname: user.firstname,
+        lastname: user.lastname,
+        email: user.email,
+        password: user.passwordHash,
+        organization_id: user.organizationId,
+        failed_login_attempts: 0,
+      })
+      .execute();
+    await replaceUserRoles(trx, auth.id, user.roleIds);
+    await replaceUserRules(trx, auth.id, user.ruleIds);
+    return auth.id;
+  });
+}
+
+export async function replaceUserRoles(
+  db: Kysely<Database>,
+  userId: number,
+  roleIds: readonly number[],
+): Promise<void> {
+  await db.deleteFrom('user_role').where('user_id', '=', userId).execute();
+  const unique = [...new Set(roleIds)];
+  if (unique.length)
+    await db
+      .insertInto('user_role')
+      .values(unique.map((role_id) => ({ user_id: userId, role_id })))
+      .execute();
+}
+
+export async function replaceUserRules(
+  db: Kysely<Database>,
+  userId: number,
+  ruleIds: readonly number[],
+): Promise<void> {
+  await db.deleteFrom('user_rule').where('user_id', '=', userId).execute();
+  const unique = [...new Set(ruleIds)];
+  if (unique.length)
+    await db
+      .insertInto('user_rule')
+      .values(unique.map((rule_id) => ({ user_id: userId, rule_id })))
+      .execute();
+}
+
+/** Deletes a user, its role and rule assignments and its authenticatable row; its tasks keep no creator. */
+export async function deleteUser(db: Kysely<Database>, userId: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('user_role').where('user_id', '=', userId).execute();
+    await trx.deleteFrom('user_rule').where('user_id', '=', userId).execute();
+    await trx.updateTable('task').set({ init_user_id: null }).where('init_user_id', '=', userId).execute();
+    await trx.deleteFrom('user').where('id', '=', userId).execute();
+    await trx.deleteFrom('authenticatable').where('id', '=', userId).execute();
+  });
+}
+
+/**
+ * Whether a database error is a unique-constraint violation (two requests racing for the same username or
+ * e-mail), on SQLite and PostgreSQL.
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: unknown } | null;
+  return (
+    e !== null &&
+    typeof e === 'object' &&
+    (e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
+  );
+}
