@@ -1,4 +1,221 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { can, type Caller } from '../auth/caller.js';
+import { ApiError, forbidden, notFound } from '../errors.js';
+import { paginate, PaginationQuery } from '../http/pagination.js';
+import { errorResponses, IdParams, Paginated } from '../serializers/common.js';
+import { orNull } from './collaboration/shared.js';
+import { loadOrganizations, OrganizationSchema, type OrganizationOut } from '../serializers/organization.js';
+import type { AppContext } from '../context.js';
+import { CollaborationSchema, loadCollaborations } from '../serializers/collaboration.js';
+import { loadNodes, NodeSchema } from '../serializers/node.js';
+import {
+  createOrganization,
+  findOrganization,
+  organizationFields,
+  updateOrganization,
+  viewableOrganizations,
+} from '../repositories/organization.js';
 
-/** Routes of `/organization` (api.md). */
-export const organizationRoutes: FastifyPluginAsyncTypebox = async (_app) => {};
+/** The authenticated caller (the policy table guarantees one on this resource's routes). */
+const callerOf = (request: FastifyRequest): Caller => {
+  if (!request.caller) throw new ApiError('missing_authorization', 'Missing Authorization Header');
+  return request.caller;
+};
+
+/** One serialized organization (404 when it vanished meanwhile). */
+async function organizationOut(ctx: AppContext, id: number): Promise<OrganizationOut> {
+  const [org] = await loadOrganizations(ctx, [id]);
+  if (!org) throw notFound('Organization', id);
+  return org;
+}
+
+const field = (description: string) => Type.Optional(orNull(Type.String({ description })));
+
+/** Body of POST and PATCH: every field optional; `""` is stored as `""`, `null` is ignored. */
+const OrganizationBody = Type.Object({
+  name: field('name of the organization'),
+  domain: field('internet domain, e.g. example.org'),
+  address1: field('first address line'),
+  address2: field('second address line'),
+  zipcode: field('postal code'),
+  country: field('country'),
+  public_key: field('base64 text of the PEM public key; "" for none'),
+});
+
+/** Routes of `/organization` (api.md §4.5). */
+export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { ctx } = app;
+  const db = () => ctx.dbh.db;
+
+  app.get(
+    '/organization',
+    {
+      schema: {
+        tags: ['organization'],
+        summary: 'List the organizations you may view',
+        querystring: Type.Object({
+          name: Type.Optional(Type.String({ description: 'SQL LIKE pattern (supply % yourself)' })),
+          country: Type.Optional(Type.String({ description: 'exact country' })),
+          collaboration_id: Type.Optional(
+            Type.Integer({ description: 'only members of this collaboration' }),
+          ),
+          ...PaginationQuery,
+        }),
+        response: { 200: Paginated(OrganizationSchema), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const q = request.query;
+      const scope = await viewableOrganizations(db(), caller);
+      if (scope === null) throw forbidden('You lack the permission to view organizations.');
+      let ids = db().selectFrom('organization').select('organization.id as id').orderBy('organization.id');
+      if (scope !== 'all') ids = ids.where('organization.id', 'in', scope);
+      if (q.name !== undefined) ids = ids.where('organization.name', 'like', q.name);
+      if (q.country !== undefined) ids = ids.where('organization.country', '=', q.country);
+      if (q.collaboration_id !== undefined) {
+        const collaborationId = q.collaboration_id;
+        ids = ids.where('organization.id', 'in', (eb) =>
+          eb
+            .selectFrom('member')
+            .select('member.organization_id')
+            .where('member.collaboration_id', '=', collaborationId),
+        );
+      }
+      return paginate(db(), request, reply, ids, (page) => loadOrganizations(ctx, page));
+    },
+  );
+
+  app.post(
+    '/organization',
+    {
+      schema: {
+        tags: ['organization'],
+        summary: 'Create an organization',
+        body: OrganizationBody,
+        response: { 201: OrganizationSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const id = await createOrganization(db(), organizationFields(request.body));
+      return reply.status(201).send(await organizationOut(ctx, id));
+    },
+  );
+
+  /** The organization, after the 404 and the view permission check. */
+  const viewable = async (request: FastifyRequest, id: number) => {
+    const caller = callerOf(request);
+    if (!(await findOrganization(db(), id))) throw notFound('Organization', id);
+    const scope = await viewableOrganizations(db(), caller);
+    if (scope !== 'all' && !scope?.includes(id))
+      throw forbidden(`You lack the permission to view organization ${id}.`);
+  };
+
+  app.get(
+    '/organization/:id',
+    {
+      schema: {
+        tags: ['organization'],
+        summary: 'Get an organization',
+        params: IdParams,
+        response: { 200: OrganizationSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      await viewable(request, request.params.id);
+      return organizationOut(ctx, request.params.id);
+    },
+  );
+
+  app.patch(
+    '/organization/:id',
+    {
+      schema: {
+        tags: ['organization'],
+        summary: 'Update an organization (a node may update its own organization, e.g. its public key)',
+        params: IdParams,
+        body: OrganizationBody,
+        response: { 200: OrganizationSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const { id } = request.params;
+      if (!(await findOrganization(db(), id))) throw notFound('Organization', id);
+      const allowed =
+        can(caller, 'organization.e_glo') ||
+        (can(caller, 'organization.e_org') && caller.organizationId === id);
+      if (!allowed)
+        throw forbidden(
+          `You lack the permission to edit organization ${id}: you may only edit your own organization.`,
+        );
+      await updateOrganization(db(), id, organizationFields(request.body));
+      return organizationOut(ctx, id);
+    },
+  );
+
+  app.get(
+    '/organization/:id/collaboration',
+    {
+      schema: {
+        tags: ['organization'],
+        summary: 'The collaborations of an organization (plain list)',
+        params: IdParams,
+        response: { 200: Type.Array(CollaborationSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const { id } = request.params;
+      if (!(await findOrganization(db(), id))) throw notFound('Organization', id);
+      if (!(
+        can(caller, 'collaboration.v_glo') ||
+        (can(caller, 'collaboration.v_org') && caller.organizationId === id)
+      )) {
+        throw forbidden(`You lack the permission to view the collaborations of organization ${id}.`);
+      }
+      const rows = await db()
+        .selectFrom('member')
+        .select('collaboration_id')
+        .where('organization_id', '=', id)
+        .orderBy('collaboration_id')
+        .execute();
+      return loadCollaborations(
+        ctx,
+        rows.map((r) => r.collaboration_id),
+      );
+    },
+  );
+
+  app.get(
+    '/organization/:id/node',
+    {
+      schema: {
+        tags: ['organization'],
+        summary: 'The nodes of an organization (plain list)',
+        params: IdParams,
+        response: { 200: Type.Array(NodeSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const { id } = request.params;
+      if (!(await findOrganization(db(), id))) throw notFound('Organization', id);
+      if (!(can(caller, 'node.v_glo') || (can(caller, 'node.v_org') && caller.organizationId === id))) {
+        throw forbidden(`You lack the permission to view the nodes of organization ${id}.`);
+      }
+      const rows = await db()
+        .selectFrom('node')
+        .select('id')
+        .where('organization_id', '=', id)
+        .orderBy('id')
+        .execute();
+      return loadNodes(
+        ctx,
+        rows.map((r) => r.id),
+      );
+    },
+  );
+};

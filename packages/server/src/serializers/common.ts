@@ -30,11 +30,26 @@ export const errorResponses = {
   500: ErrorSchema,
 };
 
-/** A paginated listing: a bare array, or `{data, links}` with `include=metadata`. */
-export const Paginated = <T extends TSchema>(item: T) =>
-  Type.Union([
-    Type.Array(item),
-    Type.Object({ data: Type.Array(item), links: Type.Record(Type.String(), Type.String()) }),
+/** A deep copy of a schema without any `$id` (symbol keys such as TypeBox's `Kind` are kept). */
+function withoutIds<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(withoutIds) as T;
+  if (schema === null || typeof schema !== 'object') return schema;
+  const source = schema as Record<string | symbol, unknown>;
+  const out: Record<string | symbol, unknown> = {};
+  for (const key of Reflect.ownKeys(source)) if (key !== '$id') out[key] = withoutIds(source[key]);
+  return out as T;
+}
+
+/**
+ * A paginated listing: a bare array, or `{data, links}` with `include=metadata`. The item appears twice, so the
+ * `$id`s inside it are dropped (fast-json-stringify refuses one `$id` that resolves to two schemas).
+ */
+export const Paginated = <T extends TSchema>(item: T) => {
+  const plain = withoutIds(item);
+  return Type.Union([
+    Type.Array(plain),
+    Type.Object({ data: Type.Array(plain), links: Type.Record(Type.String(), Type.String()) }),
   ]);
+};
 
 export const IdParams = Type.Object({ id: Type.Integer({ minimum: 0, description: 'resource id' }) });

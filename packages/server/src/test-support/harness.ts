@@ -41,6 +41,8 @@ export interface TestApp {
 }
 
 export interface TestAppOptions {
+  /** Overrides FEDERA_TEST_DB for tests about one dialect's behaviour. */
+  dialect?: 'sqlite' | 'postgres';
   config?: Partial<Record<keyof ServerConfig, unknown>>;
   mailer?: Mailer | null;
   events?: EventBus;
@@ -51,7 +53,7 @@ export interface TestAppOptions {
  * whose password is {@link ROOT_PASSWORD}. Nothing is mocked.
  */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const db = await createTestDatabase();
+  const db = await createTestDatabase(options.dialect);
   const config = parseServerConfig(
     {
       uri: db.uri,

@@ -1,0 +1,131 @@
+import type { Kysely } from 'kysely';
+import type { Collaboration, Database } from '../db/schema.js';
+
+/** Data access for collaborations and their members (api.md §4.6). */
+
+export async function findCollaboration(
+  db: Kysely<Database>,
+  id: number,
+): Promise<Collaboration | undefined> {
+  return db.selectFrom('collaboration').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The id of the collaboration named `name` (other than `exceptId`), if any. Names are unique. */
+export async function collaborationIdByName(
+  db: Kysely<Database>,
+  name: string,
+  exceptId?: number,
+): Promise<number | undefined> {
+  let q = db.selectFrom('collaboration').select('id').where('name', '=', name);
+  if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
+  return (await q.executeTakeFirst())?.id;
+}
+
+/** Ids of the member organizations of a collaboration, ascending. */
+export async function memberIds(db: Kysely<Database>, collaborationId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('member')
+    .select('organization_id')
+    .where('collaboration_id', '=', collaborationId)
+    .orderBy('organization_id')
+    .execute();
+  return rows.map((r) => r.organization_id);
+}
+
+/** Creates a collaboration with its members in one transaction; returns its id. */
+export async function createCollaboration(
+  db: Kysely<Database>,
+  values: { name: string; encrypted: boolean; organizationIds: readonly number[] },
+): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .insertInto('collaboration')
+      .values({ name: values.name, encrypted: values.encrypted ? 1 : 0 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await insertMembers(trx, row.id, values.organizationIds);
+    return row.id;
+  });
+}
+
+async function insertMembers(
+  db: Kysely<Database>,
+  collaborationId: number,
+  organizationIds: readonly number[],
+): Promise<void> {
+  const ids = [...new Set(organizationIds)];
+  if (ids.length === 0) return;
+  await db
+    .insertInto('member')
+    .values(ids.map((organization_id) => ({ collaboration_id: collaborationId, organization_id })))
+    .execute();
+}
+
+/** Updates a collaboration; `organizationIds` replaces the whole member list. One transaction. */
+export async function updateCollaboration(
+  db: Kysely<Database>,
+  id: number,
+  values: { name?: string; encrypted?: boolean; organizationIds?: readonly number[] },
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const set: { name?: string; encrypted?: number } = {};
+    if (values.name !== undefined) set.name = values.name;
+    if (values.encrypted !== undefined) set.encrypted = values.encrypted ? 1 : 0;
+    if (Object.keys(set).length > 0)
+      await trx.updateTable('collaboration').set(set).where('id', '=', id).execute();
+    if (values.organizationIds !== undefined) {
+      await trx.deleteFrom('member').where('collaboration_id', '=', id).execute();
+      await insertMembers(trx, id, values.organizationIds);
+    }
+  });
+}
+
+/**
+ * Deletes a collaboration and its memberships. Its nodes and tasks stay, with their collaboration link cleared
+ * (api.md §4.6).
+ */
+export async function deleteCollaboration(db: Kysely<Database>, id: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('member').where('collaboration_id', '=', id).execute();
+    await trx
+      .updateTable('node')
+      .set({ collaboration_id: null })
+      .where('collaboration_id', '=', id)
+      .execute();
+    await trx
+      .updateTable('task')
+      .set({ collaboration_id: null })
+      .where('collaboration_id', '=', id)
+      .execute();
+    await trx.deleteFrom('collaboration').where('id', '=', id).execute();
+  });
+}
+
+/** Adds an organization to a collaboration (nothing happens when it is a member already). */
+export async function addMember(
+  db: Kysely<Database>,
+  collaborationId: number,
+  organizationId: number,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const present = await trx
+      .selectFrom('member')
+      .select('organization_id')
+      .where('collaboration_id', '=', collaborationId)
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
+    if (!present) await insertMembers(trx, collaborationId, [organizationId]);
+  });
+}
+
+export async function removeMember(
+  db: Kysely<Database>,
+  collaborationId: number,
+  organizationId: number,
+): Promise<void> {
+  await db
+    .deleteFrom('member')
+    .where('collaboration_id', '=', collaborationId)
+    .where('organization_id', '=', organizationId)
+    .execute();
+}

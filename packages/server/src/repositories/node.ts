@@ -1,0 +1,126 @@
+import type { Kysely } from 'kysely';
+import type { Database, Node } from '../db/schema.js';
+import { hashApiKey, newApiKey } from '../auth/passwords.js';
+
+/** Data access for nodes (api.md §4.7) and the node naming rule. */
+
+/** A valid container name, as the container runtime accepts it: the node's name is part of its volume and network names. */
+export const NODE_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+
+/** Why a node name is refused, or null when it is valid. */
+export function nodeNameProblem(name: string): string | null {
+  if (NODE_NAME_PATTERN.test(name)) return null;
+  return `Node name '${name}' is not a valid container name: it must start with a letter or digit and contain only letters, digits, '_', '.' and '-' (pattern [a-zA-Z0-9][a-zA-Z0-9_.-]*).`;
+}
+
+/**
+ * The default node name. vantage6 uses "<organization name> - <collaboration name> Node", which contains spaces
+ * and so is not a valid container name. We derive a valid one from the same parts instead: lower-cased, every run
+ * of characters outside [a-z0-9_.] replaced by one '-', leading/trailing '-' trimmed, e.g.
+ * "Org A" + "Study 1" → "org-a-study-1-node".
+ */
+export function defaultNodeName(
+  organizationName: string | null,
+  collaborationName: string,
+  ids: { organizationId: number; collaborationId: number },
+): string {
+  const slug = (s: string): string =>
+    s
+      .toLowerCase()
+      .replace(/[^a-z0-9_.]+/g, '-')
+      .replace(/^[^a-z0-9]+/, '')
+      .replace(/-+$/, '');
+  const org = slug(organizationName ?? '') || `org${ids.organizationId}`;
+  const collab = slug(collaborationName) || `collab${ids.collaborationId}`;
+  return `${org}-${collab}-node`;
+}
+
+export async function findNode(db: Kysely<Database>, id: number): Promise<Node | undefined> {
+  return db.selectFrom('node').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The node an organization has in a collaboration (other than `exceptId`), if any. */
+export async function nodeOfOrganizationIn(
+  db: Kysely<Database>,
+  organizationId: number,
+  collaborationId: number,
+  exceptId?: number,
+): Promise<number | undefined> {
+  let q = db
+    .selectFrom('node')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('collaboration_id', '=', collaborationId);
+  if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
+  return (await q.executeTakeFirst())?.id;
+}
+
+/** The message for a second node of one organization in one collaboration. */
+export const duplicateNodeMessage = (
+  organizationId: number,
+  collaborationId: number,
+  existingId: number,
+): string =>
+  `Organization ${organizationId} already has a node (id=${existingId}) in collaboration ${collaborationId}; an organization can have at most one node per collaboration.`;
+
+/**
+ * Registers a node: an `authenticatable` row of type 'node' first, whose id becomes the node id, then the node
+ * with the hash of a fresh API key. Returns the id and the plain key (shown to the caller this once).
+ */
+export async function createNode(
+  db: Kysely<Database>,
+  values: { name: string; organizationId: number; collaborationId: number },
+): Promise<{ id: number; apiKey: string }> {
+  const apiKey = newApiKey();
+  const id = await db.transaction().execute(async (trx) => {
+    const auth = await trx
+      .insertInto('authenticatable')
+      .values({ type: 'node' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto('node')
+      .values({
+        id: auth.id,
+        name: values.name,
+        api_key_hash: hashApiKey(apiKey),
+        organization_id: values.organizationId,
+        collaboration_id: values.collaborationId,
+        ip: null,
+        status: null,
+        last_seen: null,
+      })
+      .execute();
+    return auth.id;
+  });
+  return { id, apiKey };
+}
+
+export async function updateNode(
+  db: Kysely<Database>,
+  id: number,
+  values: Partial<Pick<Node, 'name' | 'organization_id' | 'collaboration_id' | 'ip'>>,
+): Promise<void> {
+  if (Object.keys(values).length === 0) return;
+  await db.updateTable('node').set(values).where('id', '=', id).execute();
+}
+
+/** Gives a node a fresh API key, stored only as its hash; returns the plain key. */
+export async function regenerateApiKey(db: Kysely<Database>, id: number): Promise<string> {
+  const apiKey = newApiKey();
+  await db
+    .updateTable('node')
+    .set({ api_key_hash: hashApiKey(apiKey) })
+    .where('id', '=', id)
+    .execute();
+  return apiKey;
+}
+
+/** Deletes a node with its configuration entries and its `authenticatable` row. */
+export async function deleteNode(db: Kysely<Database>, id: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('node_config').where('node_id', '=', id).execute();
+    await trx.deleteFrom('node').where('id', '=', id).execute();
+    await trx.deleteFrom('authenticatable').where('id', '=', id).where('type', '=', 'node').execute();
+  });
+}

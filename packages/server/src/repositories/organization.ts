@@ -1,0 +1,97 @@
+import type { Kysely } from 'kysely';
+import type { Database, Organization } from '../db/schema.js';
+import { can, type Caller } from '../auth/caller.js';
+import { partnerOrganizations } from '../auth/scope.js';
+
+/** The editable fields of an organization (api.md §2.1). `""` is a valid value for each of them. */
+export interface OrganizationFields {
+  name?: string;
+  domain?: string;
+  address1?: string;
+  address2?: string;
+  zipcode?: string;
+  country?: string;
+  public_key?: string;
+}
+
+export const ORGANIZATION_FIELDS = [
+  'name',
+  'domain',
+  'address1',
+  'address2',
+  'zipcode',
+  'country',
+  'public_key',
+] as const;
+
+/** Keeps the organization fields of a body whose value is a string; `null` and absent values are left out. */
+export function organizationFields(
+  body: Partial<Record<(typeof ORGANIZATION_FIELDS)[number], string | null | undefined>>,
+): OrganizationFields {
+  const out: OrganizationFields = {};
+  for (const key of ORGANIZATION_FIELDS) {
+    const value = body[key];
+    if (typeof value === 'string') out[key] = value;
+  }
+  return out;
+}
+
+export async function findOrganization(db: Kysely<Database>, id: number): Promise<Organization | undefined> {
+  return db.selectFrom('organization').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The ids among `ids` that name an existing organization, ascending. */
+export async function existingOrganizationIds(
+  db: Kysely<Database>,
+  ids: readonly number[],
+): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('organization')
+    .select('id')
+    .where('id', 'in', [...new Set(ids)])
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+export async function createOrganization(db: Kysely<Database>, fields: OrganizationFields): Promise<number> {
+  const row = await db
+    .insertInto('organization')
+    .values({
+      name: fields.name ?? null,
+      domain: fields.domain ?? null,
+      address1: fields.address1 ?? null,
+      address2: fields.address2 ?? null,
+      zipcode: fields.zipcode ?? null,
+      country: fields.country ?? null,
+      public_key: fields.public_key ?? '',
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function updateOrganization(
+  db: Kysely<Database>,
+  id: number,
+  fields: OrganizationFields,
+): Promise<void> {
+  if (Object.keys(fields).length === 0) return;
+  await db.updateTable('organization').set(fields).where('id', '=', id).execute();
+}
+
+/**
+ * The organizations a caller may view (api.md §4.5): `'all'` with `organization.v_glo`; with `v_col` the
+ * organizations sharing a collaboration with the caller's own, plus its own; with `v_org` its own only; `null`
+ * without any of these rules.
+ */
+export async function viewableOrganizations(
+  db: Kysely<Database>,
+  caller: Caller,
+): Promise<number[] | 'all' | null> {
+  if (can(caller, 'organization.v_glo')) return 'all';
+  if (can(caller, 'organization.v_col')) return partnerOrganizations(db, caller.organizationId);
+  if (can(caller, 'organization.v_org')) return [caller.organizationId];
+  return null;
+}

@@ -1,0 +1,101 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { sql, type Kysely } from 'kysely';
+import type { AppContext } from '../../context.js';
+import type { Collaboration, Database } from '../../db/schema.js';
+import { can, type Caller } from '../../auth/caller.js';
+import { isMember } from '../../auth/scope.js';
+import { ApiError, forbidden, notFound } from '../../errors.js';
+import { includes, paginate } from '../../http/pagination.js';
+import { findCollaboration } from '../../repositories/collaboration.js';
+import {
+  loadTasks,
+  loadTasksWithResults,
+  TaskSchema,
+  TaskWithResultsSchema,
+  type TaskOut,
+  type TaskWithResultsOut,
+} from '../../serializers/task.js';
+
+/** Helpers shared by the collaboration routes and `GET /node/{id}/task`. */
+
+/**
+ * A body field that may also be `null` (3.x clients send null for fields they do not set). Written as one JSON
+ * schema type list rather than `anyOf`, so the app's type coercion cannot turn `null` into `""`, `0` or `false`.
+ */
+export const orNull = <T extends TSchema>(schema: T) =>
+  Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type as string, 'null'] });
+
+/** The authenticated caller (the policy table guarantees one on these routes). */
+export const callerOf = (request: FastifyRequest): Caller => {
+  if (!request.caller) throw new ApiError('missing_authorization', 'Missing Authorization Header');
+  return request.caller;
+};
+
+/** The collaboration, or 404. */
+export async function collaborationOr404(db: Kysely<Database>, id: number): Promise<Collaboration> {
+  const collaboration = await findCollaboration(db, id);
+  if (!collaboration) throw notFound('Collaboration', id);
+  return collaboration;
+}
+
+/** `collaboration.v_glo`, or `collaboration.v_org` and the caller's organization is a member; else 401. */
+export async function assertMayViewCollaboration(
+  db: Kysely<Database>,
+  caller: Caller,
+  collaborationId: number,
+): Promise<void> {
+  if (can(caller, 'collaboration.v_glo')) return;
+  if (can(caller, 'collaboration.v_org') && (await isMember(db, caller.organizationId, collaborationId)))
+    return;
+  throw forbidden(
+    `You lack the permission to view collaboration ${collaborationId}: your organization is not a member of it.`,
+  );
+}
+
+/** A task listing item: a task, or a task with its results (`include=results`). */
+export const TaskItem = Type.Union([TaskWithResultsSchema, TaskSchema]);
+
+/**
+ * Paginated tasks of a collaboration (`GET /collaboration/{id}/task`, `GET /node/{id}/task`). Permission:
+ * `task.v_glo`, or `task.v_org` and the caller's organization is a member of the collaboration; else 401.
+ * `include=results` (or the 3.x spelling `include=result`) gives tasks with their results.
+ */
+export async function listCollaborationTasks(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  collaborationId: number | null,
+  options: { order: 'asc' | 'desc'; state?: 'open' | undefined },
+): Promise<
+  (TaskOut | TaskWithResultsOut)[] | { data: (TaskOut | TaskWithResultsOut)[]; links: Record<string, string> }
+> {
+  const db = ctx.dbh.db;
+  const caller = callerOf(request);
+  if (!can(caller, 'task.v_glo')) {
+    const member =
+      collaborationId !== null &&
+      can(caller, 'task.v_org') &&
+      (await isMember(db, caller.organizationId, collaborationId));
+    if (!member)
+      throw forbidden(
+        `You lack the permission to view the tasks of collaboration ${collaborationId ?? '(none)'}: your organization is not a member of it.`,
+      );
+  }
+  let ids = db.selectFrom('task').select('task.id as id').orderBy('task.id', options.order);
+  // A node without a collaboration has no tasks.
+  ids =
+    collaborationId === null
+      ? ids.where(sql<boolean>`1 = 0`)
+      : ids.where('task.collaboration_id', '=', collaborationId);
+  if (options.state === 'open') {
+    ids = ids.where('task.id', 'in', (eb) =>
+      eb.selectFrom('result').select('result.task_id').where('result.finished_at', 'is', null),
+    );
+  }
+  const q = request.query as { include?: string[] };
+  const withResults = includes(q, 'results') || includes(q, 'result');
+  const load = (page: number[]): Promise<(TaskOut | TaskWithResultsOut)[]> =>
+    withResults ? loadTasksWithResults(ctx, page) : loadTasks(ctx, page);
+  return paginate(db, request, reply, ids, load);
+}
