@@ -1,1 +1,40 @@
-"""Federa Python client: talks to a Federa (vantage6 3.x compatible) server."""
+"""Federa Python client: talks to a Federa (vantage6 3.x compatible) server.
+
+    from federa_client import Client
+    client = Client("http://localhost", 5000, verbose=True)
+    client.authenticate("root", password)
+
+See docs/client-python.md.
+"""
+
+from .client import Client, ResultList
+from .exceptions import (
+    AuthenticationError,
+    ConnectionFailed,
+    DecryptionError,
+    EncryptionSetupError,
+    FederaError,
+    NotFound,
+    PermissionDenied,
+    ServerError,
+    TaskTimeout,
+    ValidationError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Client",
+    "ResultList",
+    "FederaError",
+    "AuthenticationError",
+    "PermissionDenied",
+    "NotFound",
+    "ValidationError",
+    "ServerError",
+    "ConnectionFailed",
+    "EncryptionSetupError",
+    "DecryptionError",
+    "TaskTimeout",
+    "__version__",
+]

@@ -1,0 +1,485 @@
+"""The :class:`Client`: log in to a Federa (vantage6 3.x compatible) server and manage it from Python."""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import os
+import sys
+import time
+from typing import Any, Dict, List, Optional, Union
+
+import requests
+
+from .encryption import CryptorBase, DummyCryptor, EncryptionError, RSACryptor
+from .exceptions import (
+    AuthenticationError,
+    ConnectionFailed,
+    DecryptionError,
+    EncryptionSetupError,
+    FederaError,
+    NotFound,
+    PermissionDenied,
+    ServerError,
+    TaskTimeout,
+    ValidationError,
+)
+from .resources import (
+    CollaborationResource,
+    NodeResource,
+    OrganizationResource,
+    ResultResource,
+    RoleResource,
+    RuleResource,
+    TaskResource,
+    UserResource,
+)
+from .serialization import deserialize
+
+__all__ = ["Client", "ResultList"]
+
+log = logging.getLogger("federa_client")
+
+#: Page size used when the client collects every page of a listing.
+COLLECT_PAGE_SIZE = 100
+#: Refresh the access token this many seconds before it expires.
+REFRESH_MARGIN_SECONDS = 30
+
+
+class ResultList(list):
+    """A list of items from a listing endpoint; ``total`` is the server's ``total-count`` (all pages)."""
+
+    total: Optional[int] = None
+
+
+def _jwt_expiry(token: str) -> Optional[float]:
+    """The ``exp`` claim of a JWT, read without verifying it (only used to refresh in time)."""
+    try:
+        payload = token.split(".")[1]
+        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+        exp = claims.get("exp")
+        return float(exp) if exp is not None else None
+    except (IndexError, ValueError, TypeError, AttributeError):
+        return None
+
+
+class Client:
+    """A Federa user client.
+
+    :param host: server address, e.g. ``"http://localhost"`` or ``"https://federa.example.org"``; ``http://`` is
+        assumed when no scheme is given.
+    :param port: server port, e.g. ``5000``.
+    :param path: the API prefix (server setting ``api_path``), ``"/api"`` by default.
+    :param verbose: print short status messages ("Authenticating as root", "Encrypting input for organization
+        3", ...) to standard output. Passwords and tokens are never printed.
+    :param timeout: seconds to wait for each HTTP answer.
+
+    After :meth:`authenticate`, the resources are managed through ``client.user``, ``client.organization``,
+    ``client.collaboration``, ``client.node``, ``client.task``, ``client.result``, ``client.role`` and
+    ``client.rule``.
+    """
+
+    def __init__(self, host: str, port: int, path: str = "/api", verbose: bool = False, timeout: float = 30.0):
+        host = str(host).strip().rstrip("/")
+        if "://" not in host:
+            host = "http://" + host
+        self.host = host
+        self.port = int(port)
+        self.path = "/" + str(path or "").strip("/") if str(path or "").strip("/") else ""
+        self.verbose = bool(verbose)
+        self.timeout = timeout
+        self._session = requests.Session()
+        self._access_token: Optional[str] = None
+        self._refresh_token: Optional[str] = None
+        self._refresh_url: Optional[str] = None
+        self._access_expiry: Optional[float] = None
+        self.cryptor: Optional[CryptorBase] = None
+        #: After :meth:`authenticate`: ``{"id", "username", "organization_id"}`` of the logged-in user.
+        self.whoami: Optional[Dict[str, Any]] = None
+
+        self.user = UserResource(self)
+        self.organization = OrganizationResource(self)
+        self.collaboration = CollaborationResource(self)
+        self.node = NodeResource(self)
+        self.task = TaskResource(self)
+        self.result = ResultResource(self)
+        self.role = RoleResource(self)
+        self.rule = RuleResource(self)
+
+    # ------------------------------------------------------------------ basics
+
+    @property
+    def base_url(self) -> str:
+        """``<host>:<port><path>``, e.g. ``http://localhost:5000/api``."""
+        return f"{self.host}:{self.port}{self.path}"
+
+    @property
+    def is_authenticated(self) -> bool:
+        return self._access_token is not None
+
+    def __repr__(self) -> str:
+        who = self.whoami["username"] if self.whoami else None
+        return f"<federa_client.Client {self.base_url} user={who!r}>"
+
+    def log(self, message: str) -> None:
+        """Print ``message`` when ``verbose`` is on (and always pass it to the ``federa_client`` logger)."""
+        log.info(message)
+        if self.verbose:
+            print(f"[federa] {message}", file=sys.stdout, flush=True)
+
+    def _url(self, endpoint: str) -> str:
+        return self.base_url + "/" + endpoint.lstrip("/")
+
+    # ------------------------------------------------------------------ HTTP core
+
+    def _send(self, method: str, url: str, *, params=None, json_body=None, token: Optional[str] = None,
+              endpoint: str = "") -> requests.Response:
+        headers = {"Accept": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        try:
+            return self._session.request(method, url, params=params, json=json_body, headers=headers,
+                                         timeout=self.timeout)
+        except requests.exceptions.Timeout:
+            raise ConnectionFailed(
+                f"the server at {self.host} port {self.port} did not answer {method} {endpoint or url} within "
+                f"{self.timeout} seconds", host=self.host, port=self.port) from None
+        except requests.exceptions.RequestException as exc:
+            kind = type(exc).__name__
+            raise ConnectionFailed(
+                f"cannot connect to the Federa server at {self.host} port {self.port} ({kind}); is the server "
+                "running and are host and port right?", host=self.host, port=self.port) from None
+
+    @staticmethod
+    def _body(response: requests.Response) -> Any:
+        if not response.content:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            return None
+
+    @staticmethod
+    def _server_text(body: Any) -> Optional[str]:
+        """The server's explanation from an error body (``msg``, or the parser's ``message``)."""
+        if not isinstance(body, dict):
+            return None
+        msg = body.get("msg")
+        message = body.get("message")
+        if isinstance(message, dict) and message:
+            fields = "; ".join(f"{k}: {v}" for k, v in message.items())
+            return f"{msg} ({fields})" if isinstance(msg, str) and msg else fields
+        if isinstance(msg, str) and msg:
+            return msg
+        if isinstance(message, str) and message:
+            return message
+        return None
+
+    def _raise_for(self, method: str, endpoint: str, response: requests.Response) -> None:
+        status = response.status_code
+        body = self._body(response)
+        text = self._server_text(body)
+        code = body.get("code") if isinstance(body, dict) and isinstance(body.get("code"), str) else None
+        where = f"{method} {endpoint}"
+        said = f": {text}" if text else ""
+        kw = dict(status=status, server_message=text, code=code)
+        if status == 400 or status == 413:
+            raise ValidationError(f"the server refused {where}{said}", **kw)
+        if status == 401:
+            lowered = (text or "").lower()
+            if code in ("missing_authorization",) or "missing authorization" in lowered:
+                raise AuthenticationError(f"not logged in: {where} needs authentication; call authenticate() first",
+                                          **kw)
+            if code in ("token_expired", "identity_missing", "invalid_credentials") or "expired" in lowered \
+                    or "error loading the user" in lowered:
+                raise AuthenticationError(f"the session is no longer valid for {where}{said}; log in again", **kw)
+            raise PermissionDenied(f"permission denied for {where}{said}", **kw)
+        if status == 403:
+            raise PermissionDenied(f"permission denied for {where}{said}", **kw)
+        if status == 422:
+            raise AuthenticationError(f"the server rejected the session token for {where}{said}; log in again",
+                                      **kw)
+        if status == 404:
+            raise NotFound(f"not found: {where}{said}", **kw)
+        if status >= 500:
+            raise ServerError(f"the server failed on {where} (HTTP {status}){said}", **kw)
+        raise FederaError(f"{where} failed with HTTP {status}{said}", **kw)
+
+    def _refresh(self) -> None:
+        """Get a new access token with the refresh token (exactly one attempt)."""
+        if not self._refresh_token:
+            raise AuthenticationError("the session expired and there is no refresh token; log in again")
+        self.log("Refreshing the session token")
+        url = self.host + f":{self.port}" + (self._refresh_url or f"{self.path}/token/refresh")
+        response = self._send("POST", url, token=self._refresh_token, endpoint="/token/refresh")
+        body = self._body(response)
+        if response.status_code != 200 or not isinstance(body, dict) or not body.get("access_token"):
+            self._access_token = None
+            self._refresh_token = None
+            text = self._server_text(body)
+            raise AuthenticationError(
+                "the session expired and could not be refreshed"
+                + (f" ({text})" if text else f" (HTTP {response.status_code})") + "; log in again",
+                status=response.status_code, server_message=text)
+        self._set_tokens(body)
+
+    def _set_tokens(self, body: Dict[str, Any]) -> None:
+        self._access_token = body["access_token"]
+        self._access_expiry = _jwt_expiry(self._access_token)
+        if body.get("refresh_token"):
+            self._refresh_token = body["refresh_token"]
+        if body.get("refresh_url"):
+            self._refresh_url = body["refresh_url"]
+
+    def request(self, method: str, endpoint: str, *, params: Optional[Dict[str, Any]] = None,
+                json: Any = None, authenticated: bool = True) -> requests.Response:
+        """Send one API request and return the response, or raise the matching :mod:`federa_client.exceptions`
+        error. ``endpoint`` is relative to the API path, e.g. ``"/organization/3"``.
+
+        When the access token has expired the client refreshes it once (``POST /token/refresh``) and repeats the
+        request once; it never retries more.
+        """
+        method = method.upper()
+        endpoint = "/" + endpoint.lstrip("/")
+        params = _clean_params(params)
+        refreshed = False
+        if authenticated:
+            if self._access_token is None:
+                raise AuthenticationError(f"not logged in: {method} {endpoint} needs authentication; "
+                                          "call authenticate() first")
+            if self._access_expiry is not None and time.time() > self._access_expiry - REFRESH_MARGIN_SECONDS:
+                self._refresh()
+                refreshed = True
+        while True:
+            response = self._send(method, self._url(endpoint), params=params, json_body=json,
+                                  token=self._access_token if authenticated else None, endpoint=endpoint)
+            if response.status_code <= 299:
+                return response
+            if authenticated and not refreshed and response.status_code == 401 and self._is_expired(response):
+                self._refresh()
+                refreshed = True
+                continue
+            self._raise_for(method, endpoint, response)
+
+    def _is_expired(self, response: requests.Response) -> bool:
+        body = self._body(response)
+        if isinstance(body, dict):
+            if body.get("code") == "token_expired":
+                return True
+            msg = body.get("msg")
+            return isinstance(msg, str) and "expired" in msg.lower()
+        return False
+
+    def request_json(self, method: str, endpoint: str, **kwargs) -> Any:
+        """Like :meth:`request`, returning the decoded JSON body."""
+        response = self.request(method, endpoint, **kwargs)
+        if not response.content:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            raise ServerError(
+                f"{method.upper()} {endpoint} answered HTTP {response.status_code} with something that is not "
+                f"JSON; is {self.base_url} the API of a Federa server (check host, port and path)?",
+                status=response.status_code) from None
+
+    def collect(self, endpoint: str, params: Optional[Dict[str, Any]] = None) -> ResultList:
+        """GET a paginated listing. With ``page`` in ``params`` only that page is fetched; otherwise every page
+        is collected (``page``/``per_page``, bounded by the ``total-count`` header)."""
+        params = dict(_clean_params(params) or {})
+        if params.get("page") is not None:
+            response = self.request("GET", endpoint, params=params)
+            items = ResultList(self._items(response, endpoint))
+            items.total = _int_or_none(response.headers.get("total-count"))
+            return items
+        per_page = int(params.pop("per_page", None) or COLLECT_PAGE_SIZE)
+        items = ResultList()
+        page = 1
+        total: Optional[int] = None
+        while True:
+            response = self.request("GET", endpoint, params={**params, "page": page, "per_page": per_page})
+            batch = self._items(response, endpoint)
+            total = _int_or_none(response.headers.get("total-count"))
+            items.extend(batch)
+            if not batch or len(batch) < per_page or (total is not None and len(items) >= total):
+                break
+            page += 1
+        items.total = total if total is not None else len(items)
+        return items
+
+    def _items(self, response: requests.Response, endpoint: str) -> list:
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if isinstance(body, dict) and isinstance(body.get("data"), list):
+            return body["data"]
+        if not isinstance(body, list):
+            raise ServerError(f"GET {endpoint} did not answer with a JSON list", status=response.status_code)
+        return body
+
+    # ------------------------------------------------------------------ authentication and encryption
+
+    def authenticate(self, username: str, password: str, mfa_code: Union[str, int, None] = None) -> Dict[str, Any]:
+        """Log in as a user. Keeps the access and refresh tokens (never the password) and returns
+        :attr:`whoami`. Raises :class:`AuthenticationError` on a wrong username or password or a locked account.
+        """
+        self.log(f"Authenticating as {username}")
+        body: Dict[str, Any] = {"username": username, "password": password}
+        if mfa_code is not None:
+            body["mfa_code"] = str(mfa_code)
+        try:
+            response = self._send("POST", self._url("/token/user"), json_body=body, endpoint="/token/user")
+        finally:
+            body = {}  # drop the only reference to the password this method created
+        data = self._body(response)
+        text = self._server_text(data)
+        if response.status_code in (400, 401):
+            raise AuthenticationError(
+                f"login as {username!r} failed" + (f": {text}" if text else " (wrong username or password)"),
+                status=response.status_code, server_message=text,
+                code=data.get("code") if isinstance(data, dict) else None)
+        if response.status_code != 200:
+            self._raise_for("POST", "/token/user", response)
+        if not isinstance(data, dict) or not data.get("access_token"):
+            if isinstance(data, dict) and (data.get("qr_uri") or data.get("otp_secret")):
+                raise AuthenticationError(
+                    f"login as {username!r} needs two-factor authentication: set up an authenticator app with the "
+                    "QR code the server issued (use the web interface), then pass mfa_code=",
+                    status=200, server_message=text)
+            raise AuthenticationError(
+                f"login as {username!r} gave no token" + (f": {text}" if text else "")
+                + (" (pass mfa_code= for two-factor authentication)" if text and "code" in text.lower() else ""),
+                status=response.status_code, server_message=text)
+        self._set_tokens(data)
+        self._refresh_token = data.get("refresh_token")
+        user_url = data.get("user_url")
+        user_path = user_url[len(self.path):] if user_url and user_url.startswith(self.path + "/") else None
+        me = self.request_json("GET", user_path) if user_path else None
+        if isinstance(me, dict):
+            org = me.get("organization")
+            self.whoami = {
+                "id": me.get("id"),
+                "username": me.get("username", username),
+                "organization_id": org.get("id") if isinstance(org, dict) else org,
+            }
+        else:
+            self.whoami = {"id": None, "username": username, "organization_id": None}
+        self.log(f"Logged in as {self.whoami['username']} (user {self.whoami['id']}, organization "
+                 f"{self.whoami['organization_id']})")
+        return self.whoami
+
+    def logout(self) -> None:
+        """Forget the tokens (the server keeps no session state)."""
+        self._access_token = self._refresh_token = None
+        self._access_expiry = None
+        self.whoami = None
+        self.log("Logged out")
+
+    def setup_encryption(self, private_key_path: Union[str, "os.PathLike[str]", None]) -> CryptorBase:
+        """Set up end-to-end encryption. ``private_key_path`` is the unencrypted PEM private key of your
+        organization (needed to post tasks to, and read results of, encrypted collaborations); ``None`` means
+        this client only works with unencrypted collaborations.
+
+        Unencrypted collaborations always use plain base64, whatever is set up here.
+        """
+        if private_key_path is None:
+            self.cryptor = DummyCryptor()
+            self.log("Encryption disabled: only unencrypted collaborations can be used")
+            return self.cryptor
+        try:
+            self.cryptor = RSACryptor(private_key_path)
+        except EncryptionError as exc:
+            raise EncryptionSetupError(f"cannot set up encryption: {exc}") from None
+        self.log(f"End-to-end encryption set up with the private key {os.fspath(private_key_path)}")
+        return self.cryptor
+
+    def _cryptor_for(self, encrypted: bool, what: str) -> CryptorBase:
+        if not encrypted:
+            return DummyCryptor()
+        if isinstance(self.cryptor, RSACryptor):
+            return self.cryptor
+        raise EncryptionSetupError(
+            f"{what} is encrypted: call client.setup_encryption('<private key file of your organization>') first")
+
+    def decrypt_payload(self, data: Optional[str], what: str = "the result") -> Any:
+        """Decrypt (or base64-decode) a ``result``/``input`` string and deserialize it (``json.`` prefix →
+        JSON, else pickle). ``None`` and empty payloads give ``None``."""
+        if data is None:
+            return None
+        encrypted = "$" in data  # base64 never contains "$"; encrypted strings always do
+        cryptor = self._cryptor_for(encrypted, what)
+        try:
+            raw = cryptor.decrypt_str_to_bytes(data)
+        except EncryptionError as exc:
+            raise DecryptionError(f"cannot decrypt {what}: {exc}") from None
+        if not raw:
+            return None
+        try:
+            return deserialize(raw)
+        except Exception as exc:  # json, pickle and unicode errors of many kinds
+            raise DecryptionError(f"cannot read {what}: the decrypted data is not valid JSON or pickle "
+                                  f"({type(exc).__name__})") from None
+
+    # ------------------------------------------------------------------ server-wide helpers
+
+    def health(self) -> Dict[str, Any]:
+        """``GET /health`` (no login needed)."""
+        response = self.request("GET", "/health", authenticated=False)
+        return response.json()
+
+    def version(self) -> str:
+        """The server's version (``GET /version``)."""
+        return self.request("GET", "/version", authenticated=False).json().get("version")
+
+    def change_password(self, current_password: str, new_password: str) -> None:
+        """Change the logged-in user's password (``PATCH /password/change``)."""
+        self.log("Changing the password of the logged-in user")
+        self.request("PATCH", "/password/change",
+                     json={"current_password": current_password, "new_password": new_password})
+
+    def wait_for_results(self, task_id: int, interval: float = 1, timeout: Optional[float] = 600,
+                         decrypt: bool = True) -> List[Dict[str, Any]]:
+        """Poll ``GET /task/{task_id}`` every ``interval`` seconds until ``complete``, then return the task's
+        results as :meth:`ResultResource.from_task` does (``result`` decrypted and deserialized).
+
+        Raises :class:`TaskTimeout` after ``timeout`` seconds (``None`` waits without limit).
+        """
+        self.log(f"Waiting for the results of task {task_id}")
+        start = time.monotonic()
+        while True:
+            task = self.request_json("GET", f"/task/{int(task_id)}")
+            if task.get("complete"):
+                break
+            elapsed = time.monotonic() - start
+            if timeout is not None and elapsed >= timeout:
+                raise TaskTimeout(f"task {task_id} was not complete after {timeout} seconds "
+                                  f"(status: {task.get('status', 'unknown')})")
+            pause = interval if timeout is None else max(0.0, min(interval, timeout - elapsed))
+            time.sleep(pause)
+        self.log(f"Task {task_id} is complete")
+        return self.result.from_task(task_id, decrypt=decrypt)
+
+
+def _int_or_none(value: Optional[str]) -> Optional[int]:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _clean_params(params: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
+    """Drop ``None``/``False`` flags, turn ``True`` into ``"true"``; lists become repeated parameters."""
+    if not params:
+        return params
+    out: Dict[str, Any] = {}
+    for key, value in params.items():
+        if value is None or value is False:
+            continue
+        if value is True:
+            value = "true"
+        elif isinstance(value, (list, tuple, set)):
+            value = [("true" if v is True else v) for v in value if v is not None]
+        out[key] = value
+    return out
