@@ -412,3 +412,22 @@ describe('GET /collaboration/{id}/task', () => {
     expect(ids(await t.api('GET', `/collaboration/${c}/task`, { token: await node.token() }))).toEqual(tasks);
   });
 });
+
+describe('results of foreign collaborations stay hidden in task listings', () => {
+  it('embeds no results for root in GET /collaboration/{id}/task and GET /node/{id}/task with include=results', async () => {
+    const a = await t.fx.organization();
+    const collab = await t.fx.collaboration([a]);
+    const node = await t.fx.node(a, collab);
+    await t.fx.task(collab, [a]);
+    for (const path of [`/collaboration/${collab}/task`, `/node/${node.id}/task`]) {
+      const r = await t.api('GET', path, { token: t.rootToken, query: { include: 'results' } });
+      expect(r.status).toBe(200);
+      expect(r.body).toHaveLength(1);
+      expect(r.body[0].results).toEqual([]);
+    }
+    // A member of the collaboration does see them.
+    const member = await t.fx.user(a, { rules: ['task.v_org', 'result.v_org'] });
+    const mine = await t.api('GET', `/collaboration/${collab}/task`, { token: await member.token(), query: { include: 'results' } });
+    expect(mine.body[0].results).toHaveLength(1);
+  });
+});

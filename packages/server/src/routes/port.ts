@@ -1,4 +1,149 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Caller } from '../auth/caller.js';
+import { callerCollaborations } from '../auth/scope.js';
+import { forbidden, notFound } from '../errors.js';
+import { PaginationQuery, paginate } from '../http/pagination.js';
+import { IdParams, MessageSchema, Paginated, errorResponses } from '../serializers/common.js';
+import { PortSchema, loadPorts } from '../serializers/port.js';
+import { findResult, type ResultRow } from '../repositories/result.js';
+import type { AppContext } from '../context.js';
 
-/** Routes of `/port` (api.md). */
-export const portRoutes: FastifyPluginAsyncTypebox = async (_app) => {};
+/** The collaborations whose ports a caller sees: `null` for all (`port.v_glo`), else the caller's own. */
+async function portCollaborations(ctx: AppContext, caller: Caller): Promise<number[] | null> {
+  if (caller.rules.has('port.v_glo')) return null;
+  return callerCollaborations(ctx.dbh.db, caller);
+}
+
+/** The result a node registers ports for; it must be the node serving it (same organization and collaboration). */
+async function servedResult(ctx: AppContext, caller: Caller, resultId: number): Promise<ResultRow> {
+  const node = caller.node;
+  if (!node) throw forbidden('Only nodes can manage algorithm ports');
+  const result = await findResult(ctx.dbh.db, resultId);
+  if (!result) throw notFound('Result', resultId);
+  if (result.organization_id !== node.organization_id || result.collaboration_id !== node.collaboration_id) {
+    throw forbidden(
+      `Result ${resultId} is not served by this node: only the node of organization ${result.organization_id} in its collaboration may manage its ports.`,
+    );
+  }
+  return result;
+}
+
+/** `/port…` (api.md §4.12): VPN ports of algorithm runs. */
+export const portRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { ctx } = app;
+  const db = () => ctx.dbh.db;
+
+  app.get(
+    '/port',
+    {
+      schema: {
+        tags: ['port'],
+        summary: 'List algorithm ports (newest first)',
+        querystring: Type.Object({
+          ...PaginationQuery,
+          result_id: Type.Optional(Type.Integer()),
+          task_id: Type.Optional(Type.Integer()),
+          run_id: Type.Optional(Type.Integer()),
+        }),
+        response: { 200: Paginated(PortSchema), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query;
+      const scope = await portCollaborations(ctx, request.caller as Caller);
+      let ids = db()
+        .selectFrom('port')
+        .innerJoin('result', 'result.id', 'port.result_id')
+        .innerJoin('task', 'task.id', 'result.task_id')
+        .select('port.id')
+        .orderBy('port.id', 'desc');
+      if (scope !== null) ids = ids.where('task.collaboration_id', 'in', scope.length ? scope : [-1]);
+      if (q.result_id !== undefined) ids = ids.where('port.result_id', '=', q.result_id);
+      if (q.task_id !== undefined) ids = ids.where('result.task_id', '=', q.task_id);
+      if (q.run_id !== undefined) ids = ids.where('task.run_id', '=', q.run_id);
+      return paginate(db(), request, reply, ids, (page) => loadPorts(ctx, page));
+    },
+  );
+
+  app.post(
+    '/port',
+    {
+      schema: {
+        tags: ['port'],
+        summary: 'Register a VPN port of an algorithm run (the node serving the result)',
+        body: Type.Object({
+          result_id: Type.Integer(),
+          port: Type.Integer({ minimum: 0, maximum: 65535 }),
+          label: Type.Optional(
+            Type.Unsafe<string | null>({
+              type: ['string', 'null'],
+              description: 'label from the algorithm image',
+            }),
+          ),
+        }),
+        response: { 201: PortSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const result = await servedResult(ctx, request.caller as Caller, request.body.result_id);
+      const row = await db()
+        .insertInto('port')
+        .values({ result_id: result.id, port: request.body.port, label: request.body.label ?? null })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const [port] = await loadPorts(ctx, [row.id]);
+      if (!port) throw notFound('Port', row.id);
+      return reply.status(201).send(port);
+    },
+  );
+
+  app.delete(
+    '/port',
+    {
+      schema: {
+        tags: ['port'],
+        summary: 'Delete all ports of a result (the node serving the result)',
+        querystring: Type.Object({
+          result_id: Type.Integer({ description: 'the result whose ports are deleted' }),
+        }),
+        response: { 200: MessageSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const result = await servedResult(ctx, request.caller as Caller, request.query.result_id);
+      const deleted = await db().deleteFrom('port').where('result_id', '=', result.id).executeTakeFirst();
+      return { msg: `Deleted ${Number(deleted.numDeletedRows)} port(s) of result ${result.id}.` };
+    },
+  );
+
+  app.get(
+    '/port/:id',
+    {
+      schema: {
+        tags: ['port'],
+        summary: 'One algorithm port',
+        params: IdParams,
+        response: { 200: PortSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const row = await db()
+        .selectFrom('port')
+        .innerJoin('result', 'result.id', 'port.result_id')
+        .innerJoin('task', 'task.id', 'result.task_id')
+        .select(['port.id', 'task.collaboration_id'])
+        .where('port.id', '=', request.params.id)
+        .executeTakeFirst();
+      if (!row) throw notFound('Port', request.params.id);
+      const scope = await portCollaborations(ctx, request.caller as Caller);
+      if (scope !== null && (row.collaboration_id === null || !scope.includes(row.collaboration_id))) {
+        throw forbidden(
+          `You cannot view port ${row.id}: it belongs to a collaboration your organization is not part of.`,
+        );
+      }
+      const [port] = await loadPorts(ctx, [row.id]);
+      return port;
+    },
+  );
+};

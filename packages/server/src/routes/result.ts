@@ -1,4 +1,227 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Caller } from '../auth/caller.js';
+import { badRequest, forbidden, notFound } from '../errors.js';
+import { parseClientTime } from '../http/datetime.js';
+import { truthy } from '../http/filters.js';
+import { PaginationQuery, includes, paginate } from '../http/pagination.js';
+import { IdParams, Paginated, errorResponses } from '../serializers/common.js';
+import {
+  ResultSchema,
+  ResultWithTaskSchema,
+  loadResults,
+  loadResultsWithTask,
+  type ResultOut,
+  type ResultWithTaskOut,
+} from '../serializers/task.js';
+import { findResult, resultCollaborations } from '../repositories/result.js';
+import { collaborationRoom } from '../repositories/task.js';
+import type { Updateable } from 'kysely';
+import type { ResultTable } from '../db/schema.js';
 
-/** Routes of `/result` (api.md). */
-export const resultRoutes: FastifyPluginAsyncTypebox = async (_app) => {};
+const ResultItem = Type.Union([ResultWithTaskSchema, ResultSchema]);
+
+const DATE_RANGES = {
+  assigned_from: ['assigned_at', '>='],
+  assigned_till: ['assigned_at', '<='],
+  started_from: ['started_at', '>='],
+  started_till: ['started_at', '<='],
+  finished_from: ['finished_at', '>='],
+  finished_till: ['finished_at', '<='],
+} as const;
+type DateRangeKey = keyof typeof DATE_RANGES;
+
+const dateParam = (what: string) =>
+  Type.Optional(
+    Type.String({ description: `${what}: YYYY-MM-DDTHH:MM:SS[.ffffff] (or a date, for the whole day)` }),
+  );
+
+const ResultListQuery = Type.Object({
+  ...PaginationQuery,
+  task_id: Type.Optional(Type.Integer()),
+  organization_id: Type.Optional(Type.Integer()),
+  node_id: Type.Optional(
+    Type.Integer({ description: "results addressed to this node: its organization's, in its collaboration" }),
+  ),
+  state: Type.Optional(Type.String({ description: '`open`: only results not finished yet' })),
+  port: Type.Optional(Type.String({ description: 'when true: only results with algorithm ports' })),
+  assigned_from: dateParam('assigned at or after'),
+  assigned_till: dateParam('assigned at or before'),
+  started_from: dateParam('started at or after'),
+  started_till: dateParam('started at or before'),
+  finished_from: dateParam('finished at or after'),
+  finished_till: dateParam('finished at or before'),
+});
+
+/** A date-range bound in the stored form; a bare date covers the whole day. Invalid → 400 naming the parameter. */
+function rangeBound(key: DateRangeKey, value: string): string {
+  const v = value.trim();
+  const full = /^\d{4}-\d{2}-\d{2}$/.test(v)
+    ? `${v}T${key.endsWith('_from') ? '00:00:00' : '23:59:59.999999'}`
+    : v;
+  const stored = parseClientTime(full);
+  if (stored === null)
+    throw badRequest(
+      `query parameter '${key}' is not a valid date-time (expected YYYY-MM-DDTHH:MM:SS[.ffffff]): '${value}'`,
+    );
+  return stored;
+}
+
+/** A string or null, without the coercion of `null` to `""` an `anyOf` would get from the validator. */
+const NullableString = (description: string) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], description });
+
+const PatchResultBody = Type.Object({
+  started_at: Type.Optional(NullableString('YYYY-MM-DDTHH:MM:SS[.ffffff]; kept when absent')),
+  finished_at: Type.Optional(NullableString('YYYY-MM-DDTHH:MM:SS[.ffffff]; set to null when absent')),
+  result: Type.Optional(NullableString('output (encrypted, or base64); set to null when absent')),
+  log: Type.Optional(NullableString('container log; set to null when absent')),
+  status: Type.Optional(NullableString('run status (node-protocol.md §6.4); kept when absent')),
+});
+
+/** A timestamp sent by a node, in the stored form; invalid → 400 naming the field. */
+function bodyTime(field: string, value: string | null): string | null {
+  if (value === null) return null;
+  const stored = parseClientTime(value);
+  if (stored === null)
+    throw badRequest(
+      `field '${field}' is not a valid date-time (expected YYYY-MM-DDTHH:MM:SS[.ffffff]): '${value}'`,
+    );
+  return stored;
+}
+
+/** `/result…` (api.md §4.10). Who may see a result: repositories/result.ts `resultCollaborations`. */
+export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { ctx } = app;
+  const db = () => ctx.dbh.db;
+
+  app.get(
+    '/result',
+    {
+      schema: {
+        tags: ['result'],
+        summary:
+          'List results (newest first); nodes fetch their work with state=open&include=task&node_id=<own id>',
+        querystring: ResultListQuery,
+        response: { 200: Paginated(ResultItem), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const caller = request.caller as Caller;
+      const q = request.query;
+      const visible = await resultCollaborations(db(), caller);
+      let ids = db()
+        .selectFrom('result')
+        .innerJoin('task', 'task.id', 'result.task_id')
+        .select('result.id')
+        .where('task.collaboration_id', 'in', visible.length ? visible : [-1])
+        .orderBy('result.id', 'desc');
+      if (q.task_id !== undefined) ids = ids.where('result.task_id', '=', q.task_id);
+      if (q.organization_id !== undefined) ids = ids.where('result.organization_id', '=', q.organization_id);
+      if (q.node_id !== undefined) {
+        const node = await db()
+          .selectFrom('node')
+          .select(['organization_id', 'collaboration_id'])
+          .where('id', '=', q.node_id)
+          .executeTakeFirst();
+        if (!node || node.collaboration_id === null) ids = ids.where('result.id', '<', 0);
+        else
+          ids = ids
+            .where('result.organization_id', '=', node.organization_id)
+            .where('task.collaboration_id', '=', node.collaboration_id);
+      }
+      if (q.state === 'open') ids = ids.where('result.finished_at', 'is', null);
+      if (truthy(q.port)) {
+        ids = ids.where((eb) =>
+          eb.exists(eb.selectFrom('port').select('port.id').whereRef('port.result_id', '=', 'result.id')),
+        );
+      }
+      for (const key of Object.keys(DATE_RANGES) as DateRangeKey[]) {
+        const value = q[key];
+        if (value === undefined) continue;
+        const [column, op] = DATE_RANGES[key];
+        ids = ids.where(`result.${column}`, op, rangeBound(key, value));
+      }
+      const load = includes(q, 'task')
+        ? (page: number[]) => loadResultsWithTask(ctx, page)
+        : (page: number[]) => loadResults(ctx, page);
+      return paginate<ResultOut | ResultWithTaskOut>(db(), request, reply, ids, load);
+    },
+  );
+
+  app.get(
+    '/result/:id',
+    {
+      schema: {
+        tags: ['result'],
+        summary: 'One result; include=task embeds its task',
+        params: IdParams,
+        querystring: Type.Object({
+          include: Type.Optional(Type.Array(Type.String(), { description: '`task` embeds the task' })),
+        }),
+        response: { 200: ResultItem, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const caller = request.caller as Caller;
+      const result = await findResult(db(), request.params.id);
+      if (!result) throw notFound('Result', request.params.id);
+      const visible = await resultCollaborations(db(), caller);
+      if (result.collaboration_id === null || !visible.includes(result.collaboration_id)) {
+        throw forbidden(`You cannot view result ${result.id}: only members of its task's collaboration can.`);
+      }
+      const [out] = includes(request.query, 'task')
+        ? await loadResultsWithTask(ctx, [result.id])
+        : await loadResults(ctx, [result.id]);
+      return out;
+    },
+  );
+
+  app.patch(
+    '/result/:id',
+    {
+      schema: {
+        tags: ['result'],
+        summary:
+          'Update a run (nodes only): started_at and status are kept when absent; finished_at, result and log are overwritten',
+        params: IdParams,
+        body: PatchResultBody,
+        response: { 200: ResultSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const node = (request.caller as Caller).node;
+      if (!node) throw forbidden('Only nodes can update results');
+      const result = await findResult(db(), request.params.id);
+      if (!result) throw notFound('Result', request.params.id);
+      if (
+        result.organization_id !== node.organization_id ||
+        result.collaboration_id !== node.collaboration_id
+      ) {
+        throw forbidden(
+          `Result ${result.id} is not addressed to this node: only the node of organization ${result.organization_id} in its collaboration may update it.`,
+        );
+      }
+      if (result.finished_at !== null)
+        throw badRequest(`Result ${result.id} is already finished and can no longer be changed.`);
+      const body = request.body;
+      // vantage6 semantics: absent finished_at, result and log are cleared; absent started_at and status are kept.
+      const update: Updateable<ResultTable> = {
+        finished_at: bodyTime('finished_at', body.finished_at ?? null),
+        result: body.result ?? null,
+        log: body.log ?? null,
+      };
+      if (body.started_at !== undefined) update.started_at = bodyTime('started_at', body.started_at);
+      if (body.status !== undefined && body.status !== null) update.status = body.status;
+      await db().updateTable('result').set(update).where('id', '=', result.id).execute();
+      // Emitted once the change is stored, so a listener that fetches the result sees the new state.
+      if (result.collaboration_id !== null) {
+        ctx.events.emit(collaborationRoom(result.collaboration_id), 'status_update', {
+          result_id: result.id,
+        });
+      }
+      const [out] = await loadResults(ctx, [result.id]);
+      return out;
+    },
+  );
+};

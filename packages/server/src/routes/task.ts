@@ -1,4 +1,227 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../context.js';
+import type { Caller } from '../auth/caller.js';
+import { can } from '../auth/caller.js';
+import { callerCollaborations } from '../auth/scope.js';
+import { forbidden, notFound } from '../errors.js';
+import { PaginationQuery, includes, paginate } from '../http/pagination.js';
+import { IdParams, MessageSchema, Paginated, errorResponses } from '../serializers/common.js';
+import {
+  TaskResultSchema,
+  TaskSchema,
+  TaskWithResultsSchema,
+  loadTaskResults,
+  loadTasks,
+  type TaskOut,
+  type TaskWithResultsOut,
+} from '../serializers/task.js';
+import {
+  deleteTask,
+  findTask,
+  hasTaskFinished,
+  killTask,
+  taskCollaborations,
+  taskStatusIs,
+} from '../repositories/task.js';
+import { loadTasksWithVisibleResults, resultCollaborations } from '../repositories/result.js';
+import { CreateTaskBody, createTask } from './task/create.js';
 
-/** Routes of `/task` (api.md). */
-export const taskRoutes: FastifyPluginAsyncTypebox = async (_app) => {};
+const TaskItem = Type.Union([TaskWithResultsSchema, TaskSchema]);
+
+const TaskListQuery = Type.Object({
+  ...PaginationQuery,
+  initiator_id: Type.Optional(Type.Integer({ description: 'id of the initiating organization' })),
+  init_user_id: Type.Optional(Type.Integer({ description: 'id of the user who created the task' })),
+  collaboration_id: Type.Optional(Type.Integer()),
+  parent_id: Type.Optional(Type.Integer()),
+  run_id: Type.Optional(Type.Integer()),
+  result_id: Type.Optional(Type.Integer({ description: 'the task owning this result' })),
+  name: Type.Optional(Type.String({ description: 'SQL LIKE pattern (`%` and `_` are wildcards)' })),
+  image: Type.Optional(Type.String({ description: 'SQL LIKE pattern' })),
+  description: Type.Optional(Type.String({ description: 'SQL LIKE pattern' })),
+  database: Type.Optional(Type.String({ description: 'SQL LIKE pattern' })),
+  status: Type.Optional(
+    Type.String({
+      description: 'exact aggregate status: pending, initializing, active, completed, failed, unknown',
+    }),
+  ),
+});
+
+const IncludeQuery = Type.Object({
+  include: Type.Optional(
+    Type.Array(Type.String(), { description: '`results` (or `result`) embeds the results' }),
+  ),
+});
+
+/** `include=results` (vantage6 3.10.4+) or `include=result` (3.3.0 – 3.10.3). */
+const wantsResults = (q: { include?: string[] | undefined }): boolean =>
+  includes(q, 'results') || includes(q, 'result');
+
+/** Whether a caller may see a task: `task.v_glo`, or `task.v_org` and a member of its collaboration. */
+async function mayViewTask(
+  ctx: AppContext,
+  caller: Caller,
+  collaborationId: number | null,
+): Promise<boolean> {
+  const scope = await taskCollaborations(ctx.dbh.db, caller);
+  return scope === null || (collaborationId !== null && scope.includes(collaborationId));
+}
+
+/** `/task…` (api.md §4.8). */
+export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { ctx } = app;
+  const db = () => ctx.dbh.db;
+
+  app.get(
+    '/task',
+    {
+      schema: {
+        tags: ['task'],
+        summary: 'List tasks (newest first)',
+        querystring: TaskListQuery,
+        response: { 200: Paginated(TaskItem), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const caller = request.caller as Caller;
+      const q = request.query;
+      const scope = await taskCollaborations(db(), caller);
+      let ids = db().selectFrom('task').select('task.id').orderBy('task.id', 'desc');
+      if (scope !== null) ids = ids.where('task.collaboration_id', 'in', scope.length ? scope : [-1]);
+      for (const key of [
+        'initiator_id',
+        'init_user_id',
+        'collaboration_id',
+        'parent_id',
+        'run_id',
+      ] as const) {
+        const value = q[key];
+        if (value !== undefined) ids = ids.where(`task.${key}`, '=', value);
+      }
+      for (const key of ['name', 'image', 'description', 'database'] as const) {
+        const value = q[key];
+        if (value !== undefined) ids = ids.where(`task.${key}`, 'like', value);
+      }
+      if (q.result_id !== undefined) {
+        const resultId = q.result_id;
+        ids = ids.where('task.id', 'in', (eb) =>
+          eb.selectFrom('result').select('result.task_id').where('result.id', '=', resultId),
+        );
+      }
+      if (q.status !== undefined) {
+        const status = q.status;
+        ids = ids.where((eb) => taskStatusIs(eb, status));
+      }
+      const load = wantsResults(q)
+        ? (page: number[]) => loadTasksWithVisibleResults(ctx, caller, page)
+        : (page: number[]) => loadTasks(ctx, page);
+      return paginate<TaskOut | TaskWithResultsOut>(db(), request, reply, ids, load);
+    },
+  );
+
+  app.post(
+    '/task',
+    {
+      schema: {
+        tags: ['task'],
+        summary: 'Create a task (users; algorithm containers create sub-tasks)',
+        body: CreateTaskBody,
+        response: { 201: TaskSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const taskId = await createTask(ctx, request.caller as Caller, request.body);
+      const [task] = await loadTasks(ctx, [taskId]);
+      if (!task) throw notFound('Task', taskId);
+      return reply.status(201).send(task);
+    },
+  );
+
+  app.get(
+    '/task/:id',
+    {
+      schema: {
+        tags: ['task'],
+        summary: 'One task; include=results embeds its results',
+        params: IdParams,
+        querystring: IncludeQuery,
+        response: { 200: TaskItem, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const caller = request.caller as Caller;
+      const task = await findTask(db(), request.params.id);
+      if (!task) throw notFound('Task', request.params.id);
+      if (!(await mayViewTask(ctx, caller, task.collaboration_id))) {
+        throw forbidden(
+          `You lack the permission to view task ${task.id}: it belongs to a collaboration your organization is not part of.`,
+        );
+      }
+      const [out] = wantsResults(request.query)
+        ? await loadTasksWithVisibleResults(ctx, caller, [task.id])
+        : await loadTasks(ctx, [task.id]);
+      return out;
+    },
+  );
+
+  app.delete(
+    '/task/:id',
+    {
+      schema: {
+        tags: ['task'],
+        summary: 'Delete a task and its results (an unfinished task is killed first); sub-tasks are kept',
+        params: IdParams,
+        response: { 200: MessageSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const caller = request.caller as Caller;
+      const task = await findTask(db(), request.params.id);
+      if (!task) throw notFound('Task', request.params.id);
+      if (!can(caller, 'task.d_glo')) {
+        const member =
+          task.collaboration_id !== null &&
+          (await callerCollaborations(db(), caller)).includes(task.collaboration_id);
+        if (!member)
+          throw forbidden(
+            `You lack the permission to delete task ${task.id}: it belongs to a collaboration your organization is not part of.`,
+          );
+      }
+      if (!(await hasTaskFinished(db(), task.id))) await killTask(db(), ctx.events, task);
+      await deleteTask(db(), task.id);
+      request.log.info({ event: 'task.deleted', task_id: task.id, by: caller.id }, 'task deleted');
+      return { msg: `Task id=${task.id} and its results have been deleted.` };
+    },
+  );
+
+  app.get(
+    '/task/:id/result',
+    {
+      schema: {
+        tags: ['task'],
+        summary: "The task's results (task and organization as plain ids)",
+        params: IdParams,
+        querystring: Type.Object(PaginationQuery),
+        response: { 200: Paginated(TaskResultSchema), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const caller = request.caller as Caller;
+      const task = await findTask(db(), request.params.id);
+      if (!task) throw notFound('Task', request.params.id);
+      const visible = await resultCollaborations(db(), caller);
+      if (task.collaboration_id === null || !visible.includes(task.collaboration_id)) {
+        throw forbidden(
+          `You cannot view the results of task ${task.id}: only members of its collaboration can.`,
+        );
+      }
+      const ids = db()
+        .selectFrom('result')
+        .select('result.id')
+        .where('result.task_id', '=', task.id)
+        .orderBy('result.id');
+      return paginate(db(), request, reply, ids, (page) => loadTaskResults(ctx, page));
+    },
+  );
+};

@@ -1,4 +1,129 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Caller } from '../auth/caller.js';
+import { ApiError, badRequest, forbidden, notFound } from '../errors.js';
+import { truthy } from '../http/filters.js';
+import { ErrorSchema, Nullable, errorResponses } from '../serializers/common.js';
 
-/** Routes of `/vpn` (api.md). */
-export const vpnRoutes: FastifyPluginAsyncTypebox = async (_app) => {};
+/** Federa runs no VPN server: nodes that get this answer disable their VPN features (node-protocol.md §10). */
+const NO_VPN = 'This server has no VPN configured';
+
+const Flag = (description: string) =>
+  Type.Optional(Type.String({ description: `${description}; false, False, 0, no and empty are false` }));
+
+const Address = Type.Object({
+  port: Type.Integer(),
+  label: Nullable(Type.String()),
+  ip: Nullable(Type.String()),
+  organization_id: Type.Integer(),
+  task_id: Type.Integer(),
+  parent_id: Nullable(Type.Integer()),
+});
+
+/** `/vpn…` (api.md §4.12). */
+export const vpnRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { ctx } = app;
+  const db = () => ctx.dbh.db;
+  const notConfigured = { ...errorResponses, 501: ErrorSchema };
+
+  app.get(
+    '/vpn',
+    {
+      schema: {
+        tags: ['vpn'],
+        summary: 'VPN client configuration for a node (not available: Federa has no VPN server)',
+        response: notConfigured,
+      },
+    },
+    async () => {
+      throw new ApiError('not_configured', NO_VPN);
+    },
+  );
+
+  app.post(
+    '/vpn/update',
+    {
+      schema: {
+        tags: ['vpn'],
+        summary: "Renew a node's VPN key pair (not available: Federa has no VPN server)",
+        // Documented for the API docs only: the answer is 501 whatever is sent, as vantage6 without a VPN server.
+        body: Type.Unknown({ description: '`{"vpn_config": "<the node\'s current OpenVPN config>"}`' }),
+        response: notConfigured,
+      },
+    },
+    async () => {
+      throw new ApiError('not_configured', NO_VPN);
+    },
+  );
+
+  app.get(
+    '/vpn/algorithm/addresses',
+    {
+      schema: {
+        tags: ['vpn'],
+        summary:
+          "VPN addresses of the algorithm runs of the container's task (and/or its parent and children)",
+        querystring: Type.Object({
+          include_children: Flag('also the runs of sub-tasks'),
+          include_parent: Flag('also the runs of the parent task'),
+          only_children: Flag('only the runs of sub-tasks'),
+          only_parent: Flag('only the runs of the parent task'),
+          label: Type.Optional(Type.String({ description: 'only ports with this label' })),
+        }),
+        response: { 200: Type.Object({ addresses: Type.Array(Address) }), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const token = (request.caller as Caller).container;
+      if (!token) throw forbidden('Only algorithm containers can query algorithm addresses');
+      const q = request.query;
+      const includeChildren = truthy(q.include_children);
+      const includeParent = truthy(q.include_parent);
+      const onlyChildren = truthy(q.only_children);
+      const onlyParent = truthy(q.only_parent);
+      if (onlyChildren && onlyParent) throw badRequest('only_children and only_parent cannot both be set.');
+      if (onlyChildren && includeParent)
+        throw badRequest('only_children and include_parent cannot both be set.');
+      if (onlyParent && includeChildren)
+        throw badRequest('only_parent and include_children cannot both be set.');
+
+      const task = await db()
+        .selectFrom('task')
+        .select(['id', 'parent_id'])
+        .where('id', '=', token.task_id)
+        .executeTakeFirst();
+      if (!task) throw notFound('Task', token.task_id);
+      const children = (
+        await db().selectFrom('task').select('id').where('parent_id', '=', task.id).execute()
+      ).map((t) => t.id);
+      const parent = task.parent_id === null ? [] : [task.parent_id];
+      let taskIds = onlyChildren ? children : onlyParent ? parent : [task.id];
+      if (includeChildren) taskIds = [...taskIds, ...children];
+      if (includeParent) taskIds = [...taskIds, ...parent];
+      if (taskIds.length === 0) return { addresses: [] };
+
+      let rows = db()
+        .selectFrom('port')
+        .innerJoin('result', 'result.id', 'port.result_id')
+        .innerJoin('task', 'task.id', 'result.task_id')
+        .leftJoin('node', (join) =>
+          join
+            .onRef('node.organization_id', '=', 'result.organization_id')
+            .onRef('node.collaboration_id', '=', 'task.collaboration_id'),
+        )
+        .select([
+          'port.port',
+          'port.label',
+          'node.ip',
+          'result.organization_id',
+          'result.task_id',
+          'task.parent_id',
+        ])
+        .where('result.task_id', 'in', taskIds)
+        .where('task.collaboration_id', '=', token.collaboration_id)
+        .orderBy('port.id');
+      if (q.label !== undefined && q.label !== '') rows = rows.where('port.label', '=', q.label);
+      return { addresses: await rows.execute() };
+    },
+  );
+};

@@ -8,9 +8,9 @@ import { isMember } from '../../auth/scope.js';
 import { ApiError, forbidden, notFound } from '../../errors.js';
 import { includes, paginate } from '../../http/pagination.js';
 import { findCollaboration } from '../../repositories/collaboration.js';
+import { loadTasksWithVisibleResults } from '../../repositories/result.js';
 import {
   loadTasks,
-  loadTasksWithResults,
   TaskSchema,
   TaskWithResultsSchema,
   type TaskOut,
@@ -96,6 +96,6 @@ export async function listCollaborationTasks(
   const q = request.query as { include?: string[] };
   const withResults = includes(q, 'results') || includes(q, 'result');
   const load = (page: number[]): Promise<(TaskOut | TaskWithResultsOut)[]> =>
-    withResults ? loadTasksWithResults(ctx, page) : loadTasks(ctx, page);
+    withResults ? loadTasksWithVisibleResults(ctx, caller, page) : loadTasks(ctx, page);
   return paginate(db, request, reply, ids, load);
 }

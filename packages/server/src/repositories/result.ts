@@ -1,0 +1,71 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { Caller } from '../auth/caller.js';
+import type { AppContext } from '../context.js';
+import { callerCollaborations } from '../auth/scope.js';
+import { loadTasksWithResults, type TaskWithResultsOut } from '../serializers/task.js';
+
+/**
+ * Data access for results (algorithm runs): who may see them, and the one row a route works on.
+ */
+
+/** A result row with the collaboration of its task. */
+export interface ResultRow {
+  id: number;
+  task_id: number;
+  organization_id: number;
+  finished_at: string | null;
+  started_at: string | null;
+  status: string | null;
+  collaboration_id: number | null;
+}
+
+export async function findResult(db: Kysely<Database>, id: number): Promise<ResultRow | undefined> {
+  return db
+    .selectFrom('result')
+    .innerJoin('task', 'task.id', 'result.task_id')
+    .select([
+      'result.id',
+      'result.task_id',
+      'result.organization_id',
+      'result.finished_at',
+      'result.started_at',
+      'result.status',
+      'task.collaboration_id',
+    ])
+    .where('result.id', '=', id)
+    .executeTakeFirst();
+}
+
+/**
+ * The collaborations whose results a caller may see.
+ *
+ * Results are visible only to callers whose organization is a member of the task's collaboration (a node or a
+ * container: its own collaboration), whatever rule they hold. This deliberately narrows vantage6's
+ * `result.v_glo`, which let a superuser read results of any collaboration: the seed requires that a superuser
+ * can never view results of a collaboration their organization is not part of. With this narrowing
+ * `result.v_glo` and `result.v_org` grant the same view; the policy table still requires one of them.
+ */
+export async function resultCollaborations(db: Kysely<Database>, caller: Caller): Promise<number[]> {
+  if (!caller.rules.has('result.v_glo') && !caller.rules.has('result.v_org')) return [];
+  return callerCollaborations(db, caller);
+}
+
+/**
+ * Tasks in the "task with results" form, embedding a task's results only when the caller may view them (see
+ * {@link resultCollaborations}); otherwise `results` is `[]`. Every listing with `include=results` uses this,
+ * so `task.v_glo` alone never reveals results of a collaboration the caller is not part of.
+ */
+export async function loadTasksWithVisibleResults(
+  ctx: AppContext,
+  caller: Caller,
+  ids: number[],
+): Promise<TaskWithResultsOut[]> {
+  const [tasks, visible] = await Promise.all([
+    loadTasksWithResults(ctx, ids),
+    resultCollaborations(ctx.dbh.db, caller),
+  ]);
+  return tasks.map((t) =>
+    t.collaboration && visible.includes(t.collaboration.id) ? t : { ...t, results: [] },
+  );
+}

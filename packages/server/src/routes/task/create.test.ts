@@ -1,0 +1,281 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../test-support/harness.js';
+import { RecordingEventBus } from '../../test-support/events.js';
+import { countRows, taskBody, world } from './test-world.js';
+
+let t: TestApp;
+const events = new RecordingEventBus();
+beforeAll(async () => {
+  t = await startTestApp({ events });
+});
+afterAll(async () => t.close());
+beforeEach(() => events.clear());
+
+describe('POST /task by a user', () => {
+  it('creates the task with one result per organization holding its own input, and announces it', async () => {
+    const w = await world(t);
+    const r = await t.api('POST', '/task', {
+      token: w.token,
+      body: taskBody(w.collab, [w.orgA, w.orgB], { database: 'postgres-db' }),
+    });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({
+      name: 'average',
+      description: 'mean age',
+      image: 'harbor.example.org/algorithms/average:1.0',
+      database: 'postgres-db',
+      initiator: w.orgA,
+      init_org: w.orgA,
+      init_user: w.researcher.id,
+      collaboration: { id: w.collab, link: `/api/collaboration/${w.collab}` },
+      parent: null,
+      children: null,
+      complete: false,
+      status: 'pending',
+    });
+    expect(r.body.results).toHaveLength(2);
+
+    const got = await t.api('GET', `/task/${r.body.id}`, { token: w.token });
+    expect(got.body.database).toBe('postgres-db');
+
+    const results = await t.api('GET', `/task/${r.body.id}/result`, { token: w.token });
+    expect(results.status).toBe(200);
+    const inputs = Object.fromEntries(
+      results.body.map((x: { organization: number; input: string }) => [x.organization, x.input]),
+    );
+    expect(inputs).toEqual({ [w.orgA]: `input-for-${w.orgA}`, [w.orgB]: `input-for-${w.orgB}` });
+    expect(
+      results.body.every(
+        (x: { status: string; task: number }) => x.status === 'pending' && x.task === r.body.id,
+      ),
+    ).toBe(true);
+
+    const room = `collaboration_${w.collab}`;
+    expect(events.emitted.map((e) => [e.room, e.event])).toEqual([
+      [room, 'task_created'],
+      [room, 'new_task'],
+    ]);
+    expect(events.named('task_created')[0]?.payload).toEqual({
+      task_id: r.body.id,
+      run_id: r.body.run_id,
+      collaboration_id: w.collab,
+      init_org_id: w.orgA,
+    });
+    expect(events.named('new_task')[0]?.payload).toBe(r.body.id);
+  });
+
+  it('gives every task a user creates a new run_id', async () => {
+    const w = await world(t);
+    const first = await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA]) });
+    const second = await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA]) });
+    expect(second.body.run_id).toBeGreaterThan(first.body.run_id);
+    const max = await t.ctx.dbh.db
+      .selectFrom('task')
+      .select((eb) => eb.fn.max('run_id').as('m'))
+      .executeTakeFirstOrThrow();
+    expect(second.body.run_id).toBe(Number(max.m));
+  });
+
+  it('stores a JSON object input as its JSON text', async () => {
+    const w = await world(t);
+    const r = await t.api('POST', '/task', {
+      token: w.token,
+      body: { collaboration_id: w.collab, organizations: [{ id: w.orgA, input: { method: 'avg' } }] },
+    });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ name: '', description: '', image: '', database: '' });
+    const results = await t.api('GET', `/task/${r.body.id}/result`, { token: w.token });
+    expect(JSON.parse(results.body[0].input)).toEqual({ method: 'avg' });
+  });
+
+  it('refuses a task for an organization without a node in the collaboration, listing it, and stores nothing', async () => {
+    const w = await world(t);
+    const orgC = await t.fx.organization();
+    await t.ctx.dbh.db
+      .insertInto('member')
+      .values({ collaboration_id: w.collab, organization_id: orgC })
+      .execute();
+    const before = await countRows(t);
+    const r = await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA, orgC]) });
+    expect(r.status).toBe(400);
+    expect(r.body.msg).toContain(String(orgC));
+    expect(r.body.msg).not.toContain(`${w.orgA},`);
+    expect(await countRows(t)).toEqual(before);
+    expect(events.emitted).toEqual([]);
+  });
+
+  it('refuses a superuser (root, task.c_glo) posting to a collaboration their organization is not part of, and stores nothing', async () => {
+    const w = await world(t);
+    const before = await countRows(t);
+    const r = await t.api('POST', '/task', {
+      token: t.rootToken,
+      body: taskBody(w.collab, [w.orgA, w.orgB]),
+    });
+    expect(r.status).toBe(401);
+    expect(r.body.msg).toMatch(/not a member/);
+    expect(await countRows(t)).toEqual(before);
+    expect(events.emitted).toEqual([]);
+  });
+
+  it('validates in order: unknown collaboration 404, non-member organization 400, missing or repeated organizations 400', async () => {
+    const w = await world(t);
+    expect((await t.api('POST', '/task', { token: w.token, body: taskBody(999_999, [w.orgA]) })).status).toBe(
+      404,
+    );
+    const outsider = await t.fx.organization();
+    const notMember = await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [outsider]) });
+    expect(notMember.status).toBe(400);
+    expect(notMember.body.msg).toContain(String(outsider));
+    const missing = await t.api('POST', '/task', { token: w.token, body: { collaboration_id: w.collab } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.msg).toContain('organizations');
+    const twice = await t.api('POST', '/task', {
+      token: w.token,
+      body: taskBody(w.collab, [w.orgA, w.orgA]),
+    });
+    expect(twice.status).toBe(400);
+    const badId = await t.api('POST', '/task', {
+      token: w.token,
+      body: { collaboration_id: 'x', organizations: [] },
+    });
+    expect(badId.status).toBe(400);
+    expect(badId.body.msg).toContain('collaboration_id');
+  });
+
+  it('refuses a user without task.c_* with 401', async () => {
+    const w = await world(t);
+    const viewer = await t.fx.user(w.orgA, { roles: ['Viewer'] });
+    const r = await t.api('POST', '/task', {
+      token: await viewer.token(),
+      body: taskBody(w.collab, [w.orgA]),
+    });
+    expect(r.status).toBe(401);
+  });
+
+  it("applies the receiving nodes' policies (allowed_users / allowed_orgs)", async () => {
+    const w = await world(t);
+    const db = t.ctx.dbh.db;
+    await db
+      .insertInto('node_config')
+      .values({ node_id: w.nodeB.id, key: 'allowed_users', value: '999999' })
+      .execute();
+    const refused = await t.api('POST', '/task', {
+      token: w.token,
+      body: taskBody(w.collab, [w.orgA, w.orgB]),
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.msg).toContain(String(w.orgB));
+    // Organizations are matched by id or by name.
+    const name = (
+      await db.selectFrom('organization').select('name').where('id', '=', w.orgA).executeTakeFirstOrThrow()
+    ).name as string;
+    await db
+      .insertInto('node_config')
+      .values({ node_id: w.nodeB.id, key: 'allowed_orgs', value: name })
+      .execute();
+    expect(
+      (await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA, w.orgB]) })).status,
+    ).toBe(201);
+    await db.deleteFrom('node_config').where('node_id', '=', w.nodeB.id).execute();
+    await db
+      .insertInto('node_config')
+      .values({ node_id: w.nodeB.id, key: 'allowed_users', value: String(w.researcher.id) })
+      .execute();
+    expect(
+      (await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA, w.orgB]) })).status,
+    ).toBe(201);
+  });
+
+  it('with master=true gives only the own organization a result; without it among the organizations: 400, nothing stored', async () => {
+    const w = await world(t);
+    const r = await t.api('POST', '/task', {
+      token: w.token,
+      body: taskBody(w.collab, [w.orgA, w.orgB], { master: true }),
+    });
+    expect(r.status).toBe(201);
+    const results = await t.api('GET', `/task/${r.body.id}/result`, { token: w.token });
+    expect(results.body.map((x: { organization: number }) => x.organization)).toEqual([w.orgA]);
+    const before = await countRows(t);
+    const refused = await t.api('POST', '/task', {
+      token: w.token,
+      body: taskBody(w.collab, [w.orgB], { master: true }),
+    });
+    expect(refused.status).toBe(400);
+    expect(await countRows(t)).toEqual(before);
+  });
+});
+
+describe('POST /task by an algorithm container', () => {
+  async function master() {
+    const w = await world(t);
+    const parent = await t.api('POST', '/task', {
+      token: w.token,
+      body: taskBody(w.collab, [w.orgA, w.orgB]),
+    });
+    const [resultA] = (
+      await t.ctx.dbh.db
+        .selectFrom('result')
+        .select('id')
+        .where('task_id', '=', parent.body.id)
+        .orderBy('id')
+        .execute()
+    ).map((x) => x.id);
+    const container = await t.ctx.tokens.container({
+      node_id: w.nodeA.id,
+      organization_id: w.orgA,
+      collaboration_id: w.collab,
+      task_id: parent.body.id,
+      image: 'harbor.example.org/algorithms/average:1.0',
+      database: 'default',
+    });
+    return { ...w, parent: parent.body, container, resultA: resultA as number };
+  }
+
+  it("creates a sub-task with the master as parent, the master's run_id and init_user", async () => {
+    const m = await master();
+    events.clear();
+    const sub = await t.api('POST', '/task', {
+      token: m.container,
+      body: taskBody(m.collab, [m.orgB], { name: 'partial' }),
+    });
+    expect(sub.status).toBe(201);
+    expect(sub.body.parent).toMatchObject({ id: m.parent.id, link: `/api/task/${m.parent.id}` });
+    expect(sub.body.run_id).toBe(m.parent.run_id);
+    expect(sub.body.init_user).toBe(m.researcher.id);
+    expect(sub.body.initiator).toBe(m.orgA);
+    expect(events.named('new_task')[0]).toEqual({
+      room: `collaboration_${m.collab}`,
+      event: 'new_task',
+      payload: sub.body.id,
+    });
+
+    const parent = await t.api('GET', `/task/${m.parent.id}`, { token: m.token });
+    expect(parent.body.children).toEqual([
+      { id: sub.body.id, link: `/api/task/${sub.body.id}`, methods: ['GET', 'DELETE'] },
+    ]);
+    const family = await t.api('GET', '/task', { token: m.token, query: { run_id: m.parent.run_id } });
+    expect(family.body.map((x: { id: number }) => x.id)).toEqual([sub.body.id, m.parent.id]);
+  });
+
+  it('refuses (401) another image, another collaboration, or a complete parent', async () => {
+    const m = await master();
+    const other = await t.api('POST', '/task', {
+      token: m.container,
+      body: taskBody(m.collab, [m.orgB], { image: 'evil/image:1' }),
+    });
+    expect(other.status).toBe(401);
+    const orgC = await t.fx.organization();
+    const collab2 = await t.fx.collaboration([m.orgA, orgC]);
+    await t.fx.node(m.orgA, collab2);
+    const elsewhere = await t.api('POST', '/task', { token: m.container, body: taskBody(collab2, [m.orgA]) });
+    expect(elsewhere.status).toBe(401);
+    await t.ctx.dbh.db
+      .updateTable('result')
+      .set({ finished_at: '2024-01-01T00:00:00.000000' })
+      .where('task_id', '=', m.parent.id)
+      .execute();
+    const done = await t.api('POST', '/task', { token: m.container, body: taskBody(m.collab, [m.orgB]) });
+    expect(done.status).toBe(401);
+    expect(done.body.msg).toMatch(/complete/);
+  });
+});

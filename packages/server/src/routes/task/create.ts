@@ -1,0 +1,234 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { Kysely } from 'kysely';
+import type { AppContext } from '../../context.js';
+import type { Caller } from '../../auth/caller.js';
+import type { Database } from '../../db/schema.js';
+import { ApiError, badRequest, forbidden, notFound } from '../../errors.js';
+import { nowStored } from '../../http/datetime.js';
+import { can } from '../../auth/caller.js';
+import { collaborationRoom, findTask, isTaskComplete, nextRunId } from '../../repositories/task.js';
+
+/**
+ * `POST /task` (api.md §4.8): the checks of steps 1–11 in their order, then the task and one result per
+ * receiving organization, written in one transaction.
+ */
+
+/** A string or null, without the coercion of `null` to `""` an `anyOf` would get from the validator. */
+const NullableString = (description: string) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], description });
+
+export const CreateTaskBody = Type.Object({
+  collaboration_id: Type.Integer({ description: 'the collaboration the task belongs to' }),
+  organizations: Type.Array(
+    Type.Object({
+      id: Type.Integer({ description: 'a receiving organization' }),
+      input: Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })], {
+        description:
+          'input for this organization: encrypted for it, or base64 when the collaboration is not encrypted',
+      }),
+    }),
+    { minItems: 1, description: 'one entry per organization that must run the task' },
+  ),
+  name: Type.Optional(NullableString('default ""')),
+  description: Type.Optional(NullableString('default ""')),
+  image: Type.Optional(NullableString('the algorithm image; default ""')),
+  database: Type.Optional(NullableString('the database label the nodes use (clients send "default")')),
+  master: Type.Optional(
+    Type.Boolean({ description: 'users only: run only at the own organization (vantage6 ≤ 3.10)' }),
+  ),
+});
+export type CreateTaskInput = Static<typeof CreateTaskBody>;
+
+/** Organizations whose node in the collaboration does not accept tasks from this user (node-protocol.md §9). */
+async function policyRefusals(
+  db: Kysely<Database>,
+  caller: Caller,
+  nodeIds: Map<number, number>,
+): Promise<number[]> {
+  const rows = await db
+    .selectFrom('node_config')
+    .select(['node_id', 'key', 'value'])
+    .where('node_id', 'in', [...nodeIds.values()])
+    .where('key', 'in', ['allowed_users', 'allowed_orgs'])
+    .execute();
+  if (rows.length === 0) return [];
+  const org = await db
+    .selectFrom('organization')
+    .select(['id', 'name'])
+    .where('id', '=', caller.organizationId)
+    .executeTakeFirst();
+  const mine = new Set([String(caller.organizationId), ...(org?.name ? [org.name] : [])]);
+  const refused: number[] = [];
+  for (const [orgId, nodeId] of nodeIds) {
+    const policy = rows.filter((r) => r.node_id === nodeId);
+    if (policy.length === 0) continue;
+    const allowed = policy.some((r) =>
+      r.key === 'allowed_users' ? r.value.trim() === String(caller.id) : mine.has(r.value.trim()),
+    );
+    if (!allowed) refused.push(orgId);
+  }
+  return refused;
+}
+
+/** Creates a task; returns its id. Throws the refusal of the first failing step. */
+export async function createTask(ctx: AppContext, caller: Caller, body: CreateTaskInput): Promise<number> {
+  const db = ctx.dbh.db;
+  const collaborationId = body.collaboration_id;
+
+  // 1. The collaboration exists.
+  const collaboration = await db
+    .selectFrom('collaboration')
+    .select('id')
+    .where('id', '=', collaborationId)
+    .executeTakeFirst();
+  if (!collaboration) throw notFound('Collaboration', collaborationId);
+
+  // 2. Every receiving organization is a member, and is listed once (one result per organization per task).
+  const orgIds = body.organizations.map((o) => o.id);
+  const twice = [...new Set(orgIds.filter((id, i) => orgIds.indexOf(id) !== i))];
+  if (twice.length > 0)
+    throw badRequest(
+      `Organization(s) ${twice.join(', ')} are listed more than once; list each organization once.`,
+    );
+  const members = new Set(
+    (
+      await db
+        .selectFrom('member')
+        .select('organization_id')
+        .where('collaboration_id', '=', collaborationId)
+        .execute()
+    ).map((m) => m.organization_id),
+  );
+  const outsiders = orgIds.filter((id) => !members.has(id));
+  if (outsiders.length > 0) {
+    throw badRequest(
+      `Organization(s) ${outsiders.join(', ')} are not members of collaboration ${collaborationId}.`,
+    );
+  }
+
+  // 3. Every receiving organization has a node in the collaboration.
+  const nodes = await db
+    .selectFrom('node')
+    .select(['id', 'organization_id'])
+    .where('collaboration_id', '=', collaborationId)
+    .where('organization_id', 'in', orgIds)
+    .orderBy('id')
+    .execute();
+  const nodeOf = new Map<number, number>();
+  for (const n of nodes) if (!nodeOf.has(n.organization_id)) nodeOf.set(n.organization_id, n.id);
+  const nodeless = orgIds.filter((id) => !nodeOf.has(id));
+  if (nodeless.length > 0) {
+    throw badRequest(
+      `Cannot create this task: organization(s) ${nodeless.join(', ')} have no node registered in collaboration ${collaborationId}. Register a node for them or leave them out.`,
+    );
+  }
+
+  // 4. Users: the receiving nodes' policies (allowed_users / allowed_orgs) admit the caller.
+  if (caller.kind === 'user') {
+    const refused = await policyRefusals(db, caller, nodeOf);
+    if (refused.length > 0) {
+      throw badRequest(
+        `The node(s) of organization(s) ${refused.join(', ')} do not accept tasks from you (their policy allows other users or organizations).`,
+      );
+    }
+  }
+
+  // 5. The initiating organization (the user's, or the organization of the node that started the container) is a member.
+  const initiatorId = caller.organizationId;
+  if (!members.has(initiatorId)) {
+    throw forbidden(
+      `Your organization (id=${initiatorId}) is not a member of collaboration ${collaborationId}, so you cannot create tasks in it.`,
+    );
+  }
+
+  // 6. Permission: users by rule; containers by their token.
+  let parent: { id: number; run_id: number; init_user_id: number | null } | null = null;
+  if (caller.kind === 'user') {
+    if (!can(caller, 'task.c_glo') && !can(caller, 'task.c_org')) {
+      throw forbidden(
+        'You lack the permission to do that! You need one of: task CREATE GLOBAL, task CREATE ORGANIZATION',
+      );
+    }
+  } else {
+    const token = caller.container;
+    if (!token) throw new ApiError('wrong_caller', 'Only users and algorithm containers can create tasks');
+    const image = body.image ?? '';
+    if (!image.endsWith(token.image)) {
+      throw forbidden(
+        `Sub-tasks must use the image of their parent task: '${image}' does not end with '${token.image}'.`,
+      );
+    }
+    if (token.collaboration_id !== collaborationId) {
+      throw forbidden(`This container can only create tasks in collaboration ${token.collaboration_id}.`);
+    }
+    const parentTask = await findTask(db, token.task_id);
+    if (!parentTask) throw forbidden(`The parent task ${token.task_id} of this container no longer exists.`);
+    if (await isTaskComplete(db, parentTask.id)) {
+      throw forbidden(
+        `The parent task ${parentTask.id} is already complete; its container can no longer create sub-tasks.`,
+      );
+    }
+    parent = { id: parentTask.id, run_id: parentTask.run_id, init_user_id: parentTask.init_user_id };
+  }
+
+  // 9 (checked before anything is stored, unlike vantage6 which kept the task row): `master` keeps only the
+  // user's own organization.
+  let receivers = body.organizations;
+  if (caller.kind === 'user' && body.master === true) {
+    receivers = body.organizations.filter((o) => o.id === caller.organizationId);
+    if (receivers.length === 0) {
+      throw badRequest(
+        `A master task must include your own organization (id=${caller.organizationId}) among the organizations.`,
+      );
+    }
+  }
+
+  const taskId = await db.transaction().execute(async (trx) => {
+    // 7. The task: a user's task starts a new run; a sub-task joins its parent's run.
+    const runId = parent ? parent.run_id : await nextRunId(trx);
+    const task = await trx
+      .insertInto('task')
+      .values({
+        name: body.name ?? '',
+        description: body.description ?? '',
+        image: body.image ?? '',
+        database: body.database === undefined ? '' : body.database,
+        collaboration_id: collaborationId,
+        run_id: runId,
+        parent_id: parent?.id ?? null,
+        initiator_id: initiatorId,
+        init_user_id: parent ? parent.init_user_id : caller.id,
+        created_at: nowStored(),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+
+    // 8. `task_created`, before the results are created (node-protocol.md §5.4).
+    ctx.events.emit(collaborationRoom(collaborationId), 'task_created', {
+      task_id: task.id,
+      run_id: runId,
+      collaboration_id: collaborationId,
+      init_org_id: initiatorId,
+    });
+
+    // 10. One result per receiving organization, holding that organization's input.
+    const assignedAt = nowStored();
+    await trx
+      .insertInto('result')
+      .values(
+        receivers.map((o) => ({
+          task_id: task.id,
+          organization_id: o.id,
+          input: typeof o.input === 'string' ? o.input : JSON.stringify(o.input),
+          assigned_at: assignedAt,
+          status: 'pending',
+        })),
+      )
+      .execute();
+    return task.id;
+  });
+
+  // 11. Tell the collaboration's nodes.
+  ctx.events.emit(collaborationRoom(collaborationId), 'new_task', taskId);
+  return taskId;
+}
