@@ -1,0 +1,68 @@
+/** What every resource group shares: the session and the client's helpers. */
+import type { Cryptor } from '@federa/common';
+
+import { snakeCase, type QueryValue } from '../http.js';
+import { readList, readPage, type ListOptions } from '../pagination.js';
+import type { Session } from '../session.js';
+import type { Page } from '../types.js';
+
+/** The parts of a {@link UserClient} that resource groups use. */
+export interface ClientContext {
+  readonly session: Session;
+  /** The RSA cryptor of the private key given to `setupEncryption`, or `null` when there is none. */
+  cryptor(): Cryptor | null;
+  /** Status messages. */
+  log(message: string): void;
+}
+
+/** Filters of a listing: camelCase names of the API's query parameters. */
+export type Filters = Record<string, QueryValue>;
+
+/** A request body with camelCase keys turned into the API's snake_case and `undefined` values left out. */
+export function wireBody(fields: object): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[snakeCase(key)] = value;
+  return out;
+}
+
+/** The common plumbing of a resource group (`client.user`, `client.task`, …). */
+export abstract class ResourceGroup {
+  protected readonly ctx: ClientContext;
+
+  constructor(ctx: ClientContext) {
+    this.ctx = ctx;
+  }
+
+  protected async getJson<T>(path: string, query?: Filters): Promise<T> {
+    return (await this.ctx.session.request({ method: 'GET', path, ...(query ? { query } : {}) })).body as T;
+  }
+
+  protected async send<T>(method: 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+    return (await this.ctx.session.request({ method, path, ...(body !== undefined ? { body } : {}) }))
+      .body as T;
+  }
+
+  protected listAt<T>(
+    path: string,
+    filters: object | undefined,
+    options: ListOptions | undefined,
+  ): Promise<T[]> {
+    return readList<T>(this.ctx.session, path, (filters ?? {}) as Filters, options);
+  }
+
+  protected pageAt<T>(
+    path: string,
+    filters: object | undefined,
+    options: { page?: number; perPage?: number } | undefined,
+  ): Promise<Page<T>> {
+    return readPage<T>(
+      this.ctx.session,
+      path,
+      (filters ?? {}) as Filters,
+      options?.page ?? 1,
+      options?.perPage ?? 10,
+    );
+  }
+}
+
+export type { ListOptions };

@@ -1,0 +1,106 @@
+import { decodeBase64Lenient, type Cryptor } from '@federa/common';
+
+import { FederaClientError } from '../errors.js';
+import { deserializePayload } from '../payload.js';
+import type { DecryptedResult, Page, Result } from '../types.js';
+import { ResourceGroup, type ListOptions } from './base.js';
+
+/** Filters of `GET /result`. */
+export interface ResultFilters {
+  taskId?: number;
+  organizationId?: number;
+  /** Results addressed to this node's organization within its collaboration. */
+  nodeId?: number;
+  /** `open`: only results that have not finished. */
+  state?: 'open';
+  /** ISO-8601 date-time bounds of `assigned_at`, `started_at`, `finished_at`. */
+  assignedFrom?: string;
+  assignedTill?: string;
+  startedFrom?: string;
+  startedTill?: string;
+  finishedFrom?: string;
+  finishedTill?: string;
+}
+
+/**
+ * The plaintext bytes of a stored output. The form tells the mode: an encrypted string is three base64 parts
+ * joined by `$` and needs the private key; anything else is plain base64 (unencrypted collaborations).
+ */
+export function outputBytes(cryptor: Cryptor | null, text: string): Buffer {
+  if (!text.includes('$')) return decodeBase64Lenient(text, 'the unencrypted output');
+  if (cryptor === null) {
+    throw new FederaClientError(
+      'This output is encrypted: call setupEncryption(privateKeyPath) with the private key of the organization ' +
+        'that created the task, then read it again.',
+    );
+  }
+  return cryptor.decryptStringToBytes(text);
+}
+
+/**
+ * Decrypts and parses the `result` of one item. Failures are recorded in `decryptionError` (the raw string is
+ * kept) unless `strict`, in which case they are thrown.
+ */
+export function decryptResult(cryptor: Cryptor | null, item: Result, strict: boolean): DecryptedResult {
+  const ids = {
+    taskId: typeof item.task === 'number' ? item.task : item.task.id,
+    organizationId: typeof item.organization === 'number' ? item.organization : item.organization.id,
+  };
+  if (item.result === null || item.result === '') return { ...item, ...ids, result: null };
+  try {
+    return { ...item, ...ids, result: deserializePayload(outputBytes(cryptor, item.result)) };
+  } catch (error) {
+    if (strict) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ...item, ...ids, decryptionError: `result ${item.id}: ${reason}` };
+  }
+}
+
+/**
+ * `client.result`: the runs of tasks, one per organization. Reading a result decrypts its output with the key
+ * given to `setupEncryption` and parses `json.` outputs into values; other outputs (Python pickles) stay bytes.
+ */
+export class ResultResource extends ResourceGroup {
+  /**
+   * Lists results, reading every page unless `options.page` is given. An output that cannot be decrypted
+   * (e.g. it was encrypted for another organization) keeps its raw string and gets a `decryptionError`.
+   */
+  async list(filters?: ResultFilters, options?: ListOptions): Promise<DecryptedResult[]> {
+    const items = await this.listAt<Result>('/result', filters, options);
+    return this.#decryptAll(items);
+  }
+
+  /** Reads one page of results with the total count (outputs decrypted as in {@link list}). */
+  async listPage(
+    filters?: ResultFilters,
+    options?: { page?: number; perPage?: number },
+  ): Promise<Page<DecryptedResult>> {
+    const page = await this.pageAt<Result>('/result', filters, options);
+    return { ...page, items: this.#decryptAll(page.items) };
+  }
+
+  /**
+   * Reads one result and decrypts its output.
+   * @throws NotFoundError when it does not exist; EncryptionError when the output cannot be decrypted.
+   */
+  async get(id: number): Promise<DecryptedResult> {
+    const item = await this.getJson<Result>(`/result/${id}`);
+    return decryptResult(this.ctx.cryptor(), item, true);
+  }
+
+  /** Reads the results of one task (`GET /task/{id}/result`), outputs decrypted as in {@link list}. */
+  async fromTask(taskId: number, options?: ListOptions): Promise<DecryptedResult[]> {
+    const items = await this.listAt<Result>(`/task/${taskId}/result`, {}, options);
+    return this.#decryptAll(items);
+  }
+
+  /** Reads results without decrypting them (e.g. to look at `log` or `status` without a key). */
+  listRaw(filters?: ResultFilters, options?: ListOptions): Promise<Result[]> {
+    return this.listAt<Result>('/result', filters, options);
+  }
+
+  #decryptAll(items: Result[]): DecryptedResult[] {
+    const cryptor = this.ctx.cryptor();
+    return items.map((item) => decryptResult(cryptor, item, false));
+  }
+}

@@ -1,0 +1,139 @@
+import { EncryptionError, encodeBase64 } from '@federa/common';
+
+import { FederaClientError } from '../errors.js';
+import { serializePayload, type Payload } from '../payload.js';
+import type { Collaboration, DecryptedResult, Organization, Page, Task } from '../types.js';
+import { ResourceGroup, type ListOptions } from './base.js';
+import type { ResultResource } from './result.js';
+
+/** Filters of `GET /task`. */
+export interface TaskFilters {
+  /** The creating organization. */
+  initiatorId?: number;
+  /** The creating user. */
+  initUserId?: number;
+  collaborationId?: number;
+  parentId?: number;
+  runId?: number;
+  /** SQL LIKE (`%` wildcards), as are `image`, `description` and `database`. */
+  name?: string;
+  image?: string;
+  description?: string;
+  database?: string;
+  /** `pending`, `initializing`, `active`, `completed`, `failed`, … */
+  status?: string;
+  /** The task that owns this result. */
+  resultId?: number;
+}
+
+/** A new task. */
+export interface NewTask {
+  collaborationId: number;
+  /** The organizations whose nodes run it; each gets the input encrypted for it. */
+  organizations: number[];
+  /** @default "" */
+  name?: string;
+  /** The algorithm's container image. */
+  image: string;
+  /** @default "" */
+  description?: string;
+  /**
+   * The input: raw bytes, sent as they are, or any JSON value, sent as `json.` + JSON (e.g.
+   * `{method: 'average', args: [], kwargs: {column: 'age'}, output_format: 'json'}`).
+   */
+  input: Payload;
+  /**
+   * Label of the node database to use.
+   * @default "default"
+   */
+  database?: string;
+}
+
+/** `client.task`: tasks. Creating one encrypts its input for every receiving organization. */
+export class TaskResource extends ResourceGroup {
+  readonly #results: ResultResource;
+
+  /** @internal built by UserClient */
+  constructor(ctx: ConstructorParameters<typeof ResourceGroup>[0], results: ResultResource) {
+    super(ctx);
+    this.#results = results;
+  }
+
+  /** Lists tasks the caller may see (newest first), reading every page unless `options.page` is given. */
+  list(filters?: TaskFilters, options?: ListOptions): Promise<Task[]> {
+    return this.listAt('/task', filters, options);
+  }
+
+  /** Reads one page of tasks with the total count. */
+  listPage(filters?: TaskFilters, options?: { page?: number; perPage?: number }): Promise<Page<Task>> {
+    return this.pageAt('/task', filters, options);
+  }
+
+  /** Reads one task. @throws NotFoundError when it does not exist. */
+  get(id: number): Promise<Task> {
+    return this.getJson(`/task/${id}`);
+  }
+
+  /**
+   * Creates a task. The input is serialized (bytes as they are, other values as `json.` + JSON); in an
+   * encrypted collaboration it is encrypted for each organization with its public key, otherwise
+   * base64-encoded.
+   * @throws EncryptionError when an organization has no usable public key; FederaClientError when the
+   *   collaboration is encrypted and no private key was given to `setupEncryption`.
+   */
+  async create(task: NewTask): Promise<Task> {
+    if (task.organizations.length === 0) throw new RangeError('a task needs at least one organization');
+    const collaboration = await this.getJson<Collaboration>(`/collaboration/${task.collaborationId}`);
+    const cryptor = collaboration.encrypted ? this.ctx.cryptor() : null;
+    if (collaboration.encrypted && cryptor === null) {
+      throw new FederaClientError(
+        `Collaboration ${collaboration.id} ("${collaboration.name}") is encrypted: call ` +
+          "setupEncryption(privateKeyPath) with your organization's private key before creating tasks in it.",
+      );
+    }
+    const bytes = serializePayload(task.input);
+    const organizations: { id: number; input: string }[] = [];
+    for (const id of task.organizations) {
+      if (cryptor === null) {
+        organizations.push({ id, input: encodeBase64(bytes) });
+        continue;
+      }
+      const organization = await this.getJson<Organization>(`/organization/${id}`);
+      try {
+        organizations.push({ id, input: cryptor.encryptBytesToString(bytes, organization.public_key) });
+      } catch (error) {
+        if (!(error instanceof EncryptionError)) throw error;
+        throw new EncryptionError(
+          error.reason,
+          `Cannot encrypt the input for organization ${id} ("${organization.name ?? ''}"): ${error.message}. ` +
+            'Its node uploads the public key when it starts; start the node or upload the key, then retry.',
+          { cause: error },
+        );
+      }
+    }
+    this.ctx.log(`Creating task "${task.name ?? ''}" for organizations ${task.organizations.join(', ')}.`);
+    return this.send('POST', '/task', {
+      collaboration_id: task.collaborationId,
+      organizations,
+      name: task.name ?? '',
+      description: task.description ?? '',
+      image: task.image,
+      database: task.database ?? 'default',
+    });
+  }
+
+  /** Deletes a task and its results (an unfinished task is killed first). */
+  async delete(id: number): Promise<void> {
+    await this.send('DELETE', `/task/${id}`);
+  }
+
+  /** Asks the nodes to stop the task's running algorithms (`POST /kill/task`). */
+  async kill(id: number): Promise<void> {
+    await this.send('POST', '/kill/task', { id });
+  }
+
+  /** Reads the task's results with their outputs decrypted (same as `client.result.fromTask`). */
+  results(id: number): Promise<DecryptedResult[]> {
+    return this.#results.fromTask(id);
+  }
+}
