@@ -1,2 +1,3 @@
 export * from './config/config-file.js';
 export * from './encryption/index.js';
+export * from './socket-events.js';

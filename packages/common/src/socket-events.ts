@@ -1,0 +1,126 @@
+/**
+ * The socket protocol between the server and its nodes and clients (vantage6 3.x compatible), declared once and
+ * used by both sides: `Server<ClientToServerEvents, ServerToClientEvents>` on the server,
+ * `Socket<ServerToClientEvents, ClientToServerEvents>` in a node or client. `docs/socket-protocol.md` describes it.
+ */
+
+/** The socket.io path, at the host root (never under `api_path`). */
+export const SOCKET_PATH = '/socket.io';
+
+/** The only namespace nodes and clients use. */
+export const SOCKET_NAMESPACE = '/tasks';
+
+/** Room names (node-protocol.md §5.3, 3.6+ column). */
+export const SocketRooms = {
+  /** Every connected node. */
+  allNodes: 'all_nodes',
+  /** Nodes of a collaboration, and users that may watch all its events. */
+  collaboration: (collaborationId: number): string => `collaboration_${collaborationId}`,
+  /** The node of one organization in a collaboration, and users that may watch only their organization's events. */
+  collaborationOrganization: (collaborationId: number, organizationId: number): string =>
+    `collaboration_${collaborationId}_organization_${organizationId}`,
+} as const;
+
+/** `node-online` / `node-offline`. */
+export interface NodePresencePayload {
+  id: number;
+  name: string | null;
+  org_id: number;
+}
+
+/** `algorithm_status_change` as a node reports it. */
+export interface AlgorithmStatusReport {
+  node_id?: number;
+  status: string;
+  result_id: number;
+  task_id?: number;
+  collaboration_id?: number;
+  organization_id?: number;
+  parent_id?: number | null;
+}
+
+/** `algorithm_status_change` as the server relays it to `collaboration_<c>` (with `run_id`). */
+export interface AlgorithmStatusChangePayload {
+  status: string;
+  result_id: number;
+  task_id: number;
+  run_id: number;
+  collaboration_id: number;
+  node_id: number;
+  organization_id: number;
+  parent_id: number | null;
+}
+
+/** `task_created`, emitted when `POST /task` creates a task, before its results exist. */
+export interface TaskCreatedPayload {
+  task_id: number;
+  run_id: number;
+  collaboration_id: number;
+  init_org_id: number;
+}
+
+/** `status_update`, emitted when a node changes a result. */
+export interface StatusUpdatePayload {
+  result_id: number;
+}
+
+/** One run to kill in `kill_containers`. */
+export interface KillListEntry {
+  task_id: number;
+  result_id: number;
+  organization_id: number;
+}
+
+/** `kill_containers`: kill the listed runs, or (with `node_id`) everything running on that node. */
+export type KillContainersPayload =
+  { kill_list: KillListEntry[]; collaboration_id: number } | { node_id: number; collaboration_id: number };
+
+/** `node_info_update` (node-protocol.md §9): what a node shares of its configuration after each (re)connect. */
+export interface NodeInfoPayload {
+  encryption?: boolean;
+  allowed_algorithms?: string[] | 'all';
+  allowed_users?: number[];
+  allowed_orgs?: (number | string)[];
+  [key: string]: unknown;
+}
+
+/** Events the server emits on namespace `/tasks`. */
+export interface ServerToClientEvents {
+  /** A task was created in the collaboration: fetch the open results of this task id. */
+  new_task: (taskId: number) => void;
+  task_created: (payload: TaskCreatedPayload) => void;
+  status_update: (payload: StatusUpdatePayload) => void;
+  algorithm_status_change: (payload: AlgorithmStatusChangePayload) => void;
+  kill_containers: (payload: KillContainersPayload) => void;
+  'node-online': (payload: NodePresencePayload) => void;
+  'node-offline': (payload: NodePresencePayload) => void;
+  /** Human-readable notes: "<name> joined room <room>". */
+  message: (text: string) => void;
+  /**
+   * The token of the handshake was missing, invalid or expired: refresh it and reconnect. Emitted twice, once with
+   * `""` (3.3–3.5 nodes) and once without argument (3.6+ nodes).
+   */
+  expired_token: (legacy?: string) => void;
+  /** 3.3–3.5 relay of a failed container: the run id. */
+  container_failed: (runId: number) => void;
+}
+
+/** Events nodes and clients send on namespace `/tasks`. */
+export interface ClientToServerEvents {
+  message: (text: string) => void;
+  error: (text: string) => void;
+  algorithm_status_change: (report: AlgorithmStatusReport) => void;
+  node_info_update: (info: NodeInfoPayload) => void;
+  /** Keep-alive of 3.8.2+ nodes: marks the node online and refreshes `last_seen`. */
+  ping: () => void;
+  /** 3.3–3.5 nodes: a container exited with a non-zero code. */
+  container_failed: (report: {
+    node_id?: number;
+    status_code?: number;
+    result_id: number;
+    collaboration_id?: number;
+  }) => void;
+}
+
+export type ServerToClientEvent = keyof ServerToClientEvents;
+export type ClientToServerEvent = keyof ClientToServerEvents;

@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { ConfigError, ENVIRONMENTS } from '@federa/common';
+import { startServer, type ServerHandle, type StartServerOptions } from '../server.js';
+import { SERVER_VERSION } from '../version.js';
+import { EXIT_CODES, exitWith, type ExitReason } from './exit-codes.js';
+
+/** Where the CLI writes and how it starts the server (tests replace them). */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+  start(options: StartServerOptions): Promise<ServerHandle>;
+}
+
+const defaultIo: CliIo = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+  start: startServer,
+};
+
+const parsePort = (value: string): number => {
+  if (!/^\d+$/.test(value) || Number(value) > 65535)
+    throw new InvalidArgumentError('expected a port number 0-65535');
+  return Number(value);
+};
+
+/** A start failure's exit reason: configuration, an unavailable service (errors with a system or driver code), or a bug. */
+export function startFailureReason(error: unknown): ExitReason {
+  if (error instanceof ConfigError) return 'config';
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code !== '' ? 'unavailable' : 'failure';
+}
+
+/** Runs `vserver-local` with `argv` (without the node and script paths) and returns the exit reason. */
+export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<ExitReason> {
+  let outcome: ExitReason = 'ok';
+  const program = new Command('vserver-local')
+    .description('Run a Federa server (wire-compatible with the vantage6 3.x server) in this process.')
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .showHelpAfterError('(run vserver-local --help for the commands and options)');
+
+  program
+    .command('start')
+    .description('start the server: the API, /apidocs and socket.io on one port')
+    .requiredOption('-c, --config <file>', 'the server configuration file (YAML)')
+    .addOption(
+      new Option('-e, --environment <environment>', 'the environment of the file to run')
+        .choices([...ENVIRONMENTS])
+        .default('prod'),
+    )
+    .option('--ip <address>', 'listen address (overrides ip of the configuration)')
+    .option('-p, --port <port>', 'listen port (overrides port of the configuration)', parsePort)
+    .action(async (opts: { config: string; environment: string; ip?: string; port?: number }) => {
+      let handle: ServerHandle;
+      try {
+        handle = await io.start({
+          configFile: opts.config,
+          environment: opts.environment,
+          ...(opts.ip !== undefined ? { ip: opts.ip } : {}),
+          ...(opts.port !== undefined ? { port: opts.port } : {}),
+          handleSignals: true,
+        });
+      } catch (error) {
+        outcome = startFailureReason(error);
+        const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+        io.err(
+          outcome === 'config'
+            ? `error: invalid configuration: ${message}\n`
+            : `error: the server could not start: ${message}\n`,
+        );
+        return;
+      }
+      await handle.closed;
+    });
+
+  program
+    .command('version')
+    .description('print the server version')
+    .action(() => io.out(`${SERVER_VERSION}\n`));
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) return 'ok';
+      return 'usage';
+    }
+    throw error;
+  }
+  return outcome;
+}
+
+/** True when this file is the program being run (also through the npm bin symlink). */
+const invokedDirectly = (): boolean => {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+};
+
+if (invokedDirectly()) {
+  runCli(process.argv.slice(2)).then(
+    (reason) => process.exit(EXIT_CODES[reason]),
+    (error: unknown) =>
+      exitWith(
+        'failure',
+        `error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      ),
+  );
+}

@@ -1,0 +1,222 @@
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import type { DestinationStream } from 'pino';
+import { ConfigError } from '@federa/common';
+import { buildApp, type App } from './app.js';
+import { loadServerConfig, type LoadedServerConfig } from './config/load.js';
+import type { AppContext } from './context.js';
+import { createContext } from './create-context.js';
+import { DatabaseUriError, parseDatabaseUri } from './db/connect.js';
+import { createServerLogger, defaultLogDir, type ServerLogger } from './logging.js';
+import { createMailer, type SmtpMailer } from './mail/smtp-mailer.js';
+import { SocketServer } from './socket/index.js';
+
+export interface StartServerOptions {
+  /** The YAML configuration file. */
+  configFile: string;
+  /**
+   * The environment of the file to run.
+   * @default 'prod'
+   */
+  environment?: string;
+  /** Listen address; overrides `ip` of the configuration. */
+  ip?: string;
+  /** Listen port (0: any free port); overrides `port` of the configuration. */
+  port?: number;
+  /**
+   * Environment variables (`FEDERA_*`, `VANTAGE6_DB_URI`, `XDG_*`, `HOME`).
+   * @default process.env
+   */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * Where console logs go.
+   * @default process.stdout
+   */
+  logStream?: DestinationStream;
+  /**
+   * Close the server gracefully on SIGINT and SIGTERM ({@link ServerHandle.closed} then resolves). The CLI sets it.
+   * @default false
+   */
+  handleSignals?: boolean;
+}
+
+export interface ServerHandle {
+  /** The server's root URL, e.g. `http://127.0.0.1:5000` (nodes' `server_url` + `port`; socket.io lives here). */
+  url: string;
+  /** The API's base URL, e.g. `http://127.0.0.1:5000/api`. */
+  apiUrl: string;
+  /** The port actually listened on. */
+  port: number;
+  ctx: AppContext;
+  app: App;
+  sockets: SocketServer;
+  /** Closes sockets (nodes see their connection close and reconnect later), the HTTP server and the database. */
+  close(): Promise<void>;
+  /** Resolves once the server has closed (through {@link close} or a signal). */
+  closed: Promise<void>;
+}
+
+/** The data directory: `directories.data` (relative to the configuration file), else `$XDG_DATA_HOME/federa/server/<name>`. */
+export function serverDataDir(loaded: LoadedServerConfig, env: NodeJS.ProcessEnv): string {
+  const configured = loaded.config.directories?.data;
+  if (configured) return isAbsolute(configured) ? configured : resolve(dirname(loaded.file), configured);
+  const base =
+    env.XDG_DATA_HOME && env.XDG_DATA_HOME !== ''
+      ? env.XDG_DATA_HOME
+      : join(env.HOME ?? homedir(), '.local', 'share');
+  return join(base, 'federa', 'server', loaded.name);
+}
+
+function serverLogDir(loaded: LoadedServerConfig, env: NodeJS.ProcessEnv): string {
+  const configured = loaded.config.directories?.log;
+  if (configured) return isAbsolute(configured) ? configured : resolve(dirname(loaded.file), configured);
+  return defaultLogDir(env);
+}
+
+/** A URL host for an address: the wildcard addresses are reached through the loopback address. */
+const urlHost = (ip: string): string => {
+  if (ip === '0.0.0.0' || ip === '') return '127.0.0.1';
+  if (ip === '::') return '[::1]';
+  return ip.includes(':') ? `[${ip}]` : ip;
+};
+
+/**
+ * Runs a Federa server: reads and validates the configuration (a {@link ConfigError} is thrown before anything
+ * starts), opens logs and the database, seeds it, serves the API, `/apidocs` and socket.io on one port.
+ */
+export async function startServer(options: StartServerOptions): Promise<ServerHandle> {
+  const env = options.env ?? process.env;
+  const loaded = loadServerConfig(options.configFile, options.environment ?? 'prod', env);
+  const { config, file } = loaded;
+  const dataDir = serverDataDir(loaded, env);
+  try {
+    parseDatabaseUri(config.uri, dataDir);
+  } catch (error) {
+    if (error instanceof DatabaseUriError) throw new ConfigError(file, error.message, 'uri');
+    throw error;
+  }
+  const mailer: SmtpMailer | null = createMailer(config, file);
+  mkdirSync(dataDir, { recursive: true });
+  const logger: ServerLogger = createServerLogger({
+    logging: config.logging,
+    logDir: serverLogDir(loaded, env),
+    defaultFile: `${loaded.name}-${loaded.environment}-server.log`,
+    forceFile: config.directories?.log !== undefined,
+    ...(options.logStream ? { console: options.logStream } : {}),
+  });
+  const log = logger.log;
+  log.info(
+    {
+      event: 'server.starting',
+      config_file: file,
+      environment: loaded.environment,
+      data_dir: dataDir,
+      log_file: logger.file,
+    },
+    'starting the Federa server',
+  );
+
+  const sockets = new SocketServer();
+  let created: Awaited<ReturnType<typeof createContext>>;
+  try {
+    created = await createContext({ config, dataDir, log, mailer, events: sockets.events });
+  } catch (error) {
+    log.error({ err: error, event: 'server.start_failed' }, 'the database could not be opened');
+    mailer?.close();
+    logger.flush();
+    throw error;
+  }
+  const { ctx, seeded } = created;
+  let app: App | null = null;
+  const releaseAll = async (): Promise<void> => {
+    await sockets.close().catch((error: unknown) => log.error({ err: error }, 'closing the sockets failed'));
+    if (app)
+      await app
+        .close()
+        .catch((error: unknown) => log.error({ err: error }, 'closing the HTTP server failed'));
+    await ctx.dbh.close().catch((error: unknown) => log.error({ err: error }, 'closing the database failed'));
+    mailer?.close();
+  };
+  try {
+    const generated = seeded.rootCreated?.generatedPassword;
+    if (seeded.rootCreated && generated) {
+      log.warn(
+        { event: 'root.password_generated', username: seeded.rootCreated.username },
+        `*** The root user '${seeded.rootCreated.username}' was created with the generated password: ${generated} -- store it now and change it after logging in; it is shown only this once. ***`,
+      );
+    }
+    if (!config.smtp)
+      log.warn(
+        { event: 'mail.not_configured' },
+        'password recovery by e-mail is not configured (no smtp block in the configuration)',
+      );
+    else
+      log.info(
+        { event: 'mail.configured', mail: mailer?.describe() },
+        'password recovery mails go through the configured SMTP server',
+      );
+    if (config.message_broker) {
+      log.warn(
+        { event: 'broker.unused' },
+        'message_broker is set but this version runs one instance only: socket events reach only the sockets of this instance',
+      );
+    }
+
+    app = await buildApp(ctx, { logger: log });
+    const presence = sockets.bind(ctx);
+    // One instance: nobody is connected yet, so statuses left "online" by an earlier run are stale.
+    if (!config.message_broker) await presence.resetAll();
+    sockets.attach(app.server);
+    const ip = options.ip ?? config.ip;
+    await app.listen({ host: ip, port: options.port ?? config.port });
+    const address = app.server.address();
+    const port =
+      typeof address === 'object' && address !== null ? address.port : (options.port ?? config.port);
+    const url = `http://${urlHost(ip)}:${port}`;
+    const apiUrl = `${url}${config.api_path}`;
+    log.info(
+      {
+        event: 'server.listening',
+        ip,
+        port,
+        api_url: apiUrl,
+        apidocs_url: `${url}/apidocs`,
+        socket_url: `${url}/socket.io/`,
+      },
+      `Federa server listening: API at ${apiUrl}, documentation at ${url}/apidocs`,
+    );
+
+    let closing: Promise<void> | null = null;
+    let resolveClosed: () => void = () => undefined;
+    const closed = new Promise<void>((r) => (resolveClosed = r));
+    const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+    const close = (): Promise<void> => {
+      closing ??= (async () => {
+        log.info({ event: 'server.stopping' }, 'stopping the Federa server');
+        for (const s of signals) process.removeListener(s, onSignal);
+        await releaseAll();
+        log.info({ event: 'server.stopped' }, 'the Federa server has stopped');
+        logger.flush();
+        resolveClosed();
+      })();
+      return closing;
+    };
+    function onSignal(signal: NodeJS.Signals): void {
+      if (closing) {
+        log.warn({ event: 'server.forced_exit', signal }, 'second signal: exiting at once');
+        logger.flush();
+        process.exit(1);
+      }
+      log.info({ event: 'server.signal', signal }, `received ${signal}`);
+      void close();
+    }
+    if (options.handleSignals) for (const s of signals) process.on(s, onSignal);
+    return { url, apiUrl, port, ctx, app, sockets, close, closed };
+  } catch (error) {
+    log.error({ err: error, event: 'server.start_failed' }, 'the server could not start');
+    await releaseAll();
+    logger.flush();
+    throw error;
+  }
+}

@@ -1,0 +1,91 @@
+import type { AppContext } from '../context.js';
+import { nowStored } from '../http/datetime.js';
+import { presenceRoom } from './rooms.js';
+import type { SocketIdentity, TasksNamespace } from './types.js';
+
+/**
+ * Keeps the `status` of users and nodes in step with their live sockets.
+ *
+ * A node that restarts quickly opens its new socket before (or while) the server handles the disconnect of the
+ * old one. So a disconnect marks the identity offline only when no other socket of it is left: every socket of an
+ * identity is in its {@link presenceRoom}, and `fetchSockets()` on that room counts them (on every instance once a
+ * socket.io adapter is installed). The work for one identity runs one task at a time on this instance, so a
+ * connect's "online" can never be overtaken by an older disconnect's "offline"; across instances, a disconnect
+ * checks again after writing "offline" and restores "online" when a socket appeared meanwhile.
+ */
+export class Presence {
+  readonly #queues = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly nsp: TasksNamespace,
+  ) {}
+
+  /** Runs `task` after the earlier tasks of the same identity; errors are logged, never thrown. */
+  run(identity: Pick<SocketIdentity, 'kind' | 'id'>, task: () => Promise<void>): Promise<void> {
+    const key = `${identity.kind}:${identity.id}`;
+    const previous = this.#queues.get(key) ?? Promise.resolve();
+    const next = previous
+      .then(task)
+      .catch((error: unknown) =>
+        this.ctx.log.error(
+          { err: error, event: 'socket.presence_failed', [`${identity.kind}_id`]: identity.id },
+          'socket bookkeeping failed',
+        ),
+      );
+    this.#queues.set(key, next);
+    void next.then(() => {
+      if (this.#queues.get(key) === next) this.#queues.delete(key);
+    });
+    return next;
+  }
+
+  /** Resolves when every queued task has finished (used before the database closes). */
+  async idle(): Promise<void> {
+    while (this.#queues.size > 0) await Promise.all([...this.#queues.values()]);
+  }
+
+  /** Marks the identity online and refreshes `last_seen`. */
+  async markOnline(identity: SocketIdentity): Promise<void> {
+    await this.ctx.dbh.db
+      .updateTable(identity.kind)
+      .set({ status: 'online', last_seen: nowStored() })
+      .where('id', '=', identity.id)
+      .execute();
+  }
+
+  /** Number of live sockets of the identity other than `exceptSocketId`. */
+  async otherSockets(identity: SocketIdentity, exceptSocketId: string): Promise<number> {
+    const sockets = await this.nsp.in(presenceRoom(identity)).fetchSockets();
+    return sockets.filter((s) => s.id !== exceptSocketId).length;
+  }
+
+  /**
+   * After a socket of the identity closed: marks it offline (nodes: and deletes its shared configuration) unless
+   * another socket of it is live. Returns true when it was marked offline.
+   */
+  async settleAfterDisconnect(identity: SocketIdentity, socketId: string): Promise<boolean> {
+    if ((await this.otherSockets(identity, socketId)) > 0) return false;
+    const db = this.ctx.dbh.db;
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable(identity.kind).set({ status: 'offline' }).where('id', '=', identity.id).execute();
+      if (identity.kind === 'node')
+        await trx.deleteFrom('node_config').where('node_id', '=', identity.id).execute();
+    });
+    // A socket of the same identity may have connected to another instance while we wrote.
+    if ((await this.otherSockets(identity, socketId)) > 0) {
+      await this.markOnline(identity);
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * At the start of a single-instance server nobody is connected yet: statuses left `online` by a crash are stale.
+   */
+  async resetAll(): Promise<void> {
+    const db = this.ctx.dbh.db;
+    await db.updateTable('node').set({ status: 'offline' }).where('status', '=', 'online').execute();
+    await db.updateTable('user').set({ status: 'offline' }).where('status', '=', 'online').execute();
+  }
+}

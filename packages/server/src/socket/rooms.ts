@@ -1,0 +1,48 @@
+import { SocketRooms } from '@federa/common';
+import type { AppContext } from '../context.js';
+import { userRules } from '../auth/caller.js';
+import type { SocketIdentity } from './types.js';
+
+/**
+ * A room only the server joins sockets to, one per user or node, used to count that identity's live sockets
+ * (across instances once an adapter is installed). No protocol event is ever sent to it.
+ */
+export const presenceRoom = (identity: Pick<SocketIdentity, 'kind' | 'id'>): string =>
+  `federa:${identity.kind}:${identity.id}`;
+
+/**
+ * The protocol rooms of an identity (node-protocol.md §5.3, 3.6+):
+ * - a node: `all_nodes`, `collaboration_<c>` and `collaboration_<c>_organization_<o>`;
+ * - a user with event VIEW GLOBAL: `collaboration_<c>` of every collaboration;
+ * - with event VIEW COLLABORATION: `collaboration_<c>` of the collaborations of the own organization;
+ * - with only event VIEW ORGANIZATION: `collaboration_<c>_organization_<own org>` of those collaborations.
+ */
+export async function roomsOf(ctx: AppContext, identity: SocketIdentity): Promise<string[]> {
+  if (identity.kind === 'node') {
+    const rooms: string[] = [SocketRooms.allNodes];
+    if (identity.collaborationId !== null) {
+      rooms.push(SocketRooms.collaboration(identity.collaborationId));
+      rooms.push(SocketRooms.collaborationOrganization(identity.collaborationId, identity.organizationId));
+    }
+    return rooms;
+  }
+  const db = ctx.dbh.db;
+  const rules = await userRules(db, identity.id);
+  const own = async (): Promise<number[]> =>
+    (
+      await db
+        .selectFrom('member')
+        .select('collaboration_id')
+        .where('organization_id', '=', identity.organizationId)
+        .orderBy('collaboration_id')
+        .execute()
+    ).map((r) => r.collaboration_id);
+  if (rules.has('event.v_glo')) {
+    const all = await db.selectFrom('collaboration').select('id').orderBy('id').execute();
+    return all.map((c) => SocketRooms.collaboration(c.id));
+  }
+  if (rules.has('event.v_col')) return (await own()).map((c) => SocketRooms.collaboration(c));
+  if (rules.has('event.v_org'))
+    return (await own()).map((c) => SocketRooms.collaborationOrganization(c, identity.organizationId));
+  return [];
+}

@@ -1,0 +1,73 @@
+import type { Server as HttpServer } from 'node:http';
+import { Server } from 'socket.io';
+import { SOCKET_NAMESPACE, SOCKET_PATH, type ServerToClientEvents } from '@federa/common';
+import type { AppContext, EventBus } from '../context.js';
+import { Presence } from './presence.js';
+import { installTasksNamespace } from './tasks-namespace.js';
+import type { TasksNamespace, TasksServer } from './types.js';
+
+export interface SocketServerOptions {
+  /**
+   * Engine.IO ping timeout (node-protocol.md §5.1).
+   * @default 60000
+   */
+  pingTimeoutMs?: number;
+}
+
+/**
+ * The socket.io server of namespace `/tasks`. Made in three steps because the parts depend on each other:
+ * `new SocketServer()` gives {@link events} for `createContext`; {@link bind} installs the protocol once the
+ * context exists; {@link attach} hooks it to the HTTP server of the app.
+ */
+export class SocketServer {
+  readonly io: TasksServer;
+  readonly nsp: TasksNamespace;
+  /** Emits to rooms of `/tasks` (through the adapter, so to every instance when one is installed). */
+  readonly events: EventBus;
+  #presence: Presence | null = null;
+
+  constructor(options: SocketServerOptions = {}) {
+    this.io = new Server({
+      path: SOCKET_PATH,
+      pingTimeout: options.pingTimeoutMs ?? 60_000,
+      cors: { origin: '*' },
+      serveClient: false,
+    });
+    this.nsp = this.io.of(SOCKET_NAMESPACE);
+    const nsp = this.nsp;
+    this.events = {
+      emit(room: string, event: string, ...args: unknown[]): void {
+        // The event map is the contract; callers of the untyped bus use names and payloads of ServerToClientEvents.
+        (nsp.to(room).emit as (ev: keyof ServerToClientEvents, ...a: unknown[]) => boolean)(
+          event as keyof ServerToClientEvents,
+          ...args,
+        );
+      },
+    };
+  }
+
+  /** Installs authentication, rooms, online status and event handling with the server's context. */
+  bind(ctx: AppContext): Presence {
+    if (this.#presence) throw new Error('the socket server is already bound to a context');
+    this.#presence = new Presence(ctx, this.nsp);
+    installTasksNamespace(ctx, this.nsp, this.#presence);
+    return this.#presence;
+  }
+
+  /** Serves socket.io on `/socket.io/` of the HTTP server (the app keeps every other path). */
+  attach(httpServer: HttpServer): void {
+    this.io.attach(httpServer);
+  }
+
+  /**
+   * Closes every socket of this instance (clients see the transport close and reconnect, as after any server
+   * restart), waits for the resulting status updates, and detaches from the HTTP server without closing it.
+   */
+  async close(): Promise<void> {
+    // Closing the transports (not a socket.io "disconnect" packet, after which clients would not reconnect).
+    this.io.engine?.close();
+    await this.#presence?.idle();
+    // Let the adapter (Redis, later) release its resources; the HTTP server is closed by the app.
+    await this.nsp.adapter.close();
+  }
+}

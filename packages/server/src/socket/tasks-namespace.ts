@@ -1,0 +1,227 @@
+import { SocketRooms, type AlgorithmStatusChangePayload, type NodePresencePayload } from '@federa/common';
+import type { AppContext } from '../context.js';
+import { identify } from './identify.js';
+import { presenceRoom, roomsOf } from './rooms.js';
+import { nodeInfoRows, replaceNodeConfig } from './node-info.js';
+import type { Presence } from './presence.js';
+import type { SocketIdentity, TasksNamespace, TasksSocket } from './types.js';
+
+/** Longest client text (`message`, `error`) copied into the log. */
+const MAX_LOGGED_TEXT = 500;
+
+const toId = (value: unknown): number | null => {
+  const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : null;
+};
+
+const describe = (identity: SocketIdentity | null): Record<string, unknown> =>
+  identity ? { [`${identity.kind}_id`]: identity.id } : { identity: null };
+
+/** Rooms that get "… joined/left room …" messages (3.7+: not `all_nodes`). */
+const announced = (rooms: Iterable<string>, socketId: string): string[] =>
+  [...rooms].filter((r) => r !== socketId && r !== SocketRooms.allNodes && !r.startsWith('federa:'));
+
+/**
+ * Installs the protocol of namespace `/tasks` (node-protocol.md §5, docs/socket-protocol.md): the handshake
+ * middleware, the rooms, the online status and the client events.
+ */
+export function installTasksNamespace(ctx: AppContext, nsp: TasksNamespace, presence: Presence): void {
+  // Authentication: never refuses; a socket without identity is told `expired_token` once connected.
+  nsp.use((socket, next) => {
+    void identify(ctx, socket).then((outcome) => {
+      socket.data.identity = outcome.identity;
+      if (outcome.identity === null) socket.data.authProblem = outcome.problem;
+      next();
+    });
+  });
+
+  nsp.on('connection', (socket: TasksSocket) => {
+    const identity = socket.data.identity;
+    socket.on('message', (text) =>
+      ctx.log.info(
+        { event: 'socket.message', ...describe(identity), text: String(text).slice(0, MAX_LOGGED_TEXT) },
+        'socket message',
+      ),
+    );
+    socket.on('error', (text: unknown) =>
+      ctx.log.warn(
+        {
+          event: 'socket.client_error',
+          ...describe(identity),
+          text: (text instanceof Error ? text.message : String(text)).slice(0, MAX_LOGGED_TEXT),
+        },
+        'socket error',
+      ),
+    );
+    if (identity === null) {
+      ctx.log.info(
+        { event: 'socket.unauthenticated', reason: socket.data.authProblem, socket_id: socket.id },
+        'socket without a valid token: sent expired_token',
+      );
+      void socket.join(socket.id);
+      // Both generations of nodes: 3.3–3.5 handlers take one argument, 3.6+ handlers none.
+      socket.emit('expired_token', '');
+      socket.emit('expired_token');
+      return;
+    }
+    onIdentified(ctx, nsp, presence, socket, identity);
+  });
+}
+
+function onIdentified(
+  ctx: AppContext,
+  nsp: TasksNamespace,
+  presence: Presence,
+  socket: TasksSocket,
+  identity: SocketIdentity,
+): void {
+  // Joined at once, before anything awaits, so that a disconnect of an older socket of this identity sees it.
+  void socket.join(presenceRoom(identity));
+  const nodePayload: NodePresencePayload | null =
+    identity.kind === 'node'
+      ? { id: identity.id, name: identity.name, org_id: identity.organizationId }
+      : null;
+  let rooms: string[] = [];
+
+  // Handlers are registered before anything awaits: a node emits `node_info_update` right after connecting.
+  if (identity.kind === 'node') {
+    socket.on('algorithm_status_change', (report) => void relayStatusChange(ctx, nsp, identity, report));
+    socket.on('container_failed', (report) => void relayContainerFailed(ctx, nsp, identity, report));
+    socket.on('node_info_update', (info) => {
+      const rows = nodeInfoRows(info);
+      if (rows === null) {
+        ctx.log.warn(
+          { event: 'socket.node_info_invalid', node_id: identity.id },
+          'node_info_update without an object payload ignored',
+        );
+        return;
+      }
+      void presence.run(identity, () => replaceNodeConfig(ctx.dbh.db, identity.id, rows));
+    });
+  }
+  socket.on('ping', () => void presence.run(identity, () => presence.markOnline(identity)));
+
+  socket.on('disconnecting', () => {
+    const name = identity.name ?? `${identity.kind} ${identity.id}`;
+    for (const room of announced(socket.rooms, socket.id))
+      nsp.to(room).emit('message', `${name} left room ${room}`);
+  });
+  socket.on('disconnect', (reason) => {
+    ctx.log.info(
+      { event: 'socket.disconnected', ...describe(identity), reason },
+      `${identity.kind} ${identity.id} disconnected`,
+    );
+    void presence.run(identity, async () => {
+      const offline = await presence.settleAfterDisconnect(identity, socket.id);
+      if (offline && nodePayload && rooms.length > 0) nsp.to(rooms).emit('node-offline', nodePayload);
+    });
+  });
+
+  void presence.run(identity, async () => {
+    rooms = await roomsOf(ctx, identity);
+    if (!socket.connected) return;
+    await socket.join(rooms);
+    await presence.markOnline(identity);
+    const name = identity.name ?? `${identity.kind} ${identity.id}`;
+    for (const room of announced(rooms, socket.id))
+      nsp.to(room).emit('message', `${name} joined room ${room}`);
+    if (nodePayload && rooms.length > 0) nsp.to(rooms).emit('node-online', nodePayload);
+    ctx.log.info(
+      { event: 'socket.connected', ...describe(identity), rooms },
+      `${identity.kind} ${identity.id} connected`,
+    );
+  });
+}
+
+/** `algorithm_status_change` from a node: completed from the database and relayed to its collaboration. */
+async function relayStatusChange(
+  ctx: AppContext,
+  nsp: TasksNamespace,
+  node: Extract<SocketIdentity, { kind: 'node' }>,
+  report: unknown,
+): Promise<void> {
+  try {
+    const r = (typeof report === 'object' && report !== null ? report : {}) as Record<string, unknown>;
+    const resultId = toId(r.result_id);
+    if (resultId === null || typeof r.status !== 'string') {
+      ctx.log.warn(
+        { event: 'socket.status_change_invalid', node_id: node.id },
+        'algorithm_status_change without result_id or status ignored',
+      );
+      return;
+    }
+    const row = await ctx.dbh.db
+      .selectFrom('result')
+      .innerJoin('task', 'task.id', 'result.task_id')
+      .select([
+        'result.id',
+        'result.organization_id',
+        'task.id as task_id',
+        'task.run_id',
+        'task.parent_id',
+        'task.collaboration_id',
+      ])
+      .where('result.id', '=', resultId)
+      .executeTakeFirst();
+    if (
+      !row ||
+      row.collaboration_id === null ||
+      row.collaboration_id !== node.collaborationId ||
+      row.organization_id !== node.organizationId
+    ) {
+      ctx.log.warn(
+        { event: 'socket.status_change_refused', node_id: node.id, result_id: resultId },
+        'algorithm_status_change for a result of another node ignored',
+      );
+      return;
+    }
+    const payload: AlgorithmStatusChangePayload = {
+      status: r.status.slice(0, 100),
+      result_id: row.id,
+      task_id: row.task_id,
+      run_id: row.run_id,
+      collaboration_id: row.collaboration_id,
+      node_id: node.id,
+      organization_id: row.organization_id,
+      parent_id: row.parent_id,
+    };
+    nsp.to(SocketRooms.collaboration(row.collaboration_id)).emit('algorithm_status_change', payload);
+  } catch (error) {
+    ctx.log.error(
+      { err: error, event: 'socket.status_change_failed', node_id: node.id },
+      'could not relay algorithm_status_change',
+    );
+  }
+}
+
+/** `container_failed` of 3.3–3.5 nodes: relayed as the run id to the collaboration. */
+async function relayContainerFailed(
+  ctx: AppContext,
+  nsp: TasksNamespace,
+  node: Extract<SocketIdentity, { kind: 'node' }>,
+  report: unknown,
+): Promise<void> {
+  try {
+    const resultId = toId((report as Record<string, unknown> | null)?.result_id);
+    if (resultId === null) return;
+    const row = await ctx.dbh.db
+      .selectFrom('result')
+      .innerJoin('task', 'task.id', 'result.task_id')
+      .select(['task.run_id', 'task.collaboration_id', 'result.organization_id'])
+      .where('result.id', '=', resultId)
+      .executeTakeFirst();
+    if (
+      !row ||
+      row.collaboration_id === null ||
+      row.collaboration_id !== node.collaborationId ||
+      row.organization_id !== node.organizationId
+    )
+      return;
+    nsp.to(SocketRooms.collaboration(row.collaboration_id)).emit('container_failed', row.run_id);
+  } catch (error) {
+    ctx.log.error(
+      { err: error, event: 'socket.container_failed_relay_failed', node_id: node.id },
+      'could not relay container_failed',
+    );
+  }
+}

@@ -1,0 +1,27 @@
+import type { Namespace, Server, Socket } from 'socket.io';
+import type { ClientToServerEvents, ServerToClientEvents } from '@federa/common';
+
+/** Who a socket belongs to, resolved once from the handshake token. */
+export type SocketIdentity =
+  | { kind: 'node'; id: number; name: string | null; organizationId: number; collaborationId: number | null }
+  | { kind: 'user'; id: number; name: string; organizationId: number };
+
+/** Per-socket state kept by the server (`socket.data`); readable from other instances through `fetchSockets()`. */
+export interface SocketData {
+  /** null when the handshake token was missing, invalid or expired. */
+  identity: SocketIdentity | null;
+  /** Why the identity is missing (for the log). */
+  authProblem?: string;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface InterServerEvents {}
+
+export type TasksServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+export type TasksNamespace = Namespace<
+  ClientToServerEvents,
+  ServerToClientEvents,
+  InterServerEvents,
+  SocketData
+>;
+export type TasksSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
