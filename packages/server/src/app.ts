@@ -1,4 +1,5 @@
 import Fastify, {
+  LogController,
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
@@ -63,7 +64,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false },
     },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
-    disableRequestLogging: true,
+    // Fastify's own per-request lines are off; the onResponse hook below logs each request at debug level.
+    logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.decorate('ctx', ctx);
   app.decorateRequest('caller', null);
@@ -114,6 +116,13 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     const policy = request.routeOptions.config.policy;
     if (!policy) return;
     request.caller = await authenticate(ctx, request, policy);
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.debug(
+      { event: 'http.request', method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
   });
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
