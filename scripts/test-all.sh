@@ -28,7 +28,9 @@ npx eslint . || fail_step "eslint"
 npx prettier --check . >/dev/null || { npx prettier --list-different . | head -20; fail_step "prettier"; }
 
 step "docker images (built once per run)"
-bash scripts/build-images.sh || fail_step "image build"
+bash scripts/build-images.sh || fail_step "base image build"
+bash scripts/build-algorithms.sh || fail_step "algorithm image build"
+bash scripts/build-infra-images.sh || fail_step "server/node image build"
 
 step "tests: everything, SQLite"
 FEDERA_TEST_DB=sqlite npx vitest run --reporter=default --reporter=json --outputFile="$OUT/vitest-sqlite.json" || true

@@ -1,1 +1,17 @@
-export {};
+export { startNode, type RunningNode, type StartNodeOptions } from './node.js';
+export {
+  loadNodeConfig,
+  normaliseNodeConfig,
+  DEFAULT_ENVIRONMENT,
+  DEFAULT_PROXY_PORT,
+  type NodeConfig,
+  type DatabaseConfig,
+} from './config/node-config.js';
+export { NodeConfigSchema } from './config/schema.js';
+export { startProxy, type ProxyOptions, type RunningProxy } from './proxy/proxy-server.js';
+export { buildAlgorithmEnv, resolveDatabaseLabel } from './runs/environment.js';
+export * from './runs/naming.js';
+export { RunStatus, type RunStatusValue } from './runs/run-status.js';
+export { WrongApiKeyError, StartupError, ServerRequestError } from './errors.js';
+export { NODE_VERSION } from './version.js';
+export * from './runtime/index.js';

@@ -1,0 +1,4 @@
+import average
+from federa_algorithm_tools import run
+
+run(average)

@@ -1,0 +1,138 @@
+/**
+ * Benchmark: time from posting a trivial task to its decrypted result, beside a bare `docker run` of the same
+ * image with the same input, in the same run. Real server (in-process, SQLite), one real node (in-process,
+ * encrypted collaboration, 4096-bit key), Docker.
+ *
+ *   npx vite-node bench/task-roundtrip/run.ts [-- --runs 9] [--plain]
+ *
+ * Needs Docker and the base images (scripts/docker-engine.sh, scripts/build-images.sh).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { RsaCryptor, encodeBase64 } from '@federa/common';
+
+import {
+  buildImage,
+  createFederation,
+  removeNodeObjects,
+  startE2eServer,
+  startE2eNode,
+} from '../../packages/node/src/e2e/e2e-harness.js';
+
+const argv = process.argv.slice(2);
+const runs = Number(argv[argv.indexOf('--runs') + 1] ?? 9) || 9;
+const encrypted = !argv.includes('--plain');
+const IMAGE = 'federa-bench/trivial:local';
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+buildImage(
+  IMAGE,
+  'FROM federa/helper:local\nCMD ["/bin/sh", "-c", "cat $INPUT_FILE > /dev/null; printf \'json.{\\"answer\\": 42}\' > $OUTPUT_FILE"]\n',
+);
+
+// Bare docker run: same image, same files mounted, output read back.
+const bareDir = mkdtempSync(join(tmpdir(), 'federa-bench-bare-'));
+mkdirSync(join(bareDir, 'task-000000001'));
+const bare: number[] = [];
+for (let i = 0; i < runs; i++) {
+  writeFileSync(join(bareDir, 'task-000000001/input'), 'json.{}');
+  writeFileSync(join(bareDir, 'task-000000001/output'), '');
+  const t0 = performance.now();
+  const r = spawnSync('docker', [
+    'run',
+    '--rm',
+    '-v',
+    `${bareDir}:/mnt/data`,
+    '-e',
+    'INPUT_FILE=/mnt/data/task-000000001/input',
+    '-e',
+    'OUTPUT_FILE=/mnt/data/task-000000001/output',
+    IMAGE,
+  ]);
+  const out = readFileSync(join(bareDir, 'task-000000001/output'), 'utf8');
+  bare.push(performance.now() - t0);
+  if (r.status !== 0 || !out.includes('42')) throw new Error(`bare run failed: ${r.stderr.toString()}`);
+}
+rmSync(bareDir, { recursive: true, force: true });
+
+const server = await startE2eServer();
+const tag = `bench${Date.now().toString(36).slice(-5)}`;
+const fed = await createFederation(server, encrypted, tag, ['age\n1\n', 'age\n2\n']);
+const org = fed.orgs[0]!;
+const started = await startE2eNode(
+  server,
+  org,
+  `${tag}-0`,
+  encrypted,
+  '',
+  pino({ level: process.env.BENCH_LOG ?? 'error' }),
+);
+// The node made a 2048-bit key for speed of the test suite; the bench uses the node's key as the researcher's.
+const researcher = encrypted
+  ? new RsaCryptor(readFileSync(join(started.dataDir, 'private_key.pem'), 'utf8'))
+  : undefined;
+
+const federa: number[] = [];
+try {
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const publicKey = encrypted ? (await server.api('GET', `/organization/${org.id}`)).body.public_key : '';
+    const input = Buffer.from('json.{"method": "x"}');
+    const posted = await server.api<{ id: number }>('POST', '/task', {
+      name: 'bench',
+      image: IMAGE,
+      collaboration_id: fed.collaborationId,
+      organizations: [
+        {
+          id: org.id,
+          input: researcher ? researcher.encryptBytesToString(input, publicKey) : encodeBase64(input),
+        },
+      ],
+    });
+    if (posted.status !== 201) throw new Error(JSON.stringify(posted.body));
+    let result: { result: string | null; status: string } | undefined;
+    for (;;) {
+      const list = (
+        await server.api<{ result: string | null; status: string; finished_at: string | null }[]>(
+          'GET',
+          `/task/${posted.body.id}/result`,
+        )
+      ).body;
+      if (list[0]?.finished_at) {
+        result = list[0];
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const plain = researcher
+      ? researcher.decryptStringToBytes(result.result!)
+      : Buffer.from(result.result!, 'base64');
+    federa.push(performance.now() - t0);
+    if (!plain.toString().includes('42') || result.status !== 'completed')
+      throw new Error(`run failed: ${JSON.stringify(result)}`);
+  }
+} finally {
+  await started.node.stop();
+  await server.close();
+  removeNodeObjects(`${tag}-0`);
+  execFileSync('docker', ['rmi', '-f', IMAGE], { stdio: 'ignore' });
+}
+
+const mb = median(bare);
+const mf = median(federa);
+console.log(`task-roundtrip (${runs} runs each, ${encrypted ? 'encrypted' : 'unencrypted'} collaboration)`);
+console.log(
+  `  bare docker run      median ${mb.toFixed(0)} ms   (${bare.map((x) => x.toFixed(0)).join(' ')})`,
+);
+console.log(
+  `  federa post→result   median ${mf.toFixed(0)} ms   (${federa.map((x) => x.toFixed(0)).join(' ')})`,
+);
+console.log(`  ratio                ${(mf / mb).toFixed(2)}x   (target ≤ 1.20x)`);
+process.exit(0);

@@ -1,0 +1,62 @@
+"""Tests of federa_algorithm_tools (standard library only): payloads, data loading and the wrapper."""
+import json
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from federa_algorithm_tools import decode_payload, detect_format, encode_payload, load_data  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class PayloadTest(unittest.TestCase):
+    def test_formats(self):
+        self.assertEqual(detect_format(b'json.{"a": 1}')[0], "json")
+        self.assertEqual(detect_format(pickle.dumps({"a": 1}))[0], "legacy")
+        self.assertEqual(decode_payload(encode_payload({"a": 1}, "json")), {"a": 1})
+        self.assertEqual(decode_payload(encode_payload({"a": 1}, "pickle")), {"a": 1})
+        self.assertEqual(decode_payload(encode_payload({"a": 1})), {"a": 1})
+        self.assertTrue(encode_payload([1], "json").startswith(b"json."))
+
+
+class WrapperTest(unittest.TestCase):
+    def run_algorithm(self, payload: bytes):
+        d = tempfile.mkdtemp()
+        for name, content in (("input", payload), ("output", b""), ("data.csv", b"age,w\n10,1\n20,\n")):
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(content)
+        env = dict(os.environ, INPUT_FILE=f"{d}/input", OUTPUT_FILE=f"{d}/output", DATABASE_URI=f"{d}/data.csv",
+                   PYTHONPATH=os.pathsep.join([os.path.join(HERE, ".."), os.path.join(HERE, "../../../algorithms/average-python")]))
+        proc = subprocess.run([sys.executable, "-c", "import average\nfrom federa_algorithm_tools import run\nrun(average)"],
+                              env=env, capture_output=True)
+        with open(f"{d}/output", "rb") as f:
+            return proc.returncode, f.read(), proc.stderr.decode()
+
+    def test_partial_average_json_and_pickle(self):
+        code, out, _ = self.run_algorithm(b'json.{"method": "partial_average", "args": ["age"], "output_format": "json"}')
+        self.assertEqual(code, 0)
+        self.assertEqual(json.loads(out[5:]), {"sum": 30.0, "count": 2})
+        code, out, _ = self.run_algorithm(pickle.dumps({"method": "partial_average", "args": ["w"]}))
+        self.assertEqual(code, 0)
+        self.assertEqual(pickle.loads(out), {"sum": 1.0, "count": 1})
+
+    def test_unknown_method_exits_1_with_traceback(self):
+        code, _, err = self.run_algorithm(b'json.{"method": "nope"}')
+        self.assertEqual(code, 1)
+        self.assertIn("no function 'RPC_nope'", err)
+
+    def test_load_data(self):
+        d = tempfile.mkdtemp()
+        with open(f"{d}/x.csv", "w") as f:
+            f.write("a,b\n1,x\n2.5,\n")
+        rows = load_data({"USER_REQUESTED_DATABASE_LABEL": "default", "DEFAULT_DATABASE_URI": f"{d}/x.csv"})
+        self.assertEqual(rows, [{"a": 1, "b": "x"}, {"a": 2.5, "b": None}])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,284 @@
+/**
+ * The node configuration as the daemon uses it: one environment of a YAML file, validated, with defaults
+ * applied, paths resolved and the legacy spellings (`docker_services`, `allowed_images`, map-form `databases`)
+ * folded into one shape.
+ */
+import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { ConfigError, instanceName, readEnvironment, validateConfig } from '@federa/common';
+
+import { NodeConfigSchema, type DatabaseType, type RawNodeConfig } from './schema.js';
+
+export const DEFAULT_ENVIRONMENT = 'application';
+export const DEFAULT_PROXY_PORT = 8080;
+export const DEFAULT_DOCKER_PREFIX = 'federa';
+
+export interface DatabaseConfig {
+  readonly label: string;
+  /** As configured for non-file databases; the absolute host path for file databases. */
+  readonly uri: string;
+  readonly type: DatabaseType | undefined;
+  /** A file on this host: copied into the node's data volume at start. */
+  readonly isFile: boolean;
+}
+
+export interface RegistryConfig {
+  readonly registry: string;
+  readonly username: string;
+  readonly password: string;
+}
+
+export interface NodeConfig {
+  readonly file: string;
+  readonly environment: string;
+  /** Instance name: `-n` or the file stem. Used in the names of Docker objects. */
+  readonly name: string;
+  readonly apiKey: string;
+  /** `<server_url>[:<port>]`, the socket.io endpoint. */
+  readonly serverBase: string;
+  readonly apiPath: string;
+  /** `<server_url>[:<port>]<api_path>`, the REST base. */
+  readonly apiBase: string;
+  readonly databases: readonly DatabaseConfig[];
+  readonly encryption: { readonly enabled: boolean; readonly privateKeyPath: string };
+  readonly algorithmEnv: Readonly<Record<string, string>>;
+  /** alias → existing container name, attached to the private network. */
+  readonly containerServices: Readonly<Record<string, string>>;
+  readonly vpnSubnet: string | undefined;
+  /** Image regexes (prefix match); undefined = every image allowed. */
+  readonly allowedAlgorithms: readonly string[] | undefined;
+  readonly allowedUsers: readonly number[] | undefined;
+  readonly allowedOrganizations: readonly (number | string)[] | undefined;
+  readonly registries: readonly RegistryConfig[];
+  readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+  readonly logFile: string | undefined;
+  readonly dataDir: string;
+  readonly logDir: string;
+  readonly proxyPort: number;
+  /** Host part of `HOST` for algorithms (env PROXY_SERVER_HOST); undefined = the private network's gateway. */
+  readonly proxyHost: string | undefined;
+  readonly dockerPrefix: string;
+  readonly shareConfig: boolean;
+  readonly gpu: boolean;
+  /** Keys accepted for compatibility but without effect in Federa (logged at start). */
+  readonly ignoredKeys: readonly string[];
+}
+
+export interface LoadNodeConfigOptions {
+  readonly file: string;
+  readonly environment?: string;
+  readonly name?: string;
+  /** Process environment (PRIVATE_KEY, PROXY_SERVER_HOST, PROXY_SERVER_PORT, XDG_*). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+const FILE_TYPES: ReadonlySet<DatabaseType> = new Set(['csv', 'parquet', 'excel']);
+
+const LEVELS: Record<string, NodeConfig['logLevel']> = {
+  debug: 'debug',
+  info: 'info',
+  warning: 'warn',
+  warn: 'warn',
+  error: 'error',
+  critical: 'fatal',
+};
+
+const isFilePath = (path: string): boolean => {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/** Reads, validates and normalises one environment of a node configuration file. */
+export function loadNodeConfig(options: LoadNodeConfigOptions): NodeConfig {
+  const file = resolve(options.file);
+  const environment = options.environment ?? DEFAULT_ENVIRONMENT;
+  const env = options.env ?? {};
+  const raw = validateConfig(NodeConfigSchema, readEnvironment(file, environment), file);
+  return normalise(raw, { file, environment, name: options.name ?? instanceName(file), env });
+}
+
+/** The normalisation step on its own (tests, and callers holding a parsed object). */
+export function normaliseNodeConfig(
+  raw: unknown,
+  where: {
+    file: string;
+    environment?: string;
+    name: string;
+    env?: Readonly<Record<string, string | undefined>>;
+  },
+): NodeConfig {
+  const file = resolve(where.file);
+  const valid = validateConfig(NodeConfigSchema, raw, file);
+  return normalise(valid, {
+    file,
+    environment: where.environment ?? DEFAULT_ENVIRONMENT,
+    name: where.name,
+    env: where.env ?? {},
+  });
+}
+
+function normalise(
+  raw: RawNodeConfig,
+  where: {
+    file: string;
+    environment: string;
+    name: string;
+    env: Readonly<Record<string, string | undefined>>;
+  },
+): NodeConfig {
+  const { file, environment, name, env } = where;
+  if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(name)) {
+    throw new ConfigError(
+      file,
+      `the node name '${name}' may contain only letters, digits, '_', '.' and '-' (it is used in container names)`,
+    );
+  }
+  const configDir = dirname(file);
+  const here = (p: string): string => (isAbsolute(p) ? p : resolve(configDir, expandHome(p)));
+
+  const serverUrl = raw.server_url.replace(/\/$/, '');
+  const port = raw.port === null || raw.port === undefined || raw.port === '' ? undefined : Number(raw.port);
+  const serverBase = port === undefined ? serverUrl : `${serverUrl}:${port}`;
+  const apiPath = (raw.api_path ?? '/api').replace(/\/$/, '');
+
+  const dataDir = here(
+    raw.directories?.data ??
+      raw.task_dir ??
+      join(env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'federa', 'node', name),
+  );
+  const logDir = here(
+    raw.directories?.log ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'federa', 'log', 'node'),
+  );
+
+  const databases = normaliseDatabases(raw, file, here);
+
+  const enabled = raw.encryption?.enabled ?? false;
+  const keySetting = env.PRIVATE_KEY ?? raw.encryption?.private_key ?? undefined;
+  const privateKeyPath = keySetting
+    ? isAbsolute(keySetting)
+      ? keySetting
+      : resolve(dataDir, expandHome(keySetting))
+    : join(dataDir, 'private_key.pem');
+
+  const algorithmEnv: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw.algorithm_env ?? {})) algorithmEnv[k] = String(v);
+
+  const containerServices = { ...(raw.docker_services ?? {}), ...(raw.container_services ?? {}) };
+
+  const policyAlgorithms = raw.policies?.allowed_algorithms;
+  const allowedAlgorithms =
+    policyAlgorithms !== undefined && policyAlgorithms !== null
+      ? typeof policyAlgorithms === 'string'
+        ? [policyAlgorithms]
+        : policyAlgorithms
+      : raw.allowed_images && raw.allowed_images.length > 0
+        ? raw.allowed_images
+        : undefined;
+  for (const [i, pattern] of (allowedAlgorithms ?? []).entries()) {
+    try {
+      new RegExp(pattern);
+    } catch {
+      throw new ConfigError(
+        file,
+        `not a valid regular expression: ${JSON.stringify(pattern)}`,
+        policyAlgorithms ? `policies.allowed_algorithms.${i}` : `allowed_images.${i}`,
+      );
+    }
+  }
+
+  const envPort = env.PROXY_SERVER_PORT;
+  if (envPort !== undefined && !/^[0-9]+$/.test(envPort)) {
+    throw new ConfigError(
+      file,
+      `the environment variable PROXY_SERVER_PORT must be a port number, got ${JSON.stringify(envPort)}`,
+    );
+  }
+  const proxyPort = envPort !== undefined ? Number(envPort) : (raw.proxy_port ?? DEFAULT_PROXY_PORT);
+
+  const ignoredKeys = (['ssh-tunnels', 'whitelist', 'alpine', 'image', 'images', 'debug'] as const).filter(
+    (k) => raw[k] !== undefined && raw[k] !== null,
+  );
+  const level = (raw.logging?.level ?? 'INFO').toLowerCase();
+
+  return {
+    file,
+    environment,
+    name,
+    apiKey: raw.api_key,
+    serverBase,
+    apiPath,
+    apiBase: `${serverBase}${apiPath}`,
+    databases,
+    encryption: { enabled, privateKeyPath },
+    algorithmEnv,
+    containerServices,
+    vpnSubnet: raw.vpn_subnet ?? undefined,
+    allowedAlgorithms,
+    allowedUsers: raw.policies?.allowed_users ?? undefined,
+    allowedOrganizations: raw.policies?.allowed_organizations ?? undefined,
+    registries: raw.docker_registries ?? [],
+    logLevel: LEVELS[level] ?? 'info',
+    logFile: raw.logging?.file ? join(logDir, raw.logging.file) : undefined,
+    dataDir,
+    logDir,
+    proxyPort,
+    proxyHost: env.PROXY_SERVER_HOST || undefined,
+    dockerPrefix: raw.docker_prefix ?? DEFAULT_DOCKER_PREFIX,
+    shareConfig: raw.share_config ?? true,
+    gpu: raw.algorithm_device_requests?.gpu ?? false,
+    ignoredKeys,
+  };
+}
+
+function normaliseDatabases(raw: RawNodeConfig, file: string, here: (p: string) => string): DatabaseConfig[] {
+  const items: { label: string; uri: string; type: DatabaseType | undefined; key: string }[] = [];
+  if (Array.isArray(raw.databases)) {
+    raw.databases.forEach((d, i) =>
+      items.push({ label: d.label, uri: d.uri, type: d.type, key: `databases.${i}` }),
+    );
+  } else if (raw.databases) {
+    for (const [label, uri] of Object.entries(raw.databases))
+      items.push({ label, uri, type: undefined, key: `databases.${label}` });
+  }
+  const seenLabels = new Set<string>();
+  const seenFiles = new Map<string, string>();
+  const out: DatabaseConfig[] = [];
+  for (const item of items) {
+    if (seenLabels.has(item.label))
+      throw new ConfigError(file, `the label '${item.label}' is used twice`, item.key);
+    seenLabels.add(item.label);
+    const candidate = here(item.uri);
+    const fileType = item.type !== undefined && FILE_TYPES.has(item.type);
+    const looksLikeUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(item.uri);
+    const isFile = !looksLikeUrl && isFilePath(candidate);
+    if (fileType && !isFile) {
+      throw new ConfigError(
+        file,
+        `a ${item.type} database must be a file on this host; '${item.uri}' is not (looked at ${candidate})`,
+        item.key,
+      );
+    }
+    if (isFile) {
+      const base = basename(candidate);
+      const other = seenFiles.get(base);
+      if (other !== undefined) {
+        throw new ConfigError(
+          file,
+          `file databases are copied into the data volume by file name; '${base}' is also the file of '${other}'`,
+          item.key,
+        );
+      }
+      seenFiles.set(base, item.label);
+    }
+    out.push({ label: item.label, uri: isFile ? candidate : item.uri, type: item.type, isFile });
+  }
+  return out;
+}
+
+function expandHome(p: string): string {
+  return p === '~' ? homedir() : p.startsWith('~/') ? join(homedir(), p.slice(2)) : p;
+}

@@ -1,0 +1,328 @@
+/**
+ * The node daemon: logs in, sets up encryption, its private network, data volume and local proxy, then takes
+ * open work from the server over socket.io and runs it in containers (node-protocol §1).
+ */
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { GenerateKeyOptions, NodeInfoPayload } from '@federa/common';
+
+import type { NodeConfig } from './config/node-config.js';
+import { setUpEncryption } from './encryption-setup.js';
+import { NodeStoppedError, StartupError } from './errors.js';
+import { createNodeLogger } from './logger.js';
+import { startProxy, type RunningProxy } from './proxy/proxy-server.js';
+import { copyFileDatabases } from './runs/run-files.js';
+import { ensureHostBackedVolume } from './runs/data-volume.js';
+import { dataVolumeName, networkName, type NodeNames } from './runs/naming.js';
+import { RunManager } from './runs/run-manager.js';
+import { RunStore } from './runs/run-store.js';
+import { installHostGuard } from './runs/host-guard.js';
+import { createContainerRuntime, type ContainerRuntime } from './runtime/index.js';
+import { RestClient } from './server-client/rest-client.js';
+import { SocketChannel } from './server-client/socket-channel.js';
+import {
+  listOf,
+  type WireNode,
+  type WireOrganization,
+  type WireResultWithTask,
+} from './server-client/wire.js';
+import { NODE_VERSION } from './version.js';
+
+export interface StartNodeOptions {
+  readonly config: NodeConfig;
+  readonly log?: Logger;
+  readonly runtime?: ContainerRuntime;
+  /** Key size when the node must generate its private key (tests use 2048); default 4096. */
+  readonly keyGeneration?: GenerateKeyOptions;
+  /** Time limit for the first socket connection; default 60 s (then start fails). */
+  readonly connectTimeoutMs?: number;
+  /** Aborting it stops a start in progress (SIGINT while waiting for the server). */
+  readonly signal?: AbortSignal;
+}
+
+export interface RunningNode {
+  readonly nodeId: number;
+  readonly organizationId: number;
+  readonly collaborationId: number;
+  readonly proxy: { readonly host: string; readonly port: number };
+  readonly runs: RunManager;
+  /** Fetches open work now (what every reconnect does). */
+  sync(): Promise<void>;
+  /** Graceful stop: disconnect the socket, close the proxy. Running containers are left running (reattached at the next start). */
+  stop(): Promise<void>;
+}
+
+export async function startNode(options: StartNodeOptions): Promise<RunningNode> {
+  const { config } = options;
+  const log = options.log ?? createNodeLogger(config);
+  const abort = new AbortController();
+  const signal = abort.signal;
+  options.signal?.addEventListener('abort', () => abort.abort(), { once: true });
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const stopAll = async (): Promise<void> => {
+    abort.abort();
+    for (const c of cleanups.reverse()) await Promise.resolve(c()).catch(() => undefined);
+  };
+
+  try {
+    log.info(
+      {
+        event: 'node.starting',
+        version: NODE_VERSION,
+        name: config.name,
+        environment: config.environment,
+        server: config.apiBase,
+        file: config.file,
+      },
+      'node starting',
+    );
+    if (config.vpnSubnet)
+      log.info(
+        { event: 'vpn.unused', vpn_subnet: config.vpnSubnet },
+        'vpn_subnet is set, but Federa nodes do not use a VPN: algorithm-to-algorithm traffic is not available',
+      );
+    for (const key of config.ignoredKeys)
+      log.info({ event: 'config.ignored', key }, `the configuration key '${key}' has no effect in Federa`);
+
+    const runtime =
+      options.runtime ??
+      createContainerRuntime({ registries: config.registries, logger: log.child({ component: 'runtime' }) });
+    try {
+      await runtime.ping();
+    } catch (cause) {
+      throw new StartupError(`the container engine does not answer: ${(cause as Error).message}`, { cause });
+    }
+    for (const reg of config.registries) {
+      await runtime.login(reg).then(
+        () => log.info({ event: 'registry.login', registry: reg.registry }, 'logged in to a registry'),
+        (e: unknown) =>
+          log.warn(
+            { event: 'registry.login_failed', registry: reg.registry, err: (e as Error).message },
+            'registry login failed; pulls from it may fail',
+          ),
+      );
+    }
+
+    const rest = new RestClient({
+      apiBase: config.apiBase,
+      apiKey: config.apiKey,
+      log: log.child({ component: 'rest' }),
+      signal,
+    });
+    cleanups.push(() => rest.close());
+    const nodeId = await rest.login();
+    const me = await rest.get<WireNode>(`/node/${nodeId}`);
+    if (!me.collaboration) throw new StartupError(`node ${nodeId} belongs to no collaboration`);
+    const identity = { nodeId, organizationId: me.organization.id, collaborationId: me.collaboration.id };
+    const org = await rest.get<WireOrganization>(`/organization/${identity.organizationId}`);
+    log.info(
+      { event: 'node.identity', node_id: nodeId, node_name: me.name, organization: org.name, ...identity },
+      'identity known',
+    );
+
+    const cryptor = await setUpEncryption({
+      rest,
+      log,
+      collaborationId: identity.collaborationId,
+      organizationId: identity.organizationId,
+      enabled: config.encryption.enabled,
+      privateKeyPath: config.encryption.privateKeyPath,
+      configFile: config.file,
+      ...(options.keyGeneration ? { generate: options.keyGeneration } : {}),
+    });
+
+    // Private network, data volume, databases, linked services.
+    const names: NodeNames = { prefix: config.dockerPrefix, node: config.name };
+    const network = networkName(names);
+    const labels = { 'federa.node': config.name, 'vantage6-type': 'node-resource' };
+    await runtime.ensureNetwork(network, { internal: true, labels });
+    const net = await runtime.inspectNetwork(network);
+    if (!net?.gateway)
+      throw new StartupError(
+        `the network ${network} has no gateway address; remove it ('docker network rm ${network}') and start again`,
+      );
+    const volumeDir = join(config.dataDir, 'data');
+    const dataVolume = dataVolumeName(names);
+    await ensureHostBackedVolume(dataVolume, volumeDir, labels);
+    const copied = await copyFileDatabases(volumeDir, config.databases);
+    for (const file of copied)
+      log.info({ event: 'database.copied', file }, 'file database copied into the data volume');
+    for (const [alias, container] of Object.entries(config.containerServices)) {
+      await runtime.connectContainerToNetwork(container, network, [alias]).then(
+        () =>
+          log.info(
+            { event: 'service.attached', alias, container },
+            'service attached to the private network',
+          ),
+        (e: unknown) =>
+          log.error(
+            { event: 'service.attach_failed', alias, container, err: (e as Error).message },
+            'cannot attach a service container to the private network',
+          ),
+      );
+    }
+
+    // The proxy listens on the gateway: reachable from the private network, not from elsewhere.
+    let proxy: RunningProxy;
+    try {
+      proxy = await startProxy({
+        apiBase: config.apiBase,
+        cryptor,
+        log: log.child({ component: 'proxy' }),
+        host: net.gateway,
+        port: config.proxyPort,
+      });
+    } catch (cause) {
+      throw new StartupError(
+        `the local proxy cannot listen on ${net.gateway}:${config.proxyPort}: ${(cause as Error).message}; set proxy_port (or PROXY_SERVER_PORT) to a free port`,
+        { cause },
+      );
+    }
+    cleanups.push(() => proxy.close());
+    const guard = await installHostGuard({
+      networkId: net.id,
+      gateway: net.gateway,
+      proxyPort: proxy.port,
+      tag: `federa-guard-${names.prefix}-${names.node}`,
+    });
+    if (guard.active) {
+      log.info(
+        { event: 'network.guarded', network },
+        'algorithms on the private network can reach the proxy and nothing else of this host',
+      );
+      cleanups.push(() => guard.remove());
+    } else {
+      log.warn(
+        { event: 'network.unguarded', network, reason: guard.reason },
+        'cannot install the host firewall rules (needs root and iptables): algorithms can reach services of this host that listen on all addresses',
+      );
+    }
+    const proxyHost = config.proxyHost ?? 'host.docker.internal';
+    const extraHosts = config.proxyHost ? [] : [`host.docker.internal:${net.gateway}`];
+
+    const store = await RunStore.open(join(config.dataDir, 'runs.json'));
+    // eslint-disable-next-line prefer-const
+    let socket: SocketChannel | undefined;
+    const runs = new RunManager({
+      runtime,
+      rest,
+      cryptor,
+      config,
+      names,
+      identity,
+      volumeDir,
+      dataVolume,
+      network,
+      proxyHost,
+      proxyPort: proxy.port,
+      extraHosts,
+      store,
+      log,
+      signal,
+      emitStatus: (change) => socket?.emitStatus(change),
+    });
+    await runs.reattach();
+
+    let syncing: Promise<void> = Promise.resolve();
+    const fetchOpen = (query: Record<string, string | number>): Promise<void> => {
+      const next = syncing.then(async () => {
+        const items = listOf<WireResultWithTask>(
+          await rest.get('/result', { state: 'open', include: 'task', node_id: nodeId, ...query }),
+        );
+        let taken = 0;
+        for (const item of items) if (runs.accept(item)) taken++;
+        log.info({ event: 'sync', open: items.length, started: taken, ...query }, 'open work fetched');
+      });
+      syncing = next.catch(() => undefined);
+      return next;
+    };
+    const background = (p: Promise<unknown>, what: string): void => {
+      p.catch((e: unknown) => {
+        if (!(e instanceof NodeStoppedError))
+          log.error({ event: 'node.error', what, err: String(e) }, `${what} failed`);
+      });
+    };
+
+    socket = new SocketChannel({
+      serverBase: config.serverBase,
+      token: rest.accessToken,
+      log: log.child({ component: 'socket' }),
+      handlers: {
+        onConnect: () => {
+          if (config.shareConfig) socket?.emitNodeInfo(nodeInfo(config));
+          background(fetchOpen({}), 'resynchronisation');
+        },
+        onNewTask: (taskId) => background(fetchOpen({ task_id: taskId }), `fetching task ${taskId}`),
+        onExpiredToken: () =>
+          background(
+            rest.refreshTokens().then(() => socket?.reconnect()),
+            'token refresh',
+          ),
+        onKill: (payload) => background(runs.kill(payload), 'kill'),
+      },
+    });
+    rest.onToken((token) => socket?.setToken(token));
+    const channel = socket;
+    cleanups.push(() => channel.close());
+
+    await new Promise<void>((resolve, reject) => {
+      const timeout = setTimeout(
+        () =>
+          reject(
+            new StartupError(
+              `no socket connection to ${config.serverBase} within ${(options.connectTimeoutMs ?? 60_000) / 1000} s`,
+            ),
+          ),
+        options.connectTimeoutMs ?? 60_000,
+      );
+      const check = setInterval(() => {
+        if (channel.connected) {
+          clearTimeout(timeout);
+          clearInterval(check);
+          resolve();
+        }
+      }, 20);
+      channel.connect();
+    });
+    log.info(
+      {
+        event: 'node.ready',
+        node_id: nodeId,
+        proxy: `${proxy.host}:${proxy.port}`,
+        network,
+        volume: dataVolume,
+      },
+      'node ready',
+    );
+
+    let stopped = false;
+    return {
+      ...identity,
+      proxy: { host: proxy.host, port: proxy.port },
+      runs,
+      sync: () => fetchOpen({}),
+      stop: async () => {
+        if (stopped) return;
+        stopped = true;
+        log.info(
+          { event: 'node.stopping', running: runs.activeRuns },
+          'node stopping; running algorithms keep running and are reattached at the next start',
+        );
+        await stopAll();
+        log.info({ event: 'node.stopped' }, 'node stopped');
+      },
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+function nodeInfo(config: NodeConfig): NodeInfoPayload {
+  return {
+    encryption: config.encryption.enabled,
+    allowed_algorithms: config.allowedAlgorithms ? [...config.allowedAlgorithms] : 'all',
+    ...(config.allowedUsers ? { allowed_users: [...config.allowedUsers] } : {}),
+    ...(config.allowedOrganizations ? { allowed_orgs: [...config.allowedOrganizations] } : {}),
+  };
+}

@@ -1,0 +1,208 @@
+/**
+ * The proxy's transformations. The upstream here is a small recording HTTP server standing in for the API
+ * (it shows exactly what the proxy sends, which the real server cannot); the e2e test runs the proxy against
+ * the real server.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DummyCryptor, RsaCryptor, generatePrivateKeyPem, type Cryptor } from '@federa/common';
+
+import { startProxy, type RunningProxy } from './proxy-server.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  auth: string | undefined;
+  body: string;
+}
+
+let upstream: Server;
+let base: string;
+const seen: Seen[] = [];
+let orgKeys: Record<number, string> = {};
+let master: RsaCryptor;
+let other: RsaCryptor;
+let flaky = 0;
+
+beforeAll(async () => {
+  master = new RsaCryptor(await generatePrivateKeyPem({ modulusBits: 2048 }));
+  other = new RsaCryptor(await generatePrivateKeyPem({ modulusBits: 2048 }));
+  orgKeys = { 1: master.publicKeyBase64, 2: other.publicKeyBase64 };
+  upstream = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      seen.push({ method: req.method ?? '', url: req.url ?? '', auth: req.headers.authorization, body });
+      const url = req.url ?? '';
+      const json = (status: number, value: unknown): void => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(value));
+      };
+      let m: RegExpMatchArray | null;
+      if ((m = url.match(/^\/api\/organization\/(\d+)$/)))
+        return json(200, { id: Number(m[1]), public_key: orgKeys[Number(m[1])] ?? '' });
+      if (url === '/api/task' && req.method === 'POST') return json(201, { id: 99 });
+      if (url.startsWith('/api/task/5/result')) {
+        return json(200, [
+          {
+            id: 1,
+            result: master.encryptBytesToString(Buffer.from('json.{"sum":3}'), master.publicKeyBase64),
+            input: 'x',
+          },
+          { id: 2, result: null },
+          { id: 3, result: 'garbage$$' },
+        ]);
+      }
+      if (url === '/api/result/7')
+        return json(200, {
+          id: 7,
+          result: master.encryptBytesToString(Buffer.from([1, 2, 3]), master.publicKeyBase64),
+        });
+      if (url === '/api/flaky')
+        return flaky++ < 2 ? json(503, { msg: 'busy' }) : json(200, { ok: true, tries: flaky });
+      if (url === '/api/missing') return json(404, { msg: 'no such thing' });
+      return json(200, { echo: url, method: req.method, body });
+    });
+  });
+  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/api`;
+});
+
+afterAll(async () => {
+  await new Promise<void>((r) => upstream.close(() => r()));
+});
+
+async function withProxy(
+  cryptor: Cryptor,
+  fn: (url: string, p: RunningProxy) => Promise<void>,
+): Promise<void> {
+  const p = await startProxy({
+    apiBase: base,
+    cryptor,
+    log: pino({ level: 'silent' }),
+    host: '127.0.0.1',
+    port: 0,
+  });
+  try {
+    await fn(`http://127.0.0.1:${p.port}`, p);
+  } finally {
+    await p.close();
+  }
+}
+
+const auth = { authorization: 'Bearer container-token' };
+
+describe('local proxy', () => {
+  it("encrypts each organization's sub-task input for that organization, with the container's header", async () => {
+    await withProxy(master, async (url) => {
+      seen.length = 0;
+      const input = Buffer.from('json.{"method":"partial"}').toString('base64');
+      const res = await fetch(`${url}/task`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 's',
+          image: 'img',
+          collaboration_id: 1,
+          organizations: [
+            { id: 1, input },
+            { id: 2, input },
+          ],
+        }),
+      });
+      expect(res.status).toBe(201);
+      expect(await res.json()).toEqual({ id: 99 });
+      expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual([
+        'GET /api/organization/1',
+        'GET /api/organization/2',
+        'POST /api/task',
+      ]);
+      expect(seen.every((s) => s.auth === 'Bearer container-token')).toBe(true);
+      const posted = JSON.parse(seen[2]!.body) as {
+        name: string;
+        organizations: { id: number; input: string }[];
+      };
+      expect(posted.name).toBe('s');
+      const [a, b] = posted.organizations;
+      expect(a!.input.split('$')).toHaveLength(3);
+      expect(master.decryptStringToBytes(a!.input).toString()).toBe('json.{"method":"partial"}');
+      expect(other.decryptStringToBytes(b!.input).toString()).toBe('json.{"method":"partial"}');
+      expect(() => master.decryptStringToBytes(b!.input)).toThrow();
+    });
+  });
+
+  it('forwards sub-task input unchanged when the collaboration is not encrypted, and refuses a task without organizations', async () => {
+    await withProxy(new DummyCryptor(), async (url) => {
+      seen.length = 0;
+      await fetch(`${url}/task`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ organizations: [{ id: 2, input: 'aGk=' }] }),
+      });
+      expect(seen.map((s) => s.url)).toEqual(['/api/task']);
+      expect(JSON.parse(seen[0]!.body)).toEqual({ organizations: [{ id: 2, input: 'aGk=' }] });
+      const bad = await fetch(`${url}/task`, { method: 'POST', headers: auth, body: '{}' });
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as { msg: string }).msg).toMatch(/organizations/);
+    });
+  });
+
+  it('decrypts results to base64 of the plaintext and leaves undecryptable ones unchanged', async () => {
+    await withProxy(master, async (url) => {
+      const list = (await (await fetch(`${url}/task/5/result?page=1`, { headers: auth })).json()) as {
+        id: number;
+        result: string | null;
+        input?: string;
+      }[];
+      expect(Buffer.from(list[0]!.result!, 'base64').toString()).toBe('json.{"sum":3}');
+      expect(list[0]!.input).toBe('x');
+      expect(list[1]!.result).toBeNull();
+      expect(list[2]!.result).toBe('garbage$$');
+      expect(seen.at(-1)!.url).toBe('/api/task/5/result?page=1');
+      const one = (await (await fetch(`${url}/result/7`, { headers: auth })).json()) as { result: string };
+      expect([...Buffer.from(one.result, 'base64')]).toEqual([1, 2, 3]);
+    });
+  });
+
+  it('forwards other calls with status and body unchanged, retrying a failing server up to 3 times', async () => {
+    await withProxy(master, async (url) => {
+      const echo = await fetch(`${url}/collaboration/3/organization?x=1`, {
+        method: 'PATCH',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: '{"a":1}',
+      });
+      expect(await echo.json()).toEqual({
+        echo: '/api/collaboration/3/organization?x=1',
+        method: 'PATCH',
+        body: '{"a":1}',
+      });
+      const missing = await fetch(`${url}/missing`, { headers: auth });
+      expect(missing.status).toBe(404);
+      expect(await missing.json()).toEqual({ msg: 'no such thing' });
+      flaky = 0;
+      const f = await fetch(`${url}/flaky`, { headers: auth });
+      expect(f.status).toBe(200);
+      expect(await f.json()).toEqual({ ok: true, tries: 3 });
+    });
+  });
+
+  it('answers 500 with a message when the server cannot be reached', async () => {
+    const p = await startProxy({
+      apiBase: 'http://127.0.0.1:9/api',
+      cryptor: master,
+      log: pino({ level: 'silent' }),
+      host: '127.0.0.1',
+      port: 0,
+      attempts: 2,
+    });
+    try {
+      const res = await fetch(`http://127.0.0.1:${p.port}/task/1`, { headers: auth });
+      expect(res.status).toBe(500);
+      expect(((await res.json()) as { msg: string }).msg).toMatch(/could not reach the server/);
+    } finally {
+      await p.close();
+    }
+  });
+});

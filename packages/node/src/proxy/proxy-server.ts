@@ -1,0 +1,258 @@
+/**
+ * The node's local proxy (algorithm-container.md §7): the only way from algorithm containers to the server.
+ * It forwards calls with the container's own `Authorization` header, encrypts sub-task input for each receiving
+ * organization (`POST /task`) and decrypts results for the master (`GET /task/<id>/result`, `GET /result/<id>`).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { decodeBase64Lenient, encodeBase64, type Cryptor } from '@federa/common';
+
+import { buildUrl } from '../server-client/rest-client.js';
+
+export interface ProxyOptions {
+  /** Upstream `<server_url>[:<port>]<api_path>`. */
+  readonly apiBase: string;
+  readonly cryptor: Cryptor;
+  readonly log: Logger;
+  /** Address to listen on: the private network's gateway for a node on the host; 127.0.0.1 in tests. */
+  readonly host: string;
+  /** 0 = any free port. */
+  readonly port: number;
+  /** Attempts per upstream call; default 3. */
+  readonly attempts?: number;
+  readonly requestTimeoutMs?: number;
+}
+
+export interface RunningProxy {
+  readonly host: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+interface Upstream {
+  status: number;
+  body: Buffer;
+  contentType: string | undefined;
+}
+
+const MAX_BODY = 256 * 1024 * 1024;
+
+export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  const server = createServer((req, res) => {
+    handle(options, req, res).catch((error: unknown) => {
+      options.log.error(
+        { event: 'proxy.error', err: String(error), url: req.url },
+        'proxy failed to handle a request',
+      );
+      if (!res.headersSent) sendJson(res, 500, { msg: 'the node proxy failed to handle the request' });
+      else res.end();
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  options.log.info(
+    { event: 'proxy.listening', host: address.address, port: address.port },
+    'local proxy listening',
+  );
+  return {
+    host: address.address,
+    port: address.port,
+    close: () => closeServer(server),
+  };
+}
+
+async function handle(o: ProxyOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://proxy');
+  const method = (req.method ?? 'GET').toUpperCase();
+  const auth = req.headers.authorization;
+  const body = await readBody(req);
+  const path = url.pathname.replace(/\/+$/, '') || '/';
+  o.log.debug({ event: 'proxy.request', method, path }, 'algorithm request');
+
+  if (method === 'POST' && path === '/task') return createTask(o, res, body, auth, url.search);
+
+  if (method === 'GET' && (/^\/task\/\d+\/result$/.test(path) || /^\/result\/\d+$/.test(path))) {
+    const up = await forward(o, method, path + url.search, undefined, auth);
+    if (up.status > 210) return relay(res, up);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(up.body.toString('utf8'));
+    } catch {
+      return relay(res, up);
+    }
+    return sendJson(res, 200, decryptResults(o, parsed));
+  }
+
+  if (!['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].includes(method)) {
+    return sendJson(res, 405, { msg: `the node proxy does not forward ${method}` });
+  }
+  return relay(res, await forward(o, method, path + url.search, body.length > 0 ? body : undefined, auth));
+}
+
+async function createTask(
+  o: ProxyOptions,
+  res: ServerResponse,
+  raw: Buffer,
+  auth: string | undefined,
+  search: string,
+): Promise<void> {
+  let task: { organizations?: { id: number; input?: string }[] } & Record<string, unknown>;
+  try {
+    task = JSON.parse(raw.toString('utf8') || '{}') as typeof task;
+  } catch {
+    return sendJson(res, 400, { msg: 'the request body is not valid JSON' });
+  }
+  const orgs = task.organizations;
+  if (!Array.isArray(orgs) || orgs.length === 0) {
+    return sendJson(res, 400, {
+      msg: 'a task needs organizations: [{"id": <organization id>, "input": <base64 input>}]',
+    });
+  }
+  if (o.cryptor.encrypted) {
+    // One organization after the other, with the container's own header (the fixed 3.3.6 behaviour).
+    const encrypted: { id: number; input: string }[] = [];
+    for (const org of orgs) {
+      const up = await forward(o, 'GET', `/organization/${org.id}`, undefined, auth);
+      if (up.status > 210) {
+        o.log.warn(
+          { event: 'proxy.public_key_unavailable', organization_id: org.id, status: up.status },
+          'cannot read the public key of an organization',
+        );
+        return relay(res, up);
+      }
+      const publicKey = (JSON.parse(up.body.toString('utf8')) as { public_key?: string }).public_key ?? '';
+      try {
+        const plain = decodeBase64Lenient(org.input ?? '', 'the sub-task input');
+        encrypted.push({ ...org, id: org.id, input: o.cryptor.encryptBytesToString(plain, publicKey) });
+      } catch (error) {
+        return sendJson(res, 400, {
+          msg: `cannot encrypt the input for organization ${org.id}: ${(error as Error).message}`,
+        });
+      }
+    }
+    task = { ...task, organizations: encrypted };
+  }
+  const up = await forward(o, 'POST', `/task${search}`, Buffer.from(JSON.stringify(task)), auth);
+  o.log.info(
+    { event: 'proxy.subtask', status: up.status, organizations: orgs.map((x) => x.id) },
+    'sub-task created by an algorithm',
+  );
+  return relay(res, up);
+}
+
+/** Replaces every non-empty `result` by base64 of its plaintext; failures are logged and left as they are. */
+function decryptResults(o: ProxyOptions, parsed: unknown): unknown {
+  const one = (item: unknown): unknown => {
+    if (!item || typeof item !== 'object') return item;
+    const r = item as { id?: number; result?: unknown };
+    if (typeof r.result !== 'string' || r.result === '') return item;
+    try {
+      return { ...r, result: encodeBase64(o.cryptor.decryptStringToBytes(r.result)) };
+    } catch (error) {
+      o.log.warn(
+        { event: 'proxy.decrypt_failed', result_id: r.id, err: (error as Error).message },
+        'cannot decrypt a result; passing it on unchanged',
+      );
+      return item;
+    }
+  };
+  if (Array.isArray(parsed)) return parsed.map(one);
+  if (parsed && typeof parsed === 'object' && Array.isArray((parsed as { data?: unknown }).data)) {
+    return { ...(parsed as object), data: (parsed as { data: unknown[] }).data.map(one) };
+  }
+  return one(parsed);
+}
+
+/** Up to `attempts` tries: a connection failure or a 5xx is tried again; the last answer is returned unchanged. */
+async function forward(
+  o: ProxyOptions,
+  method: string,
+  pathAndQuery: string,
+  body: Buffer | undefined,
+  auth: string | undefined,
+): Promise<Upstream> {
+  const attempts = o.attempts ?? 3;
+  const [path, query] = splitQuery(pathAndQuery);
+  const url = buildUrl(o.apiBase, path) + query;
+  let last: Upstream | undefined;
+  let lastError: unknown;
+  for (let i = 0; i < attempts; i++) {
+    try {
+      const headers: Record<string, string> = { accept: 'application/json' };
+      if (auth) headers.authorization = auth;
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const r = await fetch(url, {
+        method,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+        signal: AbortSignal.timeout(o.requestTimeoutMs ?? 60_000),
+      });
+      last = {
+        status: r.status,
+        body: Buffer.from(await r.arrayBuffer()),
+        contentType: r.headers.get('content-type') ?? undefined,
+      };
+      if (r.status < 500) return last;
+    } catch (error) {
+      lastError = error;
+    }
+    if (i + 1 < attempts) await new Promise((r) => setTimeout(r, 200 * (i + 1)));
+  }
+  if (last) return last;
+  o.log.warn(
+    { event: 'proxy.upstream_unreachable', method, path, err: String(lastError) },
+    'the server could not be reached',
+  );
+  return {
+    status: 500,
+    body: Buffer.from(
+      JSON.stringify({ msg: `the node could not reach the server after ${attempts} attempts` }),
+    ),
+    contentType: 'application/json',
+  };
+}
+
+function splitQuery(pathAndQuery: string): [string, string] {
+  const q = pathAndQuery.indexOf('?');
+  return q < 0 ? [pathAndQuery, ''] : [pathAndQuery.slice(0, q), pathAndQuery.slice(q)];
+}
+
+function relay(res: ServerResponse, up: Upstream): void {
+  res.writeHead(up.status, {
+    'content-type': up.contentType ?? 'application/json',
+    'content-length': up.body.length,
+  });
+  res.end(up.body);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': text.length });
+  res.end(text);
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new Error('request body too large');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,44 @@
+/**
+ * Names of the node's Docker objects and files (algorithm-container.md §3–4, seed: `<prefix>-<node_name>-…`).
+ */
+import { posix } from 'node:path';
+
+export interface NodeNames {
+  readonly prefix: string;
+  readonly node: string;
+}
+
+/** Private (internal) algorithm network of the node. */
+export const networkName = (n: NodeNames): string => `${n.prefix}-${n.node}-net`;
+/** Data volume of the node (input, output, token, copied file databases). */
+export const dataVolumeName = (n: NodeNames): string => `${n.prefix}-${n.node}-vol`;
+/** Temporary volume shared by every algorithm of one run id on this node. */
+export const tmpVolumeName = (n: NodeNames, runId: number): string => `${n.prefix}-${n.node}-${runId}-tmpvol`;
+/** Algorithm container of one result. */
+export const algorithmContainerName = (n: NodeNames, resultId: number): string =>
+  `${n.prefix}-${n.node}-result-${resultId}`;
+
+/** Labels that mark a node's algorithm containers (3.x names, so `listContainers` finds them after a restart). */
+export const algorithmLabels = (
+  n: NodeNames,
+  ids: { resultId: number; taskId: number; runId: number },
+): Record<string, string> => ({
+  'vantage6-type': 'algorithm',
+  node: n.node,
+  result_id: String(ids.resultId),
+  'federa.task_id': String(ids.taskId),
+  'federa.run_id': String(ids.runId),
+  'federa.prefix': n.prefix,
+});
+
+/** `task-000000042` for result 42. */
+export const taskFolderName = (resultId: number): string => `task-${String(resultId).padStart(9, '0')}`;
+
+export const CONTAINER_DATA_DIR = '/mnt/data';
+export const CONTAINER_TMP_DIR = '/mnt/tmp';
+
+/** Paths of a run's files as the container sees them. */
+export function containerRunFiles(resultId: number): { input: string; output: string; token: string } {
+  const dir = posix.join(CONTAINER_DATA_DIR, taskFolderName(resultId));
+  return { input: `${dir}/input`, output: `${dir}/output`, token: `${dir}/token` };
+}

@@ -1,0 +1,51 @@
+/**
+ * Node-side policies (node-protocol §9, algorithm-container.md §2): image allow-list (regexes matched at the start
+ * of the image reference, as Python's `re.match`), and allowed users / organizations of the task's initiator.
+ */
+export interface PolicyConfig {
+  readonly allowedAlgorithms: readonly string[] | undefined;
+  readonly allowedUsers: readonly number[] | undefined;
+  readonly allowedOrganizations: readonly (number | string)[] | undefined;
+}
+
+export interface PolicyTask {
+  readonly image: string;
+  readonly initiator: number;
+  readonly init_user?: number | null;
+}
+
+export type PolicyVerdict = { readonly allowed: true } | { readonly allowed: false; readonly reason: string };
+
+/** Start-anchored regex match (`re.match` semantics: the pattern must match a prefix of the image). */
+export const imageAllowed = (image: string, patterns: readonly string[] | undefined): boolean =>
+  patterns === undefined ||
+  patterns.length === 0 ||
+  patterns.some((p) => new RegExp(`^(?:${p})`).test(image));
+
+/**
+ * @param orgIdsByName resolves the organization names of `allowedOrganizations` to ids (GET /organization?name=).
+ */
+export async function checkPolicies(
+  task: PolicyTask,
+  config: PolicyConfig,
+  orgIdsByName: (name: string) => Promise<number[]>,
+): Promise<PolicyVerdict> {
+  if (!imageAllowed(task.image, config.allowedAlgorithms)) {
+    return {
+      allowed: false,
+      reason: `the image ${task.image} is not in this node's allowed algorithms (${(config.allowedAlgorithms ?? []).join(', ')})`,
+    };
+  }
+  const users = config.allowedUsers ?? [];
+  const orgs = config.allowedOrganizations ?? [];
+  if (users.length === 0 && orgs.length === 0) return { allowed: true };
+  if (task.init_user != null && users.includes(task.init_user)) return { allowed: true };
+  for (const org of orgs) {
+    if (typeof org === 'number' ? org === task.initiator : (await orgIdsByName(org)).includes(task.initiator))
+      return { allowed: true };
+  }
+  return {
+    allowed: false,
+    reason: `the task's user (${String(task.init_user ?? 'unknown')}) and organization (${task.initiator}) are not allowed by this node's policies`,
+  };
+}

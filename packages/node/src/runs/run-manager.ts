@@ -1,0 +1,482 @@
+/**
+ * Runs the node's algorithm runs (node-protocol §6, algorithm-container.md): one container per result, several at
+ * once (a master waits for its sub-tasks, which may run on this very node). Every run ends reported, with a log
+ * that says what happened, or stays in the run record to be reattached after a restart.
+ */
+import type { Logger } from 'pino';
+import type { Cryptor } from '@federa/common';
+
+import type { NodeConfig } from '../config/node-config.js';
+import { NodeStoppedError } from '../errors.js';
+import type { ContainerHandle, ContainerRuntime, ContainerSpec } from '../runtime/index.js';
+import type { RestClient } from '../server-client/rest-client.js';
+import type { AlgorithmStatusChange, KillContainersPayload } from '../server-client/socket-channel.js';
+import {
+  listOf,
+  localTimestamp,
+  refId,
+  type WireResult,
+  type WireResultWithTask,
+} from '../server-client/wire.js';
+import { buildAlgorithmEnv, resolveDatabaseLabel } from './environment.js';
+import {
+  algorithmContainerName,
+  algorithmLabels,
+  CONTAINER_DATA_DIR,
+  CONTAINER_TMP_DIR,
+  tmpVolumeName,
+  type NodeNames,
+} from './naming.js';
+import { checkPolicies } from './policy.js';
+import { readRunOutput, removeRunFiles, writeRunFiles } from './run-files.js';
+import { RunReporter, type RunOutcome } from './run-reporter.js';
+import { RunStatus, type RunStatusValue } from './run-status.js';
+import type { RunRecord, RunStore } from './run-store.js';
+
+export interface NodeIdentity {
+  readonly nodeId: number;
+  readonly organizationId: number;
+  readonly collaborationId: number;
+}
+
+export interface RunManagerOptions {
+  readonly runtime: ContainerRuntime;
+  readonly rest: RestClient;
+  readonly cryptor: Cryptor;
+  readonly config: NodeConfig;
+  readonly names: NodeNames;
+  readonly identity: NodeIdentity;
+  /** Host directory behind the data volume. */
+  readonly volumeDir: string;
+  readonly dataVolume: string;
+  readonly network: string;
+  /** Host part of HOST for algorithms, and `/etc/hosts` entries that make it resolve. */
+  readonly proxyHost: string;
+  readonly proxyPort: number;
+  readonly extraHosts: readonly string[];
+  readonly store: RunStore;
+  readonly log: Logger;
+  readonly emitStatus: (change: AlgorithmStatusChange) => void;
+  readonly signal: AbortSignal;
+}
+
+interface RunInfo {
+  readonly resultId: number;
+  readonly taskId: number;
+  readonly runId: number;
+  readonly parentId: number | null;
+  readonly image: string;
+  readonly containerName: string;
+  readonly startedAtMs: number;
+  /** The task's initiating organization, when known from the listing. */
+  readonly initiator?: number;
+  /** Milliseconds since startedAtMs at which each step ended (logged with run.finished). */
+  readonly marks?: Record<string, number>;
+}
+
+const FINISHED_MEMORY = 10_000;
+
+export class RunManager {
+  readonly #o: RunManagerOptions;
+  readonly #reporter: RunReporter;
+  readonly #active = new Map<number, Promise<void>>();
+  readonly #handles = new Map<number, ContainerHandle>();
+  readonly #killed = new Set<number>();
+  /** Results this process reported: a listing fetched before the report must not start them again. */
+  readonly #finished = new Set<number>();
+
+  constructor(options: RunManagerOptions) {
+    this.#o = options;
+    this.#reporter = new RunReporter(options.rest, options.cryptor, options.log);
+  }
+
+  /** Result ids in progress in this process. */
+  get activeRuns(): number[] {
+    return [...this.#active.keys()];
+  }
+
+  /** Resolves when no run is in progress. */
+  async idle(): Promise<void> {
+    while (this.#active.size > 0) await Promise.allSettled([...this.#active.values()]);
+  }
+
+  /** Takes on an open result unless it is already running here, recorded, or reported. Returns whether it did. */
+  accept(item: WireResultWithTask): boolean {
+    const id = item.id;
+    if (this.#active.has(id) || this.#finished.has(id) || this.#o.store.has(id)) {
+      this.#o.log.debug({ event: 'run.skip', result_id: id }, 'run already in progress or reported here');
+      return false;
+    }
+    if (item.finished_at) return false;
+    const info: RunInfo = {
+      resultId: id,
+      taskId: item.task.id,
+      runId: item.task.run_id,
+      parentId: refId(item.task.parent) ?? null,
+      image: item.task.image,
+      initiator: item.task.initiator,
+      containerName: algorithmContainerName(this.#o.names, id),
+      startedAtMs: Date.now(),
+      marks: {},
+    };
+    this.#track(id, this.#execute(info, item));
+    return true;
+  }
+
+  /**
+   * After a restart: every recorded run (and every algorithm container of this node) is reattached when its
+   * container exists (waited for, or collected when it has exited), else reported failed.
+   */
+  async reattach(): Promise<void> {
+    const { runtime, names, store, log } = this.#o;
+    const records = new Map(store.all().map((r) => [r.resultId, r] as const));
+    const containers = await runtime.listContainers({
+      'vantage6-type': 'algorithm',
+      node: names.node,
+      'federa.prefix': names.prefix,
+    });
+    for (const c of containers) {
+      const resultId = Number(c.labels.result_id);
+      if (!Number.isInteger(resultId) || records.has(resultId)) continue;
+      records.set(resultId, {
+        resultId,
+        taskId: Number(c.labels['federa.task_id']),
+        runId: Number(c.labels['federa.run_id']),
+        image: c.image,
+        containerName: c.name,
+        phase: 'running',
+        since: new Date().toISOString(),
+      });
+    }
+    for (const record of records.values()) {
+      const state = await runtime.inspectContainer(record.containerName);
+      const info: RunInfo = {
+        ...record,
+        parentId: null,
+        startedAtMs: Date.parse(record.since) || Date.now(),
+      };
+      if (state) {
+        log.info(
+          { event: 'run.reattached', result_id: record.resultId, running: state.running },
+          state.running
+            ? 'reattached to a running algorithm'
+            : 'collecting an algorithm that finished while the node was down',
+        );
+        await store.put({ ...record, phase: 'running' });
+        this.#track(record.resultId, this.#waitAndReport(info, { id: state.id, name: state.name }));
+      } else {
+        this.#track(record.resultId, this.#reportLost(record));
+      }
+    }
+  }
+
+  /** `kill_containers` (node-protocol §7). */
+  async kill(payload: KillContainersPayload): Promise<void> {
+    const { identity, runtime, log } = this.#o;
+    if (payload.collaboration_id !== undefined && payload.collaboration_id !== identity.collaborationId)
+      return;
+    if (payload.node_id !== undefined && payload.node_id !== identity.nodeId) return;
+    const targets = payload.kill_list
+      ? payload.kill_list.filter((k) => k.organization_id === identity.organizationId).map((k) => k.result_id)
+      : [...this.#active.keys()];
+    for (const resultId of targets) {
+      if (!this.#active.has(resultId)) continue;
+      this.#killed.add(resultId);
+      const handle = this.#handles.get(resultId) ?? {
+        id: algorithmContainerName(this.#o.names, resultId),
+        name: algorithmContainerName(this.#o.names, resultId),
+      };
+      await runtime.kill(handle);
+      log.info({ event: 'run.killed', result_id: resultId }, 'algorithm killed on request');
+      await this.#o.rest.request('PATCH', `/result/${resultId}`, {
+        body: { status: RunStatus.killed },
+        allowError: true,
+      });
+      const run = await this.#o.store.get(resultId);
+      if (run) this.#emit({ resultId, taskId: run.taskId, parentId: null }, RunStatus.killed);
+    }
+  }
+
+  #track(resultId: number, work: Promise<void>): void {
+    const p = work
+      .catch((error: unknown) => {
+        if (!(error instanceof NodeStoppedError))
+          this.#o.log.error(
+            { event: 'run.error', result_id: resultId, err: String(error) },
+            'run handling failed',
+          );
+      })
+      .finally(() => {
+        this.#active.delete(resultId);
+        this.#handles.delete(resultId);
+      });
+    this.#active.set(resultId, p);
+  }
+
+  async #execute(run: RunInfo, item: WireResultWithTask): Promise<void> {
+    const { log, store, rest, runtime, config } = this.#o;
+    const rlog = log.child({ result_id: run.resultId, task_id: run.taskId, run_id: run.runId });
+    await store.put({
+      resultId: run.resultId,
+      taskId: run.taskId,
+      runId: run.runId,
+      image: run.image,
+      containerName: run.containerName,
+      phase: 'starting',
+      since: new Date(run.startedAtMs).toISOString(),
+    });
+    rlog.info({ event: 'run.started', image: run.image }, 'run started');
+    try {
+      await this.#reporter.status(run.resultId, {
+        started_at: localTimestamp(),
+        status: RunStatus.initializing,
+      });
+      this.#emit(run, RunStatus.initializing);
+      mark(run, 'initializing');
+
+      let input: Buffer;
+      try {
+        input = item.input ? this.#o.cryptor.decryptStringToBytes(item.input) : Buffer.alloc(0);
+      } catch (error) {
+        return await this.#finish(run, rlog, {
+          status: RunStatus.failed,
+          output: Buffer.alloc(0),
+          log: nodeNote(`the task input could not be read: ${(error as Error).message}`),
+        });
+      }
+
+      const verdict = await checkPolicies(item.task, config, async (name) =>
+        listOf<{ id: number }>(await rest.get('/organization', { name })).map((o) => o.id),
+      );
+      if (!verdict.allowed) {
+        return await this.#finish(run, rlog, {
+          status: RunStatus.notAllowed,
+          output: Buffer.alloc(0),
+          log: nodeNote(`this node refuses the run: ${verdict.reason}`),
+        });
+      }
+
+      // Token, image and temporary volume do not depend on each other.
+      const tmpVolume = tmpVolumeName(this.#o.names, run.runId);
+      const [{ container_token: token }, pull] = await Promise.all([
+        rest.post<{ container_token: string }>('/token/container', { task_id: run.taskId, image: run.image }),
+        runtime.pullIfNewer(run.image),
+        runtime.ensureVolume(tmpVolume, {
+          'federa.node': this.#o.names.node,
+          'federa.run_id': String(run.runId),
+        }),
+      ]);
+      mark(run, 'token_image_volume');
+      if (pull.action === 'missing') {
+        return await this.#finish(run, rlog, {
+          status: RunStatus.nonExistingImage,
+          output: Buffer.alloc(0),
+          log: nodeNote(
+            `the image ${run.image} does not exist on this node and could not be pulled${pull.warning ? `: ${pull.warning}` : ''}`,
+          ),
+        });
+      }
+      if (pull.action === 'local-fallback')
+        rlog.warn(
+          { event: 'image.local_fallback', image: run.image, warning: pull.warning },
+          'registry unreachable: using the local image',
+        );
+      if (pull.action === 'pulled')
+        rlog.info({ event: 'image.pulled', image: run.image }, 'pulled a newer image');
+
+      await writeRunFiles(this.#o.volumeDir, run.resultId, input, token);
+      mark(run, 'files');
+
+      const { label, fellBack } = resolveDatabaseLabel(item.task.database, config.databases);
+      if (fellBack)
+        rlog.warn(
+          { event: 'run.database_fallback', requested: item.task.database },
+          `the requested database is not configured here: using '${String(label)}'`,
+        );
+
+      const spec: ContainerSpec = {
+        name: run.containerName,
+        image: run.image,
+        env: buildAlgorithmEnv({
+          resultId: run.resultId,
+          requestedDatabase: item.task.database,
+          databases: config.databases,
+          proxyHost: this.#o.proxyHost,
+          proxyPort: this.#o.proxyPort,
+          algorithmEnv: config.algorithmEnv,
+        }),
+        mounts: [
+          { source: this.#o.dataVolume, target: CONTAINER_DATA_DIR, type: 'volume' },
+          { source: tmpVolume, target: CONTAINER_TMP_DIR, type: 'volume' },
+        ],
+        network: this.#o.network,
+        labels: algorithmLabels(this.#o.names, run),
+        extraHosts: this.#o.extraHosts,
+        ...(config.gpu ? { gpus: true } : {}),
+      };
+      let handle: ContainerHandle | undefined;
+      let startError: unknown;
+      for (let attempt = 0; attempt < 2 && !handle; attempt++) {
+        try {
+          await runtime.removeContainerIfExists(run.containerName);
+          handle = await runtime.runContainer(spec);
+        } catch (error) {
+          startError = error;
+          rlog.warn(
+            { event: 'run.start_attempt_failed', attempt, err: String(error) },
+            'the container did not start',
+          );
+          if (attempt === 0) await new Promise((r) => setTimeout(r, 1_000));
+        }
+      }
+      if (!handle) {
+        await removeRunFiles(this.#o.volumeDir, run.resultId);
+        return await this.#finish(run, rlog, {
+          status: RunStatus.startFailed,
+          output: Buffer.alloc(0),
+          log: nodeNote(
+            `the container could not be started: ${(startError as Error)?.message ?? String(startError)}`,
+          ),
+        });
+      }
+      mark(run, 'container_started');
+      await store.update(run.resultId, { phase: 'running' });
+      await this.#reporter.status(run.resultId, { status: RunStatus.active });
+      this.#emit(run, RunStatus.active);
+      await this.#waitAndReport(run, handle);
+    } catch (error) {
+      if (error instanceof NodeStoppedError || this.#o.signal.aborted) throw new NodeStoppedError();
+      rlog.error(
+        { event: 'run.node_error', err: String(error) },
+        'the node failed while running this algorithm',
+      );
+      await this.#finish(run, rlog, {
+        status: RunStatus.failed,
+        output: Buffer.alloc(0),
+        log: nodeNote(
+          `the node failed while running this algorithm: ${(error as Error).message ?? String(error)}`,
+        ),
+      });
+    }
+  }
+
+  async #waitAndReport(run: RunInfo, handle: ContainerHandle): Promise<void> {
+    const { runtime, log } = this.#o;
+    const rlog = log.child({ result_id: run.resultId, task_id: run.taskId, run_id: run.runId });
+    this.#handles.set(run.resultId, handle);
+    const { exitCode } = await waitUnlessStopped(runtime, handle, this.#o.signal);
+    mark(run, 'container_exited');
+    if (this.#killed.has(run.resultId)) {
+      this.#killed.delete(run.resultId);
+      await this.#cleanUp(run, handle);
+      this.#finished.add(run.resultId);
+      rlog.info(
+        { event: 'run.finished', status: RunStatus.killed, duration_ms: Date.now() - run.startedAtMs },
+        'run finished',
+      );
+      return;
+    }
+    const logs = await runtime
+      .logs(handle)
+      .catch((e: unknown) => nodeNote(`the container log could not be read: ${String(e)}`));
+    const output = await readRunOutput(this.#o.volumeDir, run.resultId);
+    const status = exitCode === 0 ? RunStatus.completed : RunStatus.crashed;
+    const logText =
+      exitCode === 0
+        ? logs
+        : `${logs}${logs.endsWith('\n') || logs === '' ? '' : '\n'}${nodeNote(`the algorithm exited with code ${exitCode}`)}`;
+    await this.#o.store.update(run.resultId, { phase: 'reporting' });
+    await this.#finish(run, rlog, { status, output, log: logText });
+    await this.#cleanUp(run, handle);
+  }
+
+  async #cleanUp(run: RunInfo, handle: ContainerHandle): Promise<void> {
+    await this.#o.runtime.remove(handle).catch(() => undefined);
+    await removeRunFiles(this.#o.volumeDir, run.resultId).catch(() => undefined);
+    await this.#o.store.remove(run.resultId);
+  }
+
+  async #finish(run: RunInfo, rlog: Logger, outcome: RunOutcome): Promise<void> {
+    this.#emit(run, outcome.status);
+    await this.#reporter.finish(run.resultId, outcome, run.initiator);
+    this.#finished.add(run.resultId);
+    if (this.#finished.size > FINISHED_MEMORY)
+      this.#finished.delete(this.#finished.values().next().value as number);
+    await this.#o.store.remove(run.resultId);
+    const level = outcome.status === RunStatus.completed ? 'info' : 'warn';
+    mark(run, 'reported');
+    rlog[level](
+      {
+        event: 'run.finished',
+        status: outcome.status,
+        duration_ms: Date.now() - run.startedAtMs,
+        output_bytes: outcome.output.length,
+        steps_ms: run.marks,
+      },
+      'run finished',
+    );
+  }
+
+  /** A recorded run whose container is gone: report it failed if the server still has it open. */
+  async #reportLost(record: RunRecord): Promise<void> {
+    const { rest, log } = this.#o;
+    const res = await rest.request<WireResult>('GET', `/result/${record.resultId}`, { allowError: true });
+    const run: RunInfo = { ...record, parentId: null, startedAtMs: Date.parse(record.since) || Date.now() };
+    const rlog = log.child({ result_id: record.resultId, task_id: record.taskId, run_id: record.runId });
+    if (res.status > 210 || res.body.finished_at) {
+      await this.#o.store.remove(record.resultId);
+      return;
+    }
+    const why =
+      record.phase === 'starting'
+        ? 'the node stopped while preparing this run, before its container started'
+        : 'the node stopped during this run and its container no longer exists';
+    await this.#finish(run, rlog, {
+      status: record.phase === 'starting' ? RunStatus.failed : RunStatus.unknownError,
+      output: Buffer.alloc(0),
+      log: nodeNote(`${why}; the run was not completed. Create the task again to retry it.`),
+    });
+  }
+
+  #emit(run: { resultId: number; taskId: number; parentId: number | null }, status: RunStatusValue): void {
+    const { identity } = this.#o;
+    this.#o.emitStatus({
+      node_id: identity.nodeId,
+      status,
+      result_id: run.resultId,
+      task_id: run.taskId,
+      collaboration_id: identity.collaborationId,
+      organization_id: identity.organizationId,
+      parent_id: run.parentId,
+    });
+  }
+}
+
+const mark = (run: RunInfo, step: string): void => {
+  if (run.marks) run.marks[step] = Date.now() - run.startedAtMs;
+};
+
+/** A line the node adds to a run's log, told apart from the algorithm's own output. */
+export const nodeNote = (text: string): string => `[federa node] ${text}\n`;
+
+async function waitUnlessStopped(
+  runtime: ContainerRuntime,
+  handle: ContainerHandle,
+  signal: AbortSignal,
+): Promise<{ exitCode: number }> {
+  if (signal.aborted) throw new NodeStoppedError();
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(new NodeStoppedError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    runtime.waitForExit(handle).then(
+      (r) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(r);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}

@@ -1,0 +1,90 @@
+/**
+ * Reporting a finished run (node-protocol §6.3): the output encrypted for the task's initiator (base64 when the
+ * collaboration is not encrypted), the container log, the finish time and the status, in one PATCH.
+ */
+import type { Logger } from 'pino';
+import type { Cryptor } from '@federa/common';
+
+import { ServerRequestError } from '../errors.js';
+import type { RestClient } from '../server-client/rest-client.js';
+import {
+  localTimestamp,
+  refId,
+  type WireOrganization,
+  type WireResult,
+  type WireTask,
+} from '../server-client/wire.js';
+import type { RunStatusValue } from './run-status.js';
+
+export interface RunOutcome {
+  readonly status: RunStatusValue;
+  readonly output: Uint8Array;
+  readonly log: string;
+}
+
+export class RunReporter {
+  readonly #rest: RestClient;
+  readonly #cryptor: Cryptor;
+  readonly #log: Logger;
+
+  constructor(rest: RestClient, cryptor: Cryptor, log: Logger) {
+    this.#rest = rest;
+    this.#cryptor = cryptor;
+    this.#log = log;
+  }
+
+  /** PATCH a status change of a run that goes on (initializing, active). */
+  async status(resultId: number, fields: Record<string, unknown>): Promise<void> {
+    await this.#rest.patch(`/result/${resultId}`, fields);
+  }
+
+  /**
+   * Uploads the outcome, encrypted for the task's initiator (looked up through the result and its task unless
+   * the caller knows it from the result-with-task listing). Returns false when the server refuses it because the run is finished already
+   * (killed meanwhile): nothing more to do then.
+   */
+  async finish(resultId: number, outcome: RunOutcome, knownInitiator?: number): Promise<boolean> {
+    let { status, log } = outcome;
+    let result = '';
+    try {
+      let initiator = knownInitiator;
+      if (initiator === undefined) {
+        const res = await this.#rest.get<WireResult>(`/result/${resultId}`);
+        const task = await this.#rest.get<WireTask>(`/task/${String(refId(res.task))}`);
+        initiator = task.initiator;
+      }
+      const org = await this.#rest.get<WireOrganization>(`/organization/${initiator}`);
+      result = this.#cryptor.encryptBytesToString(outcome.output, org.public_key ?? '');
+    } catch (error) {
+      if (error instanceof ServerRequestError && error.status === 404) {
+        this.#log.warn(
+          { event: 'run.gone', result_id: resultId },
+          'the result no longer exists on the server; nothing to report',
+        );
+        return false;
+      }
+      this.#log.error(
+        { event: 'run.encrypt_failed', result_id: resultId, err: (error as Error).message },
+        'cannot encrypt the result for the initiator',
+      );
+      status = 'failed';
+      log = `${log}\n[federa node] the output could not be encrypted for the task's initiator: ${(error as Error).message}`;
+      result = '';
+    }
+    const answer = await this.#rest.request('PATCH', `/result/${resultId}`, {
+      body: { result, log, finished_at: localTimestamp(), status },
+      allowError: true,
+    });
+    if (answer.status > 210) {
+      if (answer.status === 400) {
+        this.#log.warn(
+          { event: 'run.report_refused', result_id: resultId, body: answer.body },
+          'the server refused the result (finished already?)',
+        );
+        return false;
+      }
+      throw new ServerRequestError('PATCH', `/result/${resultId}`, answer.status, answer.body);
+    }
+    return true;
+  }
+}

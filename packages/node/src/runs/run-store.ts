@@ -1,0 +1,106 @@
+/**
+ * A small JSON file in the node's data dir with the runs this node has taken on and not yet reported. It is how a
+ * restarted node finds the runs it must reattach or report, and how a resynchronisation skips runs in progress.
+ */
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+export type RunPhase = 'starting' | 'running' | 'reporting';
+
+export interface RunRecord {
+  readonly resultId: number;
+  readonly taskId: number;
+  readonly runId: number;
+  readonly image: string;
+  readonly containerName: string;
+  readonly phase: RunPhase;
+  /** ISO time the node took the run on. */
+  readonly since: string;
+}
+
+interface StoreFile {
+  readonly version: 1;
+  readonly runs: Record<string, RunRecord>;
+}
+
+export class RunStore {
+  readonly #path: string;
+  #runs = new Map<number, RunRecord>();
+  #writing: Promise<void> = Promise.resolve();
+
+  private constructor(path: string) {
+    this.#path = path;
+  }
+
+  /** Opens (or starts) the store at `path`. An unreadable file is an error: a node must not forget runs silently. */
+  static async open(path: string): Promise<RunStore> {
+    const store = new RunStore(path);
+    let text: string | undefined;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    if (text !== undefined && text.trim() !== '') {
+      let parsed: StoreFile;
+      try {
+        parsed = JSON.parse(text) as StoreFile;
+      } catch (cause) {
+        throw new Error(`the node's run record ${path} is not valid JSON; move it away to start without it`, {
+          cause,
+        });
+      }
+      for (const r of Object.values(parsed.runs ?? {})) store.#runs.set(r.resultId, r);
+    }
+    return store;
+  }
+
+  get path(): string {
+    return this.#path;
+  }
+
+  has(resultId: number): boolean {
+    return this.#runs.has(resultId);
+  }
+
+  get(resultId: number): RunRecord | undefined {
+    return this.#runs.get(resultId);
+  }
+
+  all(): RunRecord[] {
+    return [...this.#runs.values()].sort((a, b) => a.resultId - b.resultId);
+  }
+
+  async put(record: RunRecord): Promise<void> {
+    this.#runs.set(record.resultId, record);
+    await this.#flush();
+  }
+
+  async update(resultId: number, patch: Partial<Omit<RunRecord, 'resultId'>>): Promise<void> {
+    const current = this.#runs.get(resultId);
+    if (!current) return;
+    this.#runs.set(resultId, { ...current, ...patch });
+    await this.#flush();
+  }
+
+  async remove(resultId: number): Promise<void> {
+    if (!this.#runs.delete(resultId)) return;
+    await this.#flush();
+  }
+
+  /** Writes are serialised and atomic (temp file + rename). */
+  #flush(): Promise<void> {
+    const snapshot: StoreFile = {
+      version: 1,
+      runs: Object.fromEntries([...this.#runs].map(([id, r]) => [String(id), r])),
+    };
+    const next = this.#writing.then(async () => {
+      await mkdir(dirname(this.#path), { recursive: true });
+      const tmp = `${this.#path}.tmp`;
+      await writeFile(tmp, JSON.stringify(snapshot, null, 2));
+      await rename(tmp, this.#path);
+    });
+    this.#writing = next.catch(() => undefined);
+    return next;
+  }
+}

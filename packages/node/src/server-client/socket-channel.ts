@@ -1,0 +1,167 @@
+/**
+ * The node's socket.io connection to the server's `/tasks` namespace (node-protocol §5). The access token travels
+ * in the handshake's `Authorization` header. socket.io-client reconnects with backoff by itself; every (re)connect
+ * is reported through `onConnect` so the node resynchronises its open work.
+ *
+ * Events and payloads are the shared map of `@federa/common` (socket-events.ts).
+ */
+import type { Logger } from 'pino';
+import { io, type Socket } from 'socket.io-client';
+import {
+  SOCKET_NAMESPACE,
+  SOCKET_PATH,
+  type ClientToServerEvents,
+  type KillListEntry,
+  type NodeInfoPayload,
+  type ServerToClientEvents,
+} from '@federa/common';
+
+export interface AlgorithmStatusChange {
+  readonly node_id: number;
+  readonly status: string;
+  readonly result_id: number;
+  readonly task_id: number;
+  readonly collaboration_id: number;
+  readonly organization_id: number;
+  readonly parent_id: number | null;
+}
+
+/** `kill_containers`, either variant, read defensively. */
+export interface KillContainersPayload {
+  readonly collaboration_id?: number;
+  readonly node_id?: number;
+  readonly kill_list?: readonly KillListEntry[];
+}
+
+export interface SocketHandlers {
+  onConnect(): void;
+  onNewTask(taskId: number): void;
+  /** The server says the handshake token is invalid or expired: refresh it and call `reconnect`. */
+  onExpiredToken(): void;
+  onKill(payload: KillContainersPayload): void;
+}
+
+export interface SocketChannelOptions {
+  /** `<server_url>[:<port>]` — socket.io lives at the host root, not under api_path. */
+  readonly serverBase: string;
+  readonly token: string;
+  readonly log: Logger;
+  readonly handlers: SocketHandlers;
+  /** Keep-alive `ping` period; default 60 s (3.8.2+ nodes). */
+  readonly pingIntervalMs?: number;
+  readonly reconnectDelayMaxMs?: number;
+}
+
+export class SocketChannel {
+  readonly #socket: Socket<ServerToClientEvents, ClientToServerEvents>;
+  readonly #log: Logger;
+  #pingTimer: NodeJS.Timeout | undefined;
+  #closing = false;
+
+  constructor(options: SocketChannelOptions) {
+    this.#log = options.log;
+    const url = `${options.serverBase.replace(/\/$/, '')}${SOCKET_NAMESPACE}`;
+    this.#socket = io(url, {
+      path: SOCKET_PATH,
+      extraHeaders: { Authorization: `Bearer ${options.token}` },
+      reconnection: true,
+      reconnectionDelay: 1_000,
+      reconnectionDelayMax: options.reconnectDelayMaxMs ?? 30_000,
+      randomizationFactor: 0.3,
+      timeout: 60_000,
+      autoConnect: false,
+    });
+    const s = this.#socket;
+    const h = options.handlers;
+    s.on('connect', () => {
+      this.#log.info({ event: 'socket.connected', sid: s.id }, 'connected to the server');
+      h.onConnect();
+    });
+    s.on('disconnect', (reason) => {
+      if (!this.#closing)
+        this.#log.warn(
+          { event: 'socket.disconnected', reason },
+          'disconnected from the server; reconnecting',
+        );
+    });
+    s.on('connect_error', (err) => {
+      this.#log.warn(
+        { event: 'socket.connect_error', err: err.message },
+        'cannot connect to the server; retrying with backoff',
+      );
+    });
+    s.on('new_task', (taskId: number) => {
+      const id = Number(taskId);
+      if (Number.isInteger(id)) h.onNewTask(id);
+    });
+    // Servers send it once with "" (3.3–3.5) and once without argument (3.6+): react once per burst.
+    let lastExpired = 0;
+    s.on('expired_token', () => {
+      if (Date.now() - lastExpired < 2_000) return;
+      lastExpired = Date.now();
+      this.#log.info({ event: 'socket.expired_token' }, 'the server reports an expired token');
+      h.onExpiredToken();
+    });
+    s.on('kill_containers', (payload) => h.onKill((payload ?? {}) as KillContainersPayload));
+    s.on('message', (text) => this.#log.debug({ event: 'socket.message', text }, 'server message'));
+    s.on('algorithm_status_change', (p) => {
+      if (p?.status && !['pending', 'initializing', 'active', 'completed'].includes(p.status)) {
+        this.#log.info(
+          { event: 'socket.algorithm_failed', ...p },
+          'an algorithm run failed in the collaboration',
+        );
+      }
+    });
+    const pingEvery = options.pingIntervalMs ?? 60_000;
+    this.#pingTimer = setInterval(() => {
+      if (s.connected) s.emit('ping');
+    }, pingEvery);
+    this.#pingTimer.unref();
+  }
+
+  get connected(): boolean {
+    return this.#socket.connected;
+  }
+
+  connect(): void {
+    this.#socket.connect();
+  }
+
+  /** New handshake header for the next (re)connection. */
+  setToken(token: string): void {
+    const opts = this.#socket.io.opts;
+    opts.extraHeaders = { ...(opts.extraHeaders ?? {}), Authorization: `Bearer ${token}` };
+  }
+
+  /** Disconnects and connects again with the current header (after a token refresh). */
+  reconnect(): void {
+    this.#socket.disconnect();
+    this.#socket.connect();
+  }
+
+  emitNodeInfo(info: NodeInfoPayload): void {
+    if (this.#socket.connected) this.#socket.emit('node_info_update', info);
+  }
+
+  emitStatus(change: AlgorithmStatusChange): void {
+    if (this.#socket.connected) this.#socket.emit('algorithm_status_change', change);
+  }
+
+  /** Graceful disconnect: the server sees a clean close and marks the node offline at once, not after a timeout. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    if (this.#pingTimer) clearInterval(this.#pingTimer);
+    if (!this.#socket.connected) {
+      this.#socket.disconnect();
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const done = setTimeout(resolve, 2_000);
+      this.#socket.once('disconnect', () => {
+        clearTimeout(done);
+        resolve();
+      });
+      this.#socket.disconnect();
+    });
+  }
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Builds the example algorithm images locally, without any registry:
+#   federa/average-python:local  (algorithms/average-python, FROM federa/base-python:local)
+#   federa/average-ts:local      (algorithms/average-ts,     FROM federa/base-node:local)
+# An image whose label federa.recipe-hash matches its sources is skipped. --force rebuilds.
+# Needs the base images (scripts/build-images.sh). Override the bases with BASE_PYTHON / BASE_NODE.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FORCE=0
+[[ "${1:-}" == "--force" ]] && FORCE=1
+BASE_PYTHON="${BASE_PYTHON:-federa/base-python:local}"
+BASE_NODE="${BASE_NODE:-federa/base-node:local}"
+LOCK=/tmp/federa-build-algorithms.lock
+exec 9>"$LOCK"
+flock 9
+
+log() { printf '[build-algorithms] %s\n' "$*"; }
+
+# Compile the TypeScript algorithm and its tools.
+start=$(date +%s.%N)
+npx --no-install tsc --build packages/algorithm-tools >/dev/null
+npx --no-install tsc -p algorithms/average-ts >/dev/null
+log "compile: $(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)") s"
+
+# build IMAGE BASE DOCKERFILE PATH...   (paths relative to the repository root form the build context)
+build() {
+  local image="$1" base="$2" dockerfile="$3"; shift 3
+  local base_id hash current ctx
+  base_id=$(docker image inspect -f '{{.Id}}' "$base" 2>/dev/null) || { log "missing base image $base: run scripts/build-images.sh"; exit 1; }
+  hash=$( { echo "$base_id"; cat "$dockerfile"; find "$@" -type f -not -name '*.map' -not -name '.tsbuildinfo' -not -path '*/__pycache__/*' | sort | xargs sha256sum; } | sha256sum | cut -c1-32)
+  current=$(docker image inspect -f '{{index .Config.Labels "federa.recipe-hash"}}' "$image" 2>/dev/null || true)
+  if [[ "$FORCE" == 0 && "$current" == "$hash" ]]; then
+    log "$image: up to date"
+    return
+  fi
+  ctx=$(mktemp -d)
+  for p in "$@"; do mkdir -p "$ctx/$(dirname "$p")"; cp -r "$p" "$ctx/$p"; done
+  find "$ctx" -name '__pycache__' -prune -exec rm -rf {} +
+  cp "$dockerfile" "$ctx/Dockerfile"
+  local t0; t0=$(date +%s.%N)
+  docker build -q --build-arg "BASE=$base" --label "federa.recipe-hash=$hash" -t "$image" "$ctx" >/dev/null
+  rm -rf "$ctx"
+  log "$image: built in $(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)") s"
+}
+
+build federa/average-python:local "$BASE_PYTHON" algorithms/average-python/Dockerfile \
+  clients/python/federa_algorithm_tools algorithms/average-python/average.py algorithms/average-python/main.py
+build federa/average-ts:local "$BASE_NODE" algorithms/average-ts/Dockerfile \
+  packages/algorithm-tools/package.json packages/algorithm-tools/dist algorithms/average-ts/package.json algorithms/average-ts/dist
