@@ -1,0 +1,332 @@
+/** The `vnode` command line: managing nodes that run in Docker. */
+import { Command } from 'commander';
+import { selectInstance } from '../config/store.js';
+import { connectDocker } from '../docker/engine.js';
+import { CliError } from '../exit-codes.js';
+import { defaultAsker } from '../util/asker.js';
+import { addScopeOptions, examples, pickInstance, scopeOf, table, type ScopeFlags } from '../util/command.js';
+import { Progress } from '../util/progress.js';
+import { sourceCheckout } from '../util/source.js';
+import { CLI_VERSION } from '../version.js';
+import { attachLogs } from '../server/start.js';
+import {
+  cleanNode,
+  createPrivateKey,
+  listNodes,
+  nodeFiles,
+  nodeVersion,
+  removalPlan,
+  removeNode,
+  runVolumes,
+  stopNodes,
+} from './commands.js';
+import { nodeContainerName } from './naming.js';
+import { newNodeConfig } from './new.js';
+import { startNode } from './start.js';
+
+interface Ctx extends ScopeFlags {
+  name?: string;
+  config?: string;
+  environment: string;
+}
+
+const withContext = (cmd: Command, config = true): Command => {
+  cmd.option('-n, --name <name>', 'name of the node configuration');
+  if (config) cmd.option('-c, --config <file>', 'path of a configuration file (the name is its stem)');
+  cmd.option('-e, --environment <env>', 'environment of the configuration file', 'application');
+  return addScopeOptions(cmd, 'user');
+};
+
+const resolveRef = (o: Partial<Ctx>) =>
+  selectInstance(
+    'node',
+    {
+      scope: scopeOf(o, 'user'),
+      ...(o.name ? { name: o.name } : {}),
+      ...(o.config ? { config: o.config } : {}),
+    },
+    pickInstance,
+  );
+
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+export function buildNodeProgram(): Command {
+  const program = new Command('vnode')
+    .description('Create, start and manage Federa nodes that run in Docker.')
+    .version(CLI_VERSION, '--cli-version', "print the CLI's version");
+
+  examples(
+    addScopeOptions(
+      program
+        .command('new')
+        .description('Create a node configuration (a wizard; every answer can be given as a flag)')
+        .option('-n, --name <name>', 'configuration name (letters, digits, _ . -)')
+        .option(
+          '-e, --environment <env>',
+          'environment to write: application (default), prod, acc, test, dev',
+        )
+        .option('--api-key <key>', "the node's API key (from the server)")
+        .option(
+          '--server-url <url>',
+          'server scheme and host (default http://host.docker.internal: this machine, seen from Docker)',
+        )
+        .option('--port <port>', 'server port (default 5000)')
+        .option('--api-path <path>', 'API path (default /api)')
+        .option(
+          '--database <LABEL[:TYPE]=URI>',
+          'a data source; repeat for several (type: csv, parquet, sql, sparql, omop, excel, other)',
+          collect,
+        )
+        .option('--log-level <level>', 'DEBUG, INFO, WARNING, ERROR or CRITICAL (default INFO)')
+        .option('--vpn-subnet <cidr>', 'VPN subnet, e.g. 10.76.0.0/16 (default: no VPN)')
+        .option('--encryption', 'the collaboration is encrypted')
+        .option('--no-encryption', 'the collaboration is not encrypted (default)')
+        .option('--private-key <path>', "path of the organization's private key")
+        .option('--image <image>', 'node image to start (default federa/node:<CLI major version>)')
+        .option('-y, --yes', 'do not ask: take defaults for everything not given'),
+      'user',
+    ).action(async (o: Record<string, unknown> & ScopeFlags, cmd: Command) => {
+      const given = Object.fromEntries(
+        Object.entries(o).filter(([k, v]) => v !== undefined && !['user', 'system', 'yes'].includes(k)),
+      );
+      // --no-encryption gives `encryption` a default of true; only a flag actually given answers the question
+      if (cmd.getOptionValueSource('encryption') !== 'cli') delete given.encryption;
+      const result = await newNodeConfig(
+        { scope: scopeOf(o, 'user'), ...given },
+        defaultAsker(o.yes === true),
+      );
+      process.stdout.write(
+        `Wrote environment '${result.environment}' of ${result.file}\nStart it with: vnode start -n ${result.name}${scopeOf(o, 'user') === 'system' ? ' --system' : ''}\n`,
+      );
+    }),
+    [
+      'vnode new',
+      'vnode new -n hospital-a --api-key 0f7c… --server-url https://federa.example.org --port 443 --database default=/data/patients.csv --yes',
+      'vnode new -n lab --api-key … --database default:csv=/data/a.csv --database omop:sql=postgresql://db/omop --vpn-subnet 10.76.0.0/16 --encryption --yes',
+    ],
+  );
+
+  examples(
+    withContext(program.command('start').description('Start a node in Docker'))
+      .option('-i, --image <image>', 'node image (default: config image, else federa/node:<CLI major>)')
+      .option('--attach', 'follow the logs after starting (Ctrl-C stops following, not the node)')
+      .option('--keep', 'keep the container after it stops (default: removed)')
+      .option('--force-db-mount', 'mount file databases even when they do not exist (yet)')
+      .option(
+        '--develop [source]',
+        'mount a built Federa checkout at /federa (default: the checkout of this CLI)',
+      )
+      .option('--mount-src <source>', 'same as --develop <source>')
+      .option(
+        '--wait <seconds>',
+        'seconds to wait for the server to report the node online (0: do not wait)',
+        '60',
+      )
+      .action(
+        async (
+          o: Ctx & {
+            image?: string;
+            attach?: boolean;
+            keep?: boolean;
+            forceDbMount?: boolean;
+            develop?: string | true;
+            mountSrc?: string;
+            wait: string;
+          },
+        ) => {
+          const ref = await resolveRef(o);
+          await startNode(
+            ref,
+            {
+              environment: o.environment,
+              ...(o.image ? { image: o.image } : {}),
+              ...((o.develop ?? o.mountSrc) ? { develop: sourceCheckout(o.develop ?? o.mountSrc) } : {}),
+              attach: o.attach === true,
+              keep: o.keep === true,
+              forceDbMount: o.forceDbMount === true,
+              wait: Number(o.wait),
+            },
+            new Progress(),
+          );
+        },
+      ),
+    [
+      'vnode start -n hospital-a',
+      'vnode start -n hospital-a --attach',
+      'vnode start -c ./lab.yaml --image federa/node:0.1.0',
+      'vnode start -n dev --develop ~/src/federa',
+    ],
+  );
+
+  examples(
+    addScopeOptions(
+      program
+        .command('stop')
+        .description('Stop a running node')
+        .option('-n, --name <name>', 'name of the node configuration')
+        .option('--all', 'stop every running node')
+        .option('--force', 'kill instead of a graceful stop'),
+      'user',
+    ).action(async (o: ScopeFlags & { name?: string; all?: boolean; force?: boolean }) => {
+      const target = o.all
+        ? ('all' as const)
+        : { name: o.name ?? (await resolveRef(o)).name, scope: scopeOf(o, 'user') };
+      const stopped = await stopNodes(target, { force: o.force === true });
+      process.stdout.write(stopped.length ? `Stopped ${stopped.join(', ')}\n` : 'No node was running\n');
+    }),
+    ['vnode stop -n hospital-a', 'vnode stop --all', 'vnode stop -n hospital-a --force'],
+  );
+
+  examples(
+    program
+      .command('list')
+      .description('List node configurations (user and system) and whether they run')
+      .action(async () => {
+        const rows = await listNodes();
+        table([
+          ['NAME', 'SCOPE', 'STATUS', 'ENVIRONMENTS', 'FILE'],
+          ...rows.map((r) => [r.name, r.scope, r.status, r.environments.join(','), r.file]),
+        ]);
+      }),
+    ['vnode list'],
+  );
+
+  examples(
+    addScopeOptions(
+      program
+        .command('attach')
+        .description('Follow the logs of a running node (Ctrl-C to stop following)')
+        .option('-n, --name <name>', 'name of the node configuration'),
+      'user',
+    ).action(async (o: ScopeFlags & { name?: string }) => {
+      const name = o.name ?? (await resolveRef(o)).name;
+      const docker = await connectDocker();
+      const container = nodeContainerName(name, scopeOf(o, 'user'));
+      if (!(await docker.isRunning(container)))
+        throw new CliError('state', `the node '${name}' is not running`);
+      await attachLogs(docker, container);
+    }),
+    ['vnode attach -n hospital-a'],
+  );
+
+  examples(
+    withContext(
+      program
+        .command('files')
+        .description('Print where the configuration, data, logs, key and databases of a node are'),
+    ).action(async (o: Ctx) => {
+      const ref = await resolveRef(o);
+      table(nodeFiles(ref, o.environment).map(([k, v]) => [`${k}:`, v]));
+    }),
+    ['vnode files -n hospital-a'],
+  );
+
+  examples(
+    addScopeOptions(
+      program
+        .command('clean')
+        .description(
+          "Remove the temporary run volumes (names ending in 'tmpvol') of a node, or of all nodes with --all",
+        )
+        .option('-n, --name <name>', 'name of the node configuration')
+        .option('--all', "every volume whose name ends in 'tmpvol'")
+        .option('-y, --yes', 'do not ask for confirmation'),
+      'user',
+    ).action(async (o: ScopeFlags & { name?: string; all?: boolean; yes?: boolean }) => {
+      const docker = await connectDocker();
+      const target = o.all ? ('all' as const) : { name: o.name ?? (await resolveRef(o)).name };
+      const volumes = await runVolumes(target, docker);
+      if (volumes.length === 0) {
+        process.stdout.write('No run volumes to remove\n');
+        return;
+      }
+      process.stdout.write(`Run volumes:\n${volumes.map((v) => `  ${v}`).join('\n')}\n`);
+      await defaultAsker(o.yes).approve(`Remove these ${volumes.length} volumes?`, o.yes);
+      const result = await cleanNode(target, docker);
+      process.stdout.write(`Removed ${result.removed.length} volumes\n`);
+      if (result.inUse.length)
+        process.stderr.write(`warning: still in use, kept: ${result.inUse.join(', ')}\n`);
+    }),
+    ['vnode clean -n hospital-a', 'vnode clean --all --yes'],
+  );
+
+  examples(
+    withContext(
+      program
+        .command('remove')
+        .description('Remove a node: its configuration, volumes, data folder (keys) and logs'),
+      false,
+    )
+      .option('-y, --yes', 'do not ask for confirmation')
+      .action(async (o: Ctx & { yes?: boolean }) => {
+        const ref = await resolveRef(o);
+        const docker = await connectDocker();
+        if (await docker.isRunning(nodeContainerName(ref.name, ref.scope))) {
+          throw new CliError(
+            'state',
+            `the node '${ref.name}' is running; stop it first with 'vnode stop -n ${ref.name}'`,
+          );
+        }
+        const plan = await removalPlan(ref, docker);
+        process.stdout.write(
+          `This removes:\n${[...plan.files, ...plan.volumes.map((v) => `volume ${v}`)].map((l) => `  ${l}`).join('\n')}\n`,
+        );
+        await defaultAsker(o.yes).approve(`Remove the node '${ref.name}'?`, o.yes);
+        await removeNode(ref, docker);
+        process.stdout.write(`Removed the node '${ref.name}'\n`);
+      }),
+    ['vnode remove -n hospital-a', 'vnode remove -n hospital-a --yes'],
+  );
+
+  examples(
+    withContext(
+      program
+        .command('create-private-key')
+        .description(
+          "Create the organization's private key, set it in the configuration and upload the public key",
+        ),
+    )
+      .option(
+        '-o, --organization-name <name>',
+        'organization name (default: asked from the server with the node API key)',
+      )
+      .option('--overwrite', 'replace an existing key file')
+      .option('--no-upload', 'do not upload the public key')
+      .action(async (o: Ctx & { organizationName?: string; overwrite?: boolean; upload: boolean }) => {
+        const ref = await resolveRef(o);
+        const result = await createPrivateKey(
+          ref,
+          {
+            environment: o.environment,
+            upload: o.upload,
+            ...(o.organizationName ? { organizationName: o.organizationName } : {}),
+            ...(o.overwrite ? { overwrite: true } : {}),
+          },
+          process.env,
+          (line) => process.stdout.write(`${line}\n`),
+        );
+        if (!result.uploaded && o.upload) process.stderr.write('warning: the public key was not uploaded\n');
+      }),
+    [
+      'vnode create-private-key -n hospital-a',
+      'vnode create-private-key -c ./lab.yaml -o "Lab A" --no-upload',
+      'vnode create-private-key -n hospital-a --overwrite',
+    ],
+  );
+
+  examples(
+    addScopeOptions(
+      program
+        .command('version')
+        .description("Print the running node's version and the CLI's")
+        .option('-n, --name <name>', 'name of the node configuration'),
+      'user',
+    ).action(async (o: ScopeFlags & { name?: string }) => {
+      const name = o.name ?? (await resolveRef(o)).name;
+      process.stdout.write(`${JSON.stringify(await nodeVersion({ name, scope: scopeOf(o, 'user') }))}\n`);
+    }),
+    ['vnode version -n hospital-a'],
+  );
+
+  return program;
+}

@@ -1,0 +1,160 @@
+/**
+ * The whole path of a node administrator, all real: `vserver start` runs the server image, `vnode start` runs the
+ * node image, the node comes online at the server, a task runs (the TypeScript average algorithm), then stop and
+ * clean. Needs Docker and the images of scripts/build-images.sh, scripts/build-algorithms.sh and
+ * scripts/build-infra-images.sh.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeBase64 } from '@federa/common';
+import { docker, dockerQuiet, requireDocker, requireImage, runCli } from '../test-support/cli.js';
+import { tempXdg, uniqueName, useXdg } from '../test-support/env.js';
+import { freePort } from '../test-support/ports.js';
+import { buildServerProgram } from '../server/program.js';
+import { buildNodeProgram } from './program.js';
+
+const dirs = tempXdg();
+useXdg(dirs);
+const serverName = uniqueName('e2e-srv');
+const nodeName = uniqueName('e2e-node');
+const ALGORITHM = 'federa/average-ts:local';
+const ROOT_PASSWORD = 'Root-Password-1!';
+const vserver = (...args: string[]) => runCli(buildServerProgram, args);
+const vnode = (...args: string[]) => runCli(buildNodeProgram, args);
+let api = '';
+let token = '';
+
+const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+  const res = await fetch(`${api}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return JSON.parse(text) as T;
+};
+
+beforeAll(() => {
+  requireDocker();
+  for (const image of ['federa/server:0', 'federa/node:0', ALGORITHM]) requireImage(image);
+});
+
+afterAll(() => {
+  dockerQuiet('rm', '-f', `federa-${nodeName}-user`, `federa-${serverName}-user-server`);
+  for (const v of docker('volume', 'ls', '-q', '--filter', `name=federa-${nodeName}`)
+    .split('\n')
+    .filter(Boolean))
+    dockerQuiet('volume', 'rm', '-f', v);
+  for (const c of docker('ps', '-aq', '--filter', `name=federa-${nodeName}`).split('\n').filter(Boolean))
+    dockerQuiet('rm', '-f', c);
+  dockerQuiet('network', 'rm', `federa-${nodeName}-net`, `federa-${serverName}-user-network`);
+  dirs.cleanup();
+});
+
+describe('vnode start with the node image, at a server started by vserver', () => {
+  it('comes online, runs a task, stops and cleans up', async () => {
+    const port = await freePort();
+    expect(
+      (
+        await vserver(
+          'new',
+          '--user',
+          '-n',
+          serverName,
+          '--port',
+          String(port),
+          '--root-email',
+          'root@example.org',
+          '--root-password',
+          ROOT_PASSWORD,
+          '--yes',
+        )
+      ).code,
+    ).toBe(0);
+    const started = await vserver('start', '--user', '-n', serverName, '--wait', '120');
+    expect(started.code, started.stderr).toBe(0);
+    api = `http://127.0.0.1:${port}/api`;
+    token = (
+      await call<{ access_token: string }>('POST', '/token/user', {
+        username: 'root',
+        password: ROOT_PASSWORD,
+      })
+    ).access_token;
+    const org = await call<{ id: number }>('POST', '/organization', { name: `${nodeName}-org` });
+    const collab = await call<{ id: number }>('POST', '/collaboration', {
+      name: `${nodeName}-study`,
+      organization_ids: [org.id],
+      encrypted: false,
+    });
+    const node = await call<{ api_key: string }>('POST', '/node', {
+      collaboration_id: collab.id,
+      organization_id: org.id,
+      name: nodeName,
+    });
+
+    const csv = join(dirs.root, 'ages.csv');
+    writeFileSync(csv, 'age\n20\n30\n40\n');
+    const made = await vnode(
+      'new',
+      '-n',
+      nodeName,
+      '--api-key',
+      node.api_key,
+      '--server-url',
+      'http://host.docker.internal',
+      '--port',
+      String(port),
+      '--database',
+      `default=${csv}`,
+      '--yes',
+    );
+    expect(made.code, made.stderr).toBe(0);
+
+    const run = await vnode('start', '-n', nodeName, '--wait', '120');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/✓ waiting for the node to come online/);
+    expect((await vnode('list')).stdout).toMatch(new RegExp(`${nodeName}\\s+user\\s+online`));
+    const version = await vnode('version', '-n', nodeName);
+    expect(JSON.parse(version.stdout)).toMatchObject({ node: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+
+    const input = Buffer.from(
+      `json.${JSON.stringify({ method: 'central_average', args: ['age'], kwargs: {}, master: true, output_format: 'json' })}`,
+    );
+    const task = await call<{ id: number }>('POST', '/task', {
+      name: 'cli e2e',
+      image: ALGORITHM,
+      collaboration_id: collab.id,
+      database: 'default',
+      organizations: [{ id: org.id, input: encodeBase64(input) }],
+    });
+    const deadline = Date.now() + 120_000;
+    while (!(await call<{ complete: boolean }>('GET', `/task/${task.id}`)).complete) {
+      if (Date.now() > deadline) throw new Error('the task did not complete within 120 s');
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const results = await call<{ status: string; result: string; log: string | null }[]>(
+      'GET',
+      `/task/${task.id}/result`,
+    );
+    expect(results[0]?.status, results[0]?.log ?? '').toBe('completed');
+    const out = JSON.parse(
+      Buffer.from(results[0]?.result ?? '', 'base64')
+        .subarray(5)
+        .toString(),
+    ) as { average: number };
+    expect(out.average).toBeCloseTo(30, 10);
+
+    expect((await vnode('stop', '-n', nodeName)).code).toBe(0);
+    expect(docker('ps', '-q', '--filter', `name=^federa-${nodeName}-user$`)).toBe('');
+    const cleaned = await vnode('clean', '-n', nodeName, '--yes');
+    expect(cleaned.code).toBe(0);
+    expect(
+      docker('volume', 'ls', '-q', '--filter', 'name=tmpvol')
+        .split('\n')
+        .filter((v) => v.startsWith(`federa-${nodeName}-`)),
+    ).toEqual([]);
+    expect((await vserver('stop', '--user', '-n', serverName)).code).toBe(0);
+  }, 420_000);
+});

@@ -1,0 +1,129 @@
+/** `vserver list | files | stop | attach | version | import`. */
+import { resolve } from 'node:path';
+import { checkServerConfig } from '../config/validate.js';
+import { type InstanceRef, listInstances } from '../config/store.js';
+import { connectDocker, type DockerEngine } from '../docker/engine.js';
+import { CliError } from '../exit-codes.js';
+import { importFixture, readFixture, type ImportResult } from '../import/fixture.js';
+import { type Env, type Scope, instanceDataDir, typeDirs, defaultLogFileName } from '../paths.js';
+import { getJson } from '../util/http.js';
+import { CLI_VERSION } from '../version.js';
+import { placeDatabase } from './database.js';
+import { LABELS, TYPE_LABEL, serverContainerName, serverNetworkName } from './naming.js';
+
+export interface ServerListRow {
+  name: string;
+  scope: Scope;
+  environments: string[];
+  status: 'online' | 'offline';
+  file: string;
+}
+
+export async function listServers(env: Env = process.env, engine?: DockerEngine): Promise<ServerListRow[]> {
+  const docker = engine ?? (await connectDocker(env));
+  const running = new Set((await docker.runningWithLabel(TYPE_LABEL, 'server')).map((c) => c.name));
+  return listInstances('server', env).map((i) => ({
+    name: i.name,
+    scope: i.scope,
+    environments: i.environments,
+    status: running.has(serverContainerName(i.name, i.scope)) ? 'online' : 'offline',
+    file: i.file,
+  }));
+}
+
+export function serverFiles(
+  ref: InstanceRef,
+  environment: string,
+  env: Env = process.env,
+): Record<string, string> {
+  const raw = checkServerConfig(ref.file, environment);
+  const logging = raw.logging as { file?: string } | undefined;
+  const dataDir = instanceDataDir('server', ref.scope, ref.name, env);
+  const uri = typeof raw.uri === 'string' ? raw.uri : 'sqlite:///default.sqlite';
+  const db = placeDatabase(uri, dataDir);
+  return {
+    'configuration file': ref.file,
+    'data folder': dataDir,
+    'log file': resolve(
+      typeDirs('server', ref.scope, env).log,
+      logging?.file ?? defaultLogFileName(ref.name, environment, ref.scope),
+    ),
+    database: db.kind === 'sqlite-file' ? `sqlite:///${db.hostFile}` : uri,
+  };
+}
+
+/** Stops one server (or all with `all`), removes its network. Returns the containers stopped. */
+export async function stopServers(
+  target: { name: string; scope: Scope } | 'all',
+  env: Env = process.env,
+  engine?: DockerEngine,
+): Promise<string[]> {
+  const docker = engine ?? (await connectDocker(env));
+  const running = await docker.runningWithLabel(TYPE_LABEL, 'server');
+  const chosen =
+    target === 'all'
+      ? running
+      : running.filter((c) => c.name === serverContainerName(target.name, target.scope));
+  if (target !== 'all' && chosen.length === 0) {
+    throw new CliError('state', `the server '${target.name}' (${target.scope}) is not running`);
+  }
+  for (const c of chosen) {
+    await docker.stop(c.name, 10);
+    await docker.waitGone(c.name);
+    const scope: Scope = c.labels[LABELS.system] === 'True' ? 'system' : 'user';
+    await docker.removeNetwork(serverNetworkName(c.labels[LABELS.name] ?? '', scope));
+  }
+  return chosen.map((c) => c.name);
+}
+
+/** The address of a running server's API, from the labels `vserver start` put on its container. */
+export async function runningServerApi(
+  ref: { name: string; scope: Scope },
+  docker: DockerEngine,
+): Promise<string> {
+  const name = serverContainerName(ref.name, ref.scope);
+  const info = await docker.containerInfo(name);
+  if (!info?.running)
+    throw new CliError(
+      'state',
+      `the server '${ref.name}' (${ref.scope}) is not running; start it with 'vserver start -n ${ref.name}'`,
+    );
+  const ip = info.labels[LABELS.hostIp] ?? '0.0.0.0';
+  const host = ip === '0.0.0.0' || ip === '::' ? '127.0.0.1' : ip;
+  return `http://${host}:${info.labels[LABELS.hostPort] ?? '5000'}${info.labels[LABELS.apiPath] ?? '/api'}`;
+}
+
+export async function serverVersion(
+  ref: { name: string; scope: Scope },
+  env: Env = process.env,
+  engine?: DockerEngine,
+): Promise<{ server: string; cli: string }> {
+  const docker = engine ?? (await connectDocker(env));
+  const api = await runningServerApi(ref, docker);
+  const body = (await getJson(`${api}/version`)) as { version?: string };
+  return { server: body.version ?? 'unknown', cli: CLI_VERSION };
+}
+
+export async function importIntoServer(
+  ref: InstanceRef,
+  environment: string,
+  fixtureFile: string,
+  credentials: { username?: string; password?: string },
+  env: Env = process.env,
+  engine?: DockerEngine,
+): Promise<ImportResult> {
+  const fixture = readFixture(fixtureFile);
+  const raw = checkServerConfig(ref.file, environment);
+  const root = (raw.root_user ?? {}) as { username?: string; password?: string };
+  const username = credentials.username ?? root.username ?? 'root';
+  const password = credentials.password ?? env.FEDERA_ROOT_PASSWORD ?? root.password;
+  if (!password) {
+    throw new CliError(
+      'usage',
+      `the password of '${username}' is needed: pass --password, set FEDERA_ROOT_PASSWORD, or put root_user.password in ${ref.file}`,
+    );
+  }
+  const docker = engine ?? (await connectDocker(env));
+  const apiBase = await runningServerApi(ref, docker);
+  return importFixture(fixture, { apiBase, username, password });
+}

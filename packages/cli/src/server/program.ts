@@ -1,0 +1,257 @@
+/** The `vserver` command line: managing servers that run in Docker. */
+import { Command } from 'commander';
+import { sourceCheckout } from '../util/source.js';
+import { selectInstance } from '../config/store.js';
+import { connectDocker } from '../docker/engine.js';
+import { CliError } from '../exit-codes.js';
+import { defaultAsker } from '../util/asker.js';
+import { addScopeOptions, examples, pickInstance, scopeOf, table, type ScopeFlags } from '../util/command.js';
+import { Progress } from '../util/progress.js';
+import { CLI_VERSION } from '../version.js';
+import { newServerConfig } from './new.js';
+import { importIntoServer, listServers, serverFiles, serverVersion, stopServers } from './commands.js';
+import { attachLogs, startServer } from './start.js';
+import { serverContainerName } from './naming.js';
+
+interface Ctx extends ScopeFlags {
+  name?: string;
+  config?: string;
+  environment: string;
+}
+
+const withContext = (cmd: Command): Command =>
+  addScopeOptions(
+    cmd
+      .option('-n, --name <name>', 'name of the server configuration')
+      .option('-c, --config <file>', 'path of a configuration file (the name is its stem)')
+      .option('-e, --environment <env>', 'environment of the configuration file', 'prod'),
+    'system',
+  );
+
+const resolveRef = (o: Ctx) =>
+  selectInstance(
+    'server',
+    {
+      scope: scopeOf(o, 'system'),
+      ...(o.name ? { name: o.name } : {}),
+      ...(o.config ? { config: o.config } : {}),
+    },
+    pickInstance,
+  );
+
+export function buildServerProgram(): Command {
+  const program = new Command('vserver')
+    .description('Create, start and manage Federa servers that run in Docker.')
+    .version(CLI_VERSION, '--cli-version', "print the CLI's version");
+
+  examples(
+    addScopeOptions(
+      program
+        .command('new')
+        .description('Create a server configuration (a wizard; every answer can be given as a flag)')
+        .option('-n, --name <name>', 'configuration name (letters, digits, _ . -)')
+        .option('-e, --environment <env>', 'environment to write: application, prod, acc, test, dev')
+        .option('--description <text>', 'free text')
+        .option('--ip <address>', 'address the server listens on (default 0.0.0.0)')
+        .option('--port <port>', 'port on this host (default 5000)')
+        .option('--api-path <path>', 'API path (default /api)')
+        .option('--db-uri <uri>', 'database URI (default sqlite:///default.sqlite, in the data folder)')
+        .option('--allow-drop-all', 'allow dropping all tables (tests)')
+        .option('--jwt-secret <secret>', 'secret for access tokens (default: a generated one)')
+        .option('--root-email <email>', 'e-mail address of the root user (required)')
+        .option('--root-username <name>', 'username of the root user (default root)')
+        .option('--root-password <password>', 'password of the root user (default: generated at first start)')
+        .option('--log-level <level>', 'DEBUG, INFO, WARNING, ERROR or CRITICAL (default INFO)')
+        .option('--image <image>', 'server image to start (default federa/server:<CLI major version>)')
+        .option('-y, --yes', 'do not ask: take defaults for everything not given'),
+      'system',
+    ).action(async (o: Record<string, string | boolean | undefined> & ScopeFlags) => {
+      const result = await newServerConfig(
+        {
+          scope: scopeOf(o, 'system'),
+          ...(Object.fromEntries(
+            Object.entries(o).filter(([k, v]) => v !== undefined && !['user', 'system', 'yes'].includes(k)),
+          ) as Record<string, string>),
+          ...(o.allowDropAll !== undefined ? { allowDropAll: Boolean(o.allowDropAll) } : {}),
+        },
+        defaultAsker(o.yes === true),
+      );
+      process.stdout.write(
+        `Wrote environment '${result.environment}' of ${result.file}\nStart it with: vserver start -n ${result.name}${scopeOf(o, 'system') === 'user' ? ' --user' : ''}\n`,
+      );
+    }),
+    [
+      'vserver new',
+      'vserver new --user -n demo --root-email admin@example.org --yes',
+      'vserver new -n demo -e prod --port 7601 --db-uri postgresql://federa@db/federa --root-email a@b.org --yes',
+    ],
+  );
+
+  examples(
+    withContext(program.command('start').description('Start a server in Docker'))
+      .option('--ip <address>', 'host address to publish the port on (default: config ip)')
+      .option('-p, --port <port>', 'host port (default: config port, else 5000)')
+      .option('-i, --image <image>', 'server image (default: config image, else federa/server:<CLI major>)')
+      .option('--attach', 'follow the logs after starting (Ctrl-C stops following, not the server)')
+      .option('--keep', 'keep the container after it stops (default: removed)')
+      .option(
+        '--develop [source]',
+        'mount a built Federa checkout over the application (default: the checkout of this CLI)',
+      )
+      .option('--mount-src <source>', 'same as --develop <source>')
+      .option('--wait <seconds>', 'seconds to wait for the server to answer (0: do not wait)', '60')
+      .action(
+        async (
+          o: Ctx & {
+            ip?: string;
+            port?: string;
+            image?: string;
+            attach?: boolean;
+            keep?: boolean;
+            develop?: string | true;
+            mountSrc?: string;
+            wait: string;
+          },
+        ) => {
+          const ref = await resolveRef(o);
+          await startServer(
+            ref,
+            {
+              environment: o.environment,
+              ...(o.ip ? { ip: o.ip } : {}),
+              ...(o.port ? { port: o.port } : {}),
+              ...(o.image ? { image: o.image } : {}),
+              ...((o.develop ?? o.mountSrc) ? { develop: sourceCheckout(o.develop ?? o.mountSrc) } : {}),
+              attach: o.attach === true,
+              keep: o.keep === true,
+              wait: Number(o.wait),
+            },
+            new Progress(),
+          );
+        },
+      ),
+    [
+      'vserver start -n demo',
+      'vserver start --user -n demo -p 7601 --attach',
+      'vserver start -n demo --image federa/server:0.1.0',
+    ],
+  );
+
+  examples(
+    addScopeOptions(
+      program
+        .command('stop')
+        .description('Stop a running server (and remove its network)')
+        .option('-n, --name <name>', 'name of the server configuration')
+        .option('--all', 'stop every running server'),
+      'system',
+    ).action(async (o: ScopeFlags & { name?: string; all?: boolean }) => {
+      const target = o.all
+        ? ('all' as const)
+        : {
+            name: o.name ?? (await resolveRef({ ...o, environment: 'prod' })).name,
+            scope: scopeOf(o, 'system'),
+          };
+      const stopped = await stopServers(target);
+      process.stdout.write(stopped.length ? `Stopped ${stopped.join(', ')}\n` : 'No server was running\n');
+    }),
+    ['vserver stop -n demo', 'vserver stop --user -n demo', 'vserver stop --all'],
+  );
+
+  examples(
+    program
+      .command('list')
+      .description('List server configurations (user and system) and whether they run')
+      .action(async () => {
+        const rows = await listServers();
+        table([
+          ['NAME', 'SCOPE', 'STATUS', 'ENVIRONMENTS', 'FILE'],
+          ...rows.map((r) => [r.name, r.scope, r.status, r.environments.join(','), r.file]),
+        ]);
+      }),
+    ['vserver list'],
+  );
+
+  examples(
+    addScopeOptions(
+      program
+        .command('attach')
+        .description('Follow the logs of a running server (Ctrl-C to stop following)')
+        .option('-n, --name <name>', 'name of the server configuration'),
+      'system',
+    ).action(async (o: ScopeFlags & { name?: string }) => {
+      const name = o.name ?? (await resolveRef({ ...o, environment: 'prod' })).name;
+      const docker = await connectDocker();
+      const container = serverContainerName(name, scopeOf(o, 'system'));
+      if (!(await docker.isRunning(container)))
+        throw new CliError('state', `the server '${name}' is not running`);
+      await attachLogs(docker, container);
+    }),
+    ['vserver attach -n demo'],
+  );
+
+  examples(
+    withContext(
+      program
+        .command('files')
+        .description('Print where the configuration, data, log and database of a server are'),
+    ).action(async (o: Ctx) => {
+      const ref = await resolveRef(o);
+      table(Object.entries(serverFiles(ref, o.environment)).map(([k, v]) => [`${k}:`, v]));
+    }),
+    ['vserver files -n demo', 'vserver files --user -n demo -e dev'],
+  );
+
+  examples(
+    withContext(
+      program
+        .command('import')
+        .description(
+          'Load organizations, users and collaborations from a YAML fixture into a running server',
+        ),
+    )
+      .argument('<file>', 'fixture file (cli-config format: organizations, collaborations)')
+      .option('--username <name>', 'user to log in as (default: the configured root user)')
+      .option(
+        '--password <password>',
+        'its password (default: FEDERA_ROOT_PASSWORD, else root_user.password of the configuration)',
+      )
+      .action(async (file: string, o: Ctx & { username?: string; password?: string }) => {
+        const ref = await resolveRef(o);
+        const result = await importIntoServer(ref, o.environment, file, {
+          ...(o.username ? { username: o.username } : {}),
+          ...(o.password ? { password: o.password } : {}),
+        });
+        for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
+        process.stdout.write(
+          `Imported ${result.organizations} organizations, ${result.users} users, ${result.collaborations} collaborations, ${result.nodes.length} nodes, ${result.tasks} tasks\n`,
+        );
+        if (result.nodes.length) {
+          process.stdout.write(
+            "Node API keys (generated by the server; put them in the nodes' configurations):\n",
+          );
+          table([['NODE', 'ID', 'API KEY'], ...result.nodes.map((n) => [n.name, String(n.id), n.apiKey])]);
+        }
+      }),
+    [
+      'vserver import -n demo fixtures.yaml',
+      'FEDERA_ROOT_PASSWORD=… vserver import --user -n demo fixtures.yaml',
+    ],
+  );
+
+  examples(
+    addScopeOptions(
+      program
+        .command('version')
+        .description("Print the running server's version and the CLI's")
+        .option('-n, --name <name>', 'name of the server configuration'),
+      'system',
+    ).action(async (o: ScopeFlags & { name?: string }) => {
+      const name = o.name ?? (await resolveRef({ ...o, environment: 'prod' })).name;
+      process.stdout.write(`${JSON.stringify(await serverVersion({ name, scope: scopeOf(o, 'system') }))}\n`);
+    }),
+    ['vserver version -n demo'],
+  );
+
+  return program;
+}

@@ -1,0 +1,176 @@
+/** `vserver start`: runs the server image in Docker (cli-config.md §5). */
+import { existsSync, mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { checkServerConfig } from '../config/validate.js';
+import type { InstanceRef } from '../config/store.js';
+import { connectDocker, type DockerEngine } from '../docker/engine.js';
+import { chooseImage, ensureImage, warnOnMajorMismatch } from '../docker/images.js';
+import { CliError } from '../exit-codes.js';
+import { type Env, instanceDataDir } from '../paths.js';
+import type { Progress } from '../util/progress.js';
+import { getJson, waitFor } from '../util/http.js';
+import { CONTAINER_DB_DIR, placeDatabase } from './database.js';
+import { CONTAINER_PORT, LABELS, TYPE_LABEL, serverContainerName, serverNetworkName } from './naming.js';
+
+export interface ServerStartOptions {
+  environment: string;
+  ip?: string;
+  port?: string;
+  image?: string;
+  attach?: boolean;
+  keep?: boolean;
+  /** Source checkout mounted over the application in the container (`--develop`, alias `--mount-src`). */
+  develop?: string;
+  /** Seconds to wait for the server to answer; 0 = do not wait. */
+  wait?: number;
+}
+
+export interface StartedServer {
+  container: string;
+  url: string;
+  image: string;
+}
+
+/** Where the application lives inside the infrastructure images. */
+export const APP_DIR = '/federa';
+
+export async function startServer(
+  ref: InstanceRef,
+  options: ServerStartOptions,
+  progress: Progress,
+  env: Env = process.env,
+  engine?: DockerEngine,
+): Promise<StartedServer> {
+  const docker = engine ?? (await connectDocker(env));
+  const raw = checkServerConfig(ref.file, options.environment, {});
+  const dataDir =
+    typeof (raw.directories as { data?: unknown } | undefined)?.data === 'string'
+      ? resolve((raw.directories as { data: string }).data)
+      : instanceDataDir('server', ref.scope, ref.name, env);
+  const db = placeDatabase(typeof raw.uri === 'string' ? raw.uri : 'sqlite:///default.sqlite', dataDir);
+  // What the server in the container will see: validate that too, before anything starts.
+  checkServerConfig(ref.file, options.environment, { FEDERA_DB_URI: db.containerUri });
+
+  const container = serverContainerName(ref.name, ref.scope);
+  if (await docker.isRunning(container)) {
+    throw new CliError(
+      'state',
+      `the server '${ref.name}' (${ref.scope}) is running already (container ${container}); stop it with 'vserver stop -n ${ref.name}'`,
+    );
+  }
+
+  const image = chooseImage('server', options.image, raw);
+  await ensureImage(docker, image.ref, progress);
+  await warnOnMajorMismatch(docker, image.ref, progress);
+
+  const hostIp = options.ip ?? (typeof raw.ip === 'string' ? raw.ip : '0.0.0.0');
+  const hostPort = Number(options.port ?? raw.port ?? 5000);
+  if (!Number.isInteger(hostPort) || hostPort < 1 || hostPort > 65535) {
+    throw new CliError(
+      'usage',
+      `-p/--port: expected a port between 1 and 65535, got '${options.port ?? String(raw.port)}'`,
+    );
+  }
+  const apiPath = typeof raw.api_path === 'string' ? raw.api_path : '/api';
+
+  const binds = [`${resolve(ref.file)}:/mnt/config.yaml:ro`];
+  const containerEnv: Record<string, string> = { FEDERA_CONFIG_NAME: ref.name };
+  if (db.kind === 'sqlite-file') {
+    mkdirSync(db.hostDir, { recursive: true });
+    binds.push(`${db.hostDir}:${CONTAINER_DB_DIR}`);
+    containerEnv.FEDERA_DB_URI = db.containerUri;
+  } else if (db.kind === 'external' && db.localHost) {
+    progress.warn(
+      `the database URI points at this host's loopback address; inside the container that is the container itself. ` +
+        'Use an address the container can reach (e.g. host.docker.internal).',
+    );
+  }
+  if (options.develop) {
+    const src = resolve(options.develop);
+    if (!existsSync(resolve(src, 'packages/server/dist'))) {
+      throw new CliError(
+        'usage',
+        `--develop: ${src} is not a built Federa checkout (no packages/server/dist; run 'npm run build' there)`,
+      );
+    }
+    binds.push(`${src}:${APP_DIR}`);
+  }
+
+  const network = serverNetworkName(ref.name, ref.scope);
+  await docker.ensureNetwork(network, { [TYPE_LABEL]: 'server-network' });
+  await docker.removeContainer(container); // a stopped leftover of --keep
+  await docker.run({
+    name: container,
+    image: image.ref,
+    cmd: [
+      'vserver-local',
+      'start',
+      '-c',
+      '/mnt/config.yaml',
+      '-e',
+      options.environment,
+      '--ip',
+      '0.0.0.0',
+      '-p',
+      String(CONTAINER_PORT),
+    ],
+    env: containerEnv,
+    labels: {
+      [TYPE_LABEL]: 'server',
+      [LABELS.name]: ref.name,
+      [LABELS.system]: ref.scope === 'system' ? 'True' : 'False',
+      [LABELS.environment]: options.environment,
+      [LABELS.hostIp]: hostIp,
+      [LABELS.hostPort]: String(hostPort),
+      [LABELS.apiPath]: apiPath,
+    },
+    binds,
+    ports: [{ container: CONTAINER_PORT, hostIp, hostPort }],
+    network,
+    autoRemove: !options.keep,
+    extraHosts: ['host.docker.internal:host-gateway'],
+  });
+
+  const reachable = hostIp === '0.0.0.0' || hostIp === '::' ? '127.0.0.1' : hostIp;
+  const url = `http://${reachable}:${hostPort}${apiPath}`;
+  const waitSeconds = options.wait ?? 60;
+  if (waitSeconds > 0) {
+    const step = progress.step(`waiting for the server to answer at ${url}`);
+    const tail = docker.tail(container);
+    const version = await waitFor(
+      async () => ((await getJson(`${url}/version`, { timeoutMs: 2000 })) as { version?: string }).version,
+      {
+        timeoutMs: waitSeconds * 1000,
+        onTick: (ms) => step.update(`${Math.round(ms / 1000)}s`),
+        stop: async () => !(await docker.isRunning(container)),
+      },
+    );
+    tail.stop();
+    if (version === undefined) {
+      const running = await docker.isRunning(container);
+      step.fail(running ? 'no answer in time' : 'the container stopped');
+      throw new CliError(
+        running ? 'timeout' : 'failure',
+        `the server did not come online${running ? ` within ${waitSeconds}s` : ' (its container stopped)'}. Last log lines:\n  ${tail.lines().slice(-15).join('\n  ')}`,
+      );
+    }
+    step.succeed(`version ${version}`);
+  }
+  progress.info(
+    `Server '${ref.name}' runs in container ${container}; API at ${url}, docs at http://${reachable}:${hostPort}/apidocs`,
+  );
+  if (options.attach) await attachLogs(docker, container);
+  return { container, url, image: image.ref };
+}
+
+/** Streams a container's logs to stdout until Ctrl-C or until the container stops. */
+export async function attachLogs(docker: DockerEngine, container: string): Promise<void> {
+  const abort = new AbortController();
+  const onSigint = (): void => abort.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    await docker.streamLogs(container, process.stdout, { follow: true, signal: abort.signal });
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Progress output for long work (building or pulling images, waiting for an instance to come online).
+ * One line per step on stderr: `… <label>` when it starts, updates when something changes (at most once a second
+ * when not on a terminal) and `✓ <label> (<seconds>s)` or `✗ <label>` at the end.
+ */
+export interface ProgressSink {
+  write(text: string): unknown;
+  isTTY?: boolean;
+}
+
+export interface Step {
+  /** A new detail, e.g. `layer 3/7 downloading 45%`. */
+  update(detail: string): void;
+  succeed(detail?: string): void;
+  fail(detail?: string): void;
+  /** Milliseconds since the step started. */
+  elapsedMs(): number;
+}
+
+export class Progress {
+  readonly #sink: ProgressSink;
+  readonly #quiet: boolean;
+
+  constructor(sink: ProgressSink = process.stderr, options: { quiet?: boolean } = {}) {
+    this.#sink = sink;
+    this.#quiet = options.quiet ?? false;
+  }
+
+  info(text: string): void {
+    if (!this.#quiet) this.#sink.write(`${text}\n`);
+  }
+
+  warn(text: string): void {
+    this.#sink.write(`warning: ${text}\n`);
+  }
+
+  step(label: string): Step {
+    const started = Date.now();
+    const tty = this.#sink.isTTY === true;
+    let last = '';
+    let lastAt = 0;
+    let open = true;
+    const seconds = (): string => `${((Date.now() - started) / 1000).toFixed(1)}s`;
+    const line = (text: string, final: boolean): void => {
+      if (this.#quiet && !final) return;
+      if (tty) this.#sink.write(`\r\x1b[2K${text}${final ? '\n' : ''}`);
+      else this.#sink.write(`${text}\n`);
+    };
+    line(`… ${label}`, !tty);
+    return {
+      update: (detail) => {
+        if (!open || detail === last) return;
+        const now = Date.now();
+        if (!tty && now - lastAt < 1000) return;
+        last = detail;
+        lastAt = now;
+        line(`… ${label}: ${detail} (${seconds()})`, !tty);
+      },
+      succeed: (detail) => {
+        if (!open) return;
+        open = false;
+        line(`✓ ${label}${detail ? `: ${detail}` : ''} (${seconds()})`, true);
+      },
+      fail: (detail) => {
+        if (!open) return;
+        open = false;
+        line(`✗ ${label}${detail ? `: ${detail}` : ''} (${seconds()})`, true);
+      },
+      elapsedMs: () => Date.now() - started,
+    };
+  }
+}
