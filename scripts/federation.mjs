@@ -1,0 +1,233 @@
+#!/usr/bin/env node
+// The main job: a whole federation on this machine, from one command.
+//   a server on its embedded SQLite database, three organizations with a node each and sample data,
+//   an encrypted federated average (the example algorithm, in Docker) posted by a researcher through the
+//   TypeScript client, its decrypted result beside the average computed directly from the CSV files,
+//   and how long each step took. Then it keeps running (Ctrl-C stops it) or, with --once, tears down.
+// Run through scripts/federation.sh, which does the set-up (packages, build, Docker, images) first.
+//   node scripts/federation.mjs [--once] [--port 5000] [--image federa/average-python:local]
+import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pino from 'pino';
+import { startServer } from '@federa/server';
+import { createContainerRuntime, loadNodeConfig, startNode } from '@federa/node';
+import { UserClient } from '@federa/client';
+import { createPrivateKeyFile } from '@federa/common';
+
+const args = process.argv.slice(2);
+const flag = (name) => args.includes(`--${name}`);
+const option = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] ? args[i + 1] : dflt;
+};
+const once = flag('once');
+const port = Number(option('port', process.env.FEDERA_PORT ?? '5000'));
+const image = option('image', 'federa/average-python:local');
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dir = resolve(root, '.data', 'federation');
+
+const t0 = Date.now();
+const timings = [];
+let last = t0;
+const step = (what) => {
+  const now = Date.now();
+  timings.push([what, now - last]);
+  last = now;
+  console.log(`  ✓ ${what} (${((now - t0) / 1000).toFixed(1)} s)`);
+};
+const say = (text) => console.log(text);
+
+say(`Federa federation: data in ${dir}, logs in ${join(dir, 'logs')}`);
+// A fresh federation every run, so running twice works.
+rmSync(dir, { recursive: true, force: true });
+mkdirSync(join(dir, 'logs'), { recursive: true });
+
+// ---- server
+const rootPassword = `Fed-${randomBytes(9).toString('base64url')}1!`;
+const serverConfig = join(dir, 'server.yaml');
+writeFileSync(
+  serverConfig,
+  [
+    'environments:',
+    '  prod:',
+    '    description: Federa demo federation',
+    `    ip: 127.0.0.1`,
+    `    port: ${port}`,
+    '    api_path: /api',
+    `    uri: sqlite:///${join(dir, 'server', 'federa.sqlite')}`,
+    `    jwt_secret_key: ${randomBytes(32).toString('hex')}`,
+    '    root_user:',
+    '      email: root@federation.local',
+    `      password: "${rootPassword}"`,
+    `    directories: {data: ${join(dir, 'server')}, log: ${join(dir, 'logs')}}`,
+    '    logging: {level: INFO, use_console: false, file: server.log}',
+    '',
+  ].join('\n'),
+);
+let server;
+try {
+  server = await startServer({ configFile: serverConfig, environment: 'prod', port });
+} catch (error) {
+  console.error(`The server did not start: ${error.message}`);
+  if (error.code === 'EADDRINUSE' || /in use/i.test(error.message)) {
+    console.error(
+      `Port ${port} is taken (a federation already running?). Stop it, or use --port <free port>.`,
+    );
+  }
+  process.exit(1);
+}
+step(`server listening at ${server.apiUrl} (SQLite)`);
+
+// ---- organizations, collaboration, researcher, nodes
+const admin = new UserClient({ host: 'http://127.0.0.1', port: server.port, apiPath: '/api' });
+await admin.authenticate('root', rootPassword);
+const names = ['Hospital A', 'Hospital B', 'Registry C'];
+const orgs = [];
+for (const name of names)
+  orgs.push(
+    await admin.organization.create({
+      name,
+      country: 'NL',
+      domain: `${name.toLowerCase().replace(/ /g, '-')}.example`,
+    }),
+  );
+const collaboration = await admin.collaboration.create({
+  name: 'Age study',
+  organizationIds: orgs.map((o) => o.id),
+  encrypted: true,
+});
+const researcherRole = (await admin.role.list({ name: 'Researcher' }))[0];
+const researcherPassword = `Res-${randomBytes(9).toString('base64url')}1!`;
+await admin.user.create({
+  username: 'researcher',
+  firstname: 'Rosa',
+  lastname: 'Researcher',
+  email: 'researcher@hospital-a.example',
+  password: researcherPassword,
+  organizationId: orgs[0].id,
+  roles: [researcherRole.id],
+});
+step('3 organizations, an encrypted collaboration and a researcher created');
+
+// Sample data: one CSV per organization, and the average computed directly.
+let seed = 42;
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+const allAges = [];
+const csvs = orgs.map((o, i) => {
+  const rows = Array.from({ length: 40 + i * 15 }, () => 20 + Math.floor(rand() * 60));
+  allAges.push(...rows);
+  const file = join(dir, 'data', `org-${o.id}.csv`);
+  mkdirSync(join(dir, 'data'), { recursive: true });
+  writeFileSync(file, `id,age\n${rows.map((age, n) => `${n + 1},${age}`).join('\n')}\n`);
+  return file;
+});
+const expected = allAges.reduce((a, b) => a + b, 0) / allAges.length;
+
+// Each organization's private key (RSA-4096); its node uploads the public key when it starts.
+const keys = [];
+for (const o of orgs) {
+  const key = join(dir, 'keys', `privkey_org-${o.id}.pem`);
+  mkdirSync(join(dir, 'keys'), { recursive: true });
+  await createPrivateKeyFile(key);
+  keys.push(key);
+}
+step('sample data and organization keys (RSA-4096) written');
+
+const nodes = [];
+for (const [i, o] of orgs.entries()) {
+  const name = `federation-node-${i + 1}`;
+  const created = await admin.node.create({ collaborationId: collaboration.id, organizationId: o.id, name });
+  const nodeDir = join(dir, 'nodes', name);
+  mkdirSync(nodeDir, { recursive: true });
+  const file = join(nodeDir, `${name}.yaml`);
+  writeFileSync(
+    file,
+    [
+      'application:',
+      `  api_key: ${created.api_key}`,
+      '  server_url: http://127.0.0.1',
+      `  port: ${server.port}`,
+      '  api_path: /api',
+      '  databases:',
+      `    - {label: default, uri: ${csvs[i]}, type: csv}`,
+      `  encryption: {enabled: true, private_key: ${keys[i]}}`,
+      `  directories: {data: ${join(nodeDir, 'data')}, log: ${join(dir, 'logs')}}`,
+      '  proxy_port: 0',
+      '',
+    ].join('\n'),
+  );
+  const log = pino(
+    { level: 'info' },
+    pino.destination({ dest: join(dir, 'logs', `${name}.log`), mkdir: true, sync: false }),
+  );
+  nodes.push({ name, running: await startNode({ config: loadNodeConfig({ file, env: {} }), log }) });
+}
+for (let waited = 0; ; waited += 250) {
+  const list = await admin.node.list({ collaborationId: collaboration.id });
+  if (list.length === 3 && list.every((n) => n.status === 'online')) break;
+  if (waited > 60_000) throw new Error('the nodes did not come online within 60 s; see the node logs');
+  await new Promise((r) => setTimeout(r, 250));
+}
+step('3 nodes online (each with its private Docker network and proxy)');
+
+// ---- the researcher runs the federated average
+const researcher = new UserClient({ host: 'http://127.0.0.1', port: server.port, apiPath: '/api' });
+await researcher.authenticate('researcher', researcherPassword);
+await researcher.setupEncryption(keys[0]);
+const task = await researcher.task.create({
+  collaborationId: collaboration.id,
+  organizations: [orgs[0].id],
+  name: 'federated average of age',
+  description: 'central_average over all organizations',
+  image,
+  input: { method: 'central_average', args: ['age'], kwargs: {}, master: true, output_format: 'json' },
+  database: 'default',
+});
+say(`  … task ${task.id} posted to ${names[0]} (master); it creates a sub-task at every organization`);
+const results = await researcher.waitForResults(task.id, { timeoutMs: 5 * 60_000 });
+const outcome = results[0];
+step(`encrypted federated average computed by ${image}`);
+
+const ok = outcome && outcome.status === 'completed' && Math.abs(outcome.result.average - expected) < 1e-9;
+say('');
+say(
+  `Federated average of age: ${outcome?.result?.average ?? '(none)'} over ${outcome?.result?.count ?? '?'} rows at ${outcome?.result?.organizations ?? '?'} organizations`,
+);
+say(`Computed directly from the CSV files: ${expected} over ${allAges.length} rows`);
+say(ok ? 'They match.' : `They do NOT match (status ${outcome?.status}); log:\n${outcome?.log ?? ''}`);
+say('');
+say('Step timings:');
+for (const [what, ms] of timings) say(`  ${(ms / 1000).toFixed(2).padStart(7)} s  ${what}`);
+say(`  ${((Date.now() - t0) / 1000).toFixed(2).padStart(7)} s  total`);
+
+const shutdown = async ({ removeDockerObjects }) => {
+  for (const n of nodes) await n.running.stop().catch(() => undefined);
+  await server.close();
+  if (!removeDockerObjects) return;
+  // --once: leave nothing behind (the nodes' networks, data volumes and run volumes).
+  const runtime = createContainerRuntime();
+  for (const n of nodes) {
+    for (const v of await runtime.listVolumes({ prefix: `federa-${n.name}-` }))
+      await runtime.removeVolume(v.name).catch(() => undefined);
+    await runtime.removeNetwork(`federa-${n.name}-net`).catch(() => undefined);
+  }
+};
+if (once || !ok) {
+  await shutdown({ removeDockerObjects: true });
+  process.exit(ok ? 0 : 1);
+}
+say('');
+say(`The federation keeps running. API: ${server.apiUrl}   docs: ${server.url}/apidocs`);
+say(`  root / ${rootPassword}        researcher / ${researcherPassword} (Hospital A, key ${keys[0]})`);
+say(`  logs: ${join(dir, 'logs')}   Ctrl-C stops everything.`);
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.once(sig, () => {
+    say('\nStopping the nodes and the server…');
+    shutdown({ removeDockerObjects: false }).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The main job: does all set-up a fresh Debian machine needs (Debian packages, Docker engine, npm packages, build,
+# local images), then runs a whole federation (scripts/federation.mjs). Flags go to it: --once, --port N.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+t0=$(date +%s)
+step() { printf '== %s (%ss)\n' "$*" "$(( $(date +%s) - t0 ))"; }
+step "set-up: machine (Docker engine, Debian packages)"
+bash scripts/setup-machine.sh
+step "set-up: npm packages"
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund 2>&1 | grep -v 'nodedir\|EBADENGINE\|^npm warn   \|^npm warn }' | tail -3
+fi
+step "set-up: build (tsc --build)"
+npx tsc --build
+step "set-up: images (base images, example algorithm)"
+bash scripts/build-images.sh
+bash scripts/build-algorithms.sh
+step "federation"
+exec node scripts/federation.mjs "$@"
