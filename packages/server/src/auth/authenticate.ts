@@ -67,12 +67,22 @@ export async function authenticate(
       `You lack the permission to do that! You need one of: ${policy.anyOf.map(describeRule).join(', ')}`,
     );
   }
-  if (caller.kind === 'user' || caller.kind === 'node') {
-    await ctx.dbh.db
-      .updateTable(caller.kind)
-      .set({ last_seen: nowStored() })
-      .where('id', '=', caller.id)
-      .execute();
-  }
+  if (caller.kind === 'user' || caller.kind === 'node') await touchLastSeen(ctx, caller.kind, caller.id);
   return caller;
+}
+
+/** `last_seen` is written at most once per this many milliseconds per user or node (per instance). */
+export const LAST_SEEN_RESOLUTION_MS = 5_000;
+const lastSeenWrites = new WeakMap<AppContext, Map<string, number>>();
+
+/** Records that a user or node was seen now; skips the write when it was recorded less than 5 s ago. */
+async function touchLastSeen(ctx: AppContext, kind: 'user' | 'node', id: number): Promise<void> {
+  let writes = lastSeenWrites.get(ctx);
+  if (!writes) lastSeenWrites.set(ctx, (writes = new Map()));
+  const key = `${kind}:${id}`;
+  const now = Date.now();
+  if (now - (writes.get(key) ?? 0) < LAST_SEEN_RESOLUTION_MS) return;
+  if (writes.size >= 100_000) writes.clear();
+  writes.set(key, now);
+  await ctx.dbh.db.updateTable(kind).set({ last_seen: nowStored() }).where('id', '=', id).execute();
 }

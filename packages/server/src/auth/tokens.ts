@@ -41,6 +41,7 @@ export interface TokenLifetimes {
 export class TokenService {
   readonly #key: Uint8Array;
   readonly lifetimes: TokenLifetimes;
+  readonly #verified = new Map<string, TokenClaims>();
 
   constructor(secret: string | undefined, lifetimes: TokenLifetimes) {
     this.#key = secret ? new TextEncoder().encode(secret) : randomBytes(32);
@@ -99,6 +100,16 @@ export class TokenService {
    * vantage6's clients expect.
    */
   async verify(token: string): Promise<TokenClaims> {
+    // A token verified before is not verified again until it expires (HMAC checks cost more than a lookup).
+    const known = this.#verified.get(token);
+    if (known && (known.exp === undefined || known.exp > Date.now() / 1000)) return known;
+    const claims = await this.#verifyFresh(token);
+    if (this.#verified.size >= 10_000) this.#verified.clear();
+    this.#verified.set(token, claims);
+    return claims;
+  }
+
+  async #verifyFresh(token: string): Promise<TokenClaims> {
     try {
       const { payload } = await jwtVerify(token, this.#key, { algorithms: ['HS256'], clockTolerance: 5 });
       const claims = payload as unknown as TokenClaims;
