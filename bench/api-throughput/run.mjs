@@ -31,14 +31,27 @@ function cannon(url, headers = {}) {
     p.on('exit', (code) => {
       if (code !== 0) return reject(new Error(`autocannon exited ${code}`));
       const r = JSON.parse(out);
-      resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
+      resolve({
+        rps: r.requests.average,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        non2xx: r.non2xx,
+        errors: r.errors,
+      });
     });
   });
 }
 
 const results = [];
 const report = (name, r, base) =>
-  results.push({ name, 'req/s': Math.round(r.rps), 'p50 ms': r.p50, 'p99 ms': r.p99, 'vs bare': base ? `${((r.rps / base.rps) * 100).toFixed(0)}%` : '100%', 'non-2xx': r.non2xx + r.errors });
+  results.push({
+    name,
+    'req/s': Math.round(r.rps),
+    'p50 ms': r.p50,
+    'p99 ms': r.p99,
+    'vs bare': base ? `${((r.rps / base.rps) * 100).toFixed(0)}%` : '100%',
+    'non-2xx': r.non2xx + r.errors,
+  });
 
 // 1. bare Fastify
 const bare = Fastify();
@@ -75,25 +88,55 @@ const call = async (method, path, body, token) => {
   if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(json)}`);
   return json;
 };
-const { access_token: token } = await call('POST', '/token/user', { username: 'root', password: 'Bench-Root-1!' });
+const { access_token: token } = await call('POST', '/token/user', {
+  username: 'root',
+  password: 'Bench-Root-1!',
+});
 const me = await call('GET', '/user?username=root', undefined, token);
 const orgs = [];
-for (let i = 0; i < 5; i++) orgs.push((await call('POST', '/organization', { name: `bench-org-${i}`, country: 'NL' }, token)).id);
+for (let i = 0; i < 5; i++)
+  orgs.push((await call('POST', '/organization', { name: `bench-org-${i}`, country: 'NL' }, token)).id);
 orgs.push(me[0].organization.id);
-const collab = await call('POST', '/collaboration', { name: 'bench-collab', organization_ids: orgs, encrypted: false }, token);
-for (const org of orgs) await call('POST', '/node', { collaboration_id: collab.id, organization_id: org }, token);
+const collab = await call(
+  'POST',
+  '/collaboration',
+  { name: 'bench-collab', organization_ids: orgs, encrypted: false },
+  token,
+);
+for (const org of orgs)
+  await call('POST', '/node', { collaboration_id: collab.id, organization_id: org }, token);
 console.log('seeding 200 tasks…');
 for (let i = 0; i < 200; i++) {
-  await call('POST', '/task', { collaboration_id: collab.id, organizations: orgs.map((id) => ({ id, input: 'aW5wdXQ=' })), name: `t${i}`, image: 'bench/image' }, token);
+  await call(
+    'POST',
+    '/task',
+    {
+      collaboration_id: collab.id,
+      organizations: orgs.map((id) => ({ id, input: 'aW5wdXQ=' })),
+      name: `t${i}`,
+      image: 'bench/image',
+    },
+    token,
+  );
 }
 const auth = { authorization: `Bearer ${token}` };
 console.log(`federa GET /api/organization/{id}: ${duration}s…`);
-report('Federa GET /api/organization/{id}', await cannon(`${base}/organization/${orgs[0]}`, auth), bareResult);
+report(
+  'Federa GET /api/organization/{id}',
+  await cannon(`${base}/organization/${orgs[0]}`, auth),
+  bareResult,
+);
 console.log(`federa GET /api/task?page=1&per_page=10: ${duration}s…`);
-report('Federa GET /api/task?page=1&per_page=10', await cannon(`${base}/task?page=1&per_page=10`, auth), bareResult);
+report(
+  'Federa GET /api/task?page=1&per_page=10',
+  await cannon(`${base}/task?page=1&per_page=10`, auth),
+  bareResult,
+);
 await app.close();
 await ctx.dbh.close();
 rmSync(dir, { recursive: true, force: true });
 
-console.log(`\nAPI throughput (${connections} connections, ${duration} s each, node ${process.version}, target: Federa >= 40% of bare Fastify)`);
+console.log(
+  `\nAPI throughput (${connections} connections, ${duration} s each, node ${process.version}, target: Federa >= 40% of bare Fastify)`,
+);
 console.table(results);

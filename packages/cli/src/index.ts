@@ -2,7 +2,5 @@
 export * from './paths.js';
 export * from './exit-codes.js';
 export * from './version.js';
-export { importFixture, readFixture } from './import/fixture.js';
-export type { Fixture, ImportResult, ImportTarget, ImportedNode } from './import/fixture.js';
 export { buildServerProgram } from './server/program.js';
 export { buildNodeProgram } from './node/program.js';

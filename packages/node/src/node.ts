@@ -12,11 +12,11 @@ import { NodeStoppedError, StartupError } from './errors.js';
 import { createNodeLogger } from './logger.js';
 import { startProxy, type RunningProxy } from './proxy/proxy-server.js';
 import { copyFileDatabases } from './runs/run-files.js';
-import { ensureHostBackedVolume } from './runs/data-volume.js';
-import { dataVolumeName, networkName, type NodeNames } from './runs/naming.js';
+import { networkName, type NodeNames } from './runs/naming.js';
 import { RunManager } from './runs/run-manager.js';
 import { RunStore } from './runs/run-store.js';
 import { installHostGuard } from './runs/host-guard.js';
+import { dockerizedPlacement, hostPlacement } from './runs/placement.js';
 import { createContainerRuntime, type ContainerRuntime } from './runtime/index.js';
 import { RestClient } from './server-client/rest-client.js';
 import { SocketChannel } from './server-client/socket-channel.js';
@@ -38,6 +38,8 @@ export interface StartNodeOptions {
   readonly connectTimeoutMs?: number;
   /** Aborting it stops a start in progress (SIGINT while waiting for the server). */
   readonly signal?: AbortSignal;
+  /** Process environment (finding its own container when dockerized); default process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface RunningNode {
@@ -137,13 +139,11 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     const labels = { 'federa.node': config.name, 'vantage6-type': 'node-resource' };
     await runtime.ensureNetwork(network, { internal: true, labels });
     const net = await runtime.inspectNetwork(network);
-    if (!net?.gateway)
-      throw new StartupError(
-        `the network ${network} has no gateway address; remove it ('docker network rm ${network}') and start again`,
-      );
-    const volumeDir = join(config.dataDir, 'data');
-    const dataVolume = dataVolumeName(names);
-    await ensureHostBackedVolume(dataVolume, volumeDir, labels);
+    if (!net) throw new StartupError(`the network ${network} disappeared right after it was made`);
+    const placement = config.dockerized
+      ? await dockerizedPlacement({ config, runtime, names, network, log, env: options.env ?? process.env })
+      : await hostPlacement({ config, names, net, labels });
+    const { volumeDir, dataVolume } = placement;
     const copied = await copyFileDatabases(volumeDir, config.databases);
     for (const file of copied)
       log.info({ event: 'database.copied', file }, 'file database copied into the data volume');
@@ -162,43 +162,50 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       );
     }
 
-    // The proxy listens on the gateway: reachable from the private network, not from elsewhere.
+    // On the host the proxy listens on the gateway (reachable from the private network, not from elsewhere); in
+    // Docker on every address of the node container, which the private network reaches as `proxyserver`.
     let proxy: RunningProxy;
     try {
       proxy = await startProxy({
         apiBase: config.apiBase,
         cryptor,
         log: log.child({ component: 'proxy' }),
-        host: net.gateway,
+        host: placement.proxyListen,
         port: config.proxyPort,
       });
     } catch (cause) {
       throw new StartupError(
-        `the local proxy cannot listen on ${net.gateway}:${config.proxyPort}: ${(cause as Error).message}; set proxy_port (or PROXY_SERVER_PORT) to a free port`,
+        `the local proxy cannot listen on ${placement.proxyListen}:${config.proxyPort}: ${(cause as Error).message}; set proxy_port (or PROXY_SERVER_PORT) to a free port`,
         { cause },
       );
     }
     cleanups.push(() => proxy.close());
-    const guard = await installHostGuard({
-      networkId: net.id,
-      gateway: net.gateway,
-      proxyPort: proxy.port,
-      tag: `federa-guard-${names.prefix}-${names.node}`,
-    });
-    if (guard.active) {
+    if (config.dockerized) {
       log.info(
-        { event: 'network.guarded', network },
-        'algorithms on the private network can reach the proxy and nothing else of this host',
+        { event: 'network.isolated', network },
+        'algorithms on the internal network reach the proxy (proxyserver) and nothing else',
       );
-      cleanups.push(() => guard.remove());
     } else {
-      log.warn(
-        { event: 'network.unguarded', network, reason: guard.reason },
-        'cannot install the host firewall rules (needs root and iptables): algorithms can reach services of this host that listen on all addresses',
-      );
+      const guard = await installHostGuard({
+        networkId: net.id,
+        gateway: placement.proxyListen,
+        proxyPort: proxy.port,
+        tag: `federa-guard-${names.prefix}-${names.node}`,
+      });
+      if (guard.active) {
+        log.info(
+          { event: 'network.guarded', network },
+          'algorithms on the private network can reach the proxy and nothing else of this host',
+        );
+        cleanups.push(() => guard.remove());
+      } else {
+        log.warn(
+          { event: 'network.unguarded', network, reason: guard.reason },
+          'cannot install the host firewall rules (needs root and iptables): algorithms can reach services of this host that listen on all addresses',
+        );
+      }
     }
-    const proxyHost = config.proxyHost ?? 'host.docker.internal';
-    const extraHosts = config.proxyHost ? [] : [`host.docker.internal:${net.gateway}`];
+    const { proxyHost, extraHosts } = placement;
 
     const store = await RunStore.open(join(config.dataDir, 'runs.json'));
     // eslint-disable-next-line prefer-const

@@ -1,5 +1,6 @@
 /** `vnode start`: runs the node image in Docker (cli-config.md §6.1, with Federa's names). */
 import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { createPrivateKeyFile } from '@federa/common';
 import { basename, dirname, extname, isAbsolute, resolve } from 'node:path';
 import { checkNodeConfig } from '../config/validate.js';
 import type { InstanceRef } from '../config/store.js';
@@ -107,7 +108,12 @@ export function nodeContainerSetup(
     `${dirname(resolve(ref.file))}:${IN_CONTAINER.config}`,
     `${IN_CONTAINER.dockerSocket}:${IN_CONTAINER.dockerSocket}`,
   ];
-  const env: Record<string, string> = { DATA_VOLUME_NAME: dataVolume, VPN_VOLUME_NAME: vpnVolume };
+  const env: Record<string, string> = {
+    DATA_VOLUME_NAME: dataVolume,
+    VPN_VOLUME_NAME: vpnVolume,
+    // The node attaches its own container to its private network (alias proxyserver); this names it.
+    FEDERA_NODE_CONTAINER: nodeContainerName(ref.name, ref.scope),
+  };
   if (options.develop) binds.push(`${options.develop}:/federa`);
   if (existsSync(layout.privateKey)) {
     binds.push(`${layout.privateKey}:${IN_CONTAINER.privateKey}:ro`);
@@ -122,8 +128,7 @@ export function nodeContainerSetup(
       const host = db.hostFile ?? resolve(dirname(resolve(ref.file)), db.uri);
       const inside = `${db.label}${extname(host)}`;
       binds.push(`${host}:/mnt/${inside}:ro`);
-      // Also at the path the configuration names, so the node daemon reading the same file finds it.
-      if (host !== `/mnt/${inside}` && !host.startsWith('/mnt/')) binds.push(`${host}:${host}:ro`);
+      // Relative: `vnode-local start --dockerized` reads it as /mnt/<label><ext> and copies it into the data volume.
       env[key] = inside;
       if (db.label === 'default') env.DATABASE_URI = `/mnt/${inside}`;
     } else {
@@ -174,8 +179,13 @@ export async function startNode(
     }
   }
   if ((raw.encryption as { enabled?: boolean } | undefined)?.enabled && !existsSync(layout.privateKey)) {
-    progress.warn(
-      `encryption is on but there is no private key at ${layout.privateKey}; the node will generate one (or run 'vnode create-private-key -n ${ref.name}')`,
+    // Made here rather than by the node: in the container it could only keep it in the data volume, which every
+    // algorithm sees. The node uploads its public key at start.
+    const step = progress.step(`creating a private key at ${layout.privateKey}`);
+    mkdirSync(dirname(layout.privateKey), { recursive: true });
+    await createPrivateKeyFile(layout.privateKey);
+    step.succeed(
+      `created (or run 'vnode create-private-key -n ${ref.name}' to name it after the organization)`,
     );
   }
 
@@ -205,9 +215,12 @@ export async function startNode(
       'start',
       '-c',
       `${IN_CONTAINER.config}/${basename(ref.file)}`,
+      '-n',
+      ref.name,
       '-e',
       options.environment,
       '--dockerized',
+      ref.scope === 'system' ? '--system' : '--user',
     ],
     env: setup.env,
     labels: { [TYPE_LABEL]: 'node', system: ref.scope === 'system' ? 'True' : 'False', name: ref.name },

@@ -1,13 +1,13 @@
 /**
  * The whole path of a node administrator, all real: `vserver start` runs the server image, `vnode start` runs the
- * node image, the node comes online at the server, a task runs (the TypeScript average algorithm), then stop and
- * clean. Needs Docker and the images of scripts/build-images.sh, scripts/build-algorithms.sh and
+ * node image (`vnode-local start --dockerized`), the node comes online at the server, a task runs (the TypeScript
+ * average algorithm, encrypted) on the node's internal network, then stop, clean and remove, after which nothing is left. Needs Docker and the images of scripts/build-images.sh, scripts/build-algorithms.sh and
  * scripts/build-infra-images.sh.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeBase64 } from '@federa/common';
+import { RsaCryptor } from '@federa/common';
 import { docker, dockerQuiet, requireDocker, requireImage, runCli } from '../test-support/cli.js';
 import { tempXdg, uniqueName, useXdg } from '../test-support/env.js';
 import { freePort } from '../test-support/ports.js';
@@ -86,7 +86,25 @@ describe('vnode start with the node image, at a server started by vserver', () =
     const collab = await call<{ id: number }>('POST', '/collaboration', {
       name: `${nodeName}-study`,
       organization_ids: [org.id],
-      encrypted: false,
+      encrypted: true,
+    });
+    // A researcher of that organization posts the task (root's organization is not in the collaboration).
+    const listed = await call<{ id: number }[] | { data: { id: number }[] }>('GET', '/rule');
+    const rules = Array.isArray(listed) ? listed : listed.data;
+    const role = await call<{ id: number }>('POST', '/role', {
+      name: 'everything',
+      description: 'all rules',
+      rules: rules.map((r) => r.id),
+      organization_id: org.id,
+    });
+    await call('POST', '/user', {
+      username: `${nodeName}-researcher`,
+      firstname: 'Re',
+      lastname: 'Searcher',
+      password: ROOT_PASSWORD,
+      email: `${nodeName}@example.org`,
+      organization_id: org.id,
+      roles: [role.id],
     });
     const node = await call<{ api_key: string }>('POST', '/node', {
       collaboration_id: collab.id,
@@ -108,6 +126,7 @@ describe('vnode start with the node image, at a server started by vserver', () =
       String(port),
       '--database',
       `default=${csv}`,
+      '--encryption',
       '--yes',
     );
     expect(made.code, made.stderr).toBe(0);
@@ -119,15 +138,39 @@ describe('vnode start with the node image, at a server started by vserver', () =
     const version = await vnode('version', '-n', nodeName);
     expect(JSON.parse(version.stdout)).toMatchObject({ node: expect.stringMatching(/^\d+\.\d+\.\d+/) });
 
-    const input = Buffer.from(
-      `json.${JSON.stringify({ method: 'central_average', args: ['age'], kwargs: {}, master: true, output_format: 'json' })}`,
+    token = (
+      await call<{ access_token: string }>('POST', '/token/user', {
+        username: `${nodeName}-researcher`,
+        password: ROOT_PASSWORD,
+      })
+    ).access_token;
+    // In Docker: the node joined its internal network as `proxyserver`; `vnode start` made the organization's key
+    // on the host (not in the data volume, which algorithms see) and the node uploaded its public key.
+    expect(docker('network', 'inspect', '--format', '{{.Internal}}', `federa-${nodeName}-net`)).toBe('true');
+    const aliases = docker(
+      'inspect',
+      '--format',
+      `{{json (index .NetworkSettings.Networks "federa-${nodeName}-net").Aliases}}`,
+      `federa-${nodeName}-user`,
+    );
+    expect(JSON.parse(aliases)).toContain('proxyserver');
+    const keyFile = join(dirs.env.XDG_DATA_HOME, 'federa', 'node', nodeName, 'private_key.pem');
+    const researcher = await RsaCryptor.fromFile(keyFile);
+    const orgKey = (await call<{ public_key: string }>('GET', `/organization/${org.id}`)).public_key;
+    expect(orgKey).toBe(researcher.publicKeyBase64);
+
+    const input = researcher.encryptBytesToString(
+      Buffer.from(
+        `json.${JSON.stringify({ method: 'central_average', args: ['age'], kwargs: {}, master: true, output_format: 'json' })}`,
+      ),
+      orgKey,
     );
     const task = await call<{ id: number }>('POST', '/task', {
       name: 'cli e2e',
       image: ALGORITHM,
       collaboration_id: collab.id,
       database: 'default',
-      organizations: [{ id: org.id, input: encodeBase64(input) }],
+      organizations: [{ id: org.id, input }],
     });
     const deadline = Date.now() + 120_000;
     while (!(await call<{ complete: boolean }>('GET', `/task/${task.id}`)).complete) {
@@ -140,7 +183,8 @@ describe('vnode start with the node image, at a server started by vserver', () =
     );
     expect(results[0]?.status, results[0]?.log ?? '').toBe('completed');
     const out = JSON.parse(
-      Buffer.from(results[0]?.result ?? '', 'base64')
+      researcher
+        .decryptStringToBytes(results[0]?.result ?? '')
         .subarray(5)
         .toString(),
     ) as { average: number };
@@ -148,13 +192,28 @@ describe('vnode start with the node image, at a server started by vserver', () =
 
     expect((await vnode('stop', '-n', nodeName)).code).toBe(0);
     expect(docker('ps', '-q', '--filter', `name=^federa-${nodeName}-user$`)).toBe('');
-    const cleaned = await vnode('clean', '-n', nodeName, '--yes');
-    expect(cleaned.code).toBe(0);
-    expect(
+    // The run left its temporary volume behind (as in vantage6): `vnode clean` removes it.
+    const runVolumes = (): string[] =>
       docker('volume', 'ls', '-q', '--filter', 'name=tmpvol')
         .split('\n')
-        .filter((v) => v.startsWith(`federa-${nodeName}-`)),
-    ).toEqual([]);
+        .filter((v) => v.startsWith(`federa-${nodeName}-`));
+    expect(runVolumes()).toHaveLength(1);
+    const cleaned = await vnode('clean', '-n', nodeName, '--yes');
+    expect(cleaned.code).toBe(0);
+    expect(runVolumes()).toEqual([]);
+
+    const files = (await vnode('files', '-n', nodeName)).stdout;
+    const configFile = /configuration file:\s+(\S+)/.exec(files)?.[1] ?? '';
+    const dataFolder = /data folder:\s+(\S+)/.exec(files)?.[1] ?? '';
+    expect(existsSync(configFile)).toBe(true);
+    const removed = await vnode('remove', '-n', nodeName, '--yes');
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(docker('volume', 'ls', '-q', '--filter', `name=federa-${nodeName}`)).toBe('');
+    expect(docker('network', 'ls', '-q', '--filter', `name=federa-${nodeName}`)).toBe('');
+    expect(docker('ps', '-aq', '--filter', `name=federa-${nodeName}`)).toBe('');
+    expect(existsSync(configFile)).toBe(false);
+    expect(existsSync(dataFolder)).toBe(false);
+    expect((await vnode('list')).stdout).not.toContain(nodeName);
     expect((await vserver('stop', '--user', '-n', serverName)).code).toBe(0);
   }, 420_000);
 });

@@ -1,10 +1,9 @@
-/** `vserver list | files | stop | attach | version | import`. */
+/** `vserver list | files | stop | attach | version` (`import` is in import.ts). */
 import { resolve } from 'node:path';
 import { checkServerConfig } from '../config/validate.js';
 import { type InstanceRef, listInstances } from '../config/store.js';
 import { connectDocker, type DockerEngine } from '../docker/engine.js';
 import { CliError } from '../exit-codes.js';
-import { importFixture, readFixture, type ImportResult } from '../import/fixture.js';
 import { type Env, type Scope, instanceDataDir, typeDirs, defaultLogFileName } from '../paths.js';
 import { getJson } from '../util/http.js';
 import { CLI_VERSION } from '../version.js';
@@ -102,28 +101,4 @@ export async function serverVersion(
   const api = await runningServerApi(ref, docker);
   const body = (await getJson(`${api}/version`)) as { version?: string };
   return { server: body.version ?? 'unknown', cli: CLI_VERSION };
-}
-
-export async function importIntoServer(
-  ref: InstanceRef,
-  environment: string,
-  fixtureFile: string,
-  credentials: { username?: string; password?: string },
-  env: Env = process.env,
-  engine?: DockerEngine,
-): Promise<ImportResult> {
-  const fixture = readFixture(fixtureFile);
-  const raw = checkServerConfig(ref.file, environment);
-  const root = (raw.root_user ?? {}) as { username?: string; password?: string };
-  const username = credentials.username ?? root.username ?? 'root';
-  const password = credentials.password ?? env.FEDERA_ROOT_PASSWORD ?? root.password;
-  if (!password) {
-    throw new CliError(
-      'usage',
-      `the password of '${username}' is needed: pass --password, set FEDERA_ROOT_PASSWORD, or put root_user.password in ${ref.file}`,
-    );
-  }
-  const docker = engine ?? (await connectDocker(env));
-  const apiBase = await runningServerApi(ref, docker);
-  return importFixture(fixture, { apiBase, username, password });
 }

@@ -81,7 +81,7 @@ describe('vserver with Docker', () => {
     expect(again.stderr).toMatch(/running already/);
   });
 
-  it('import loads organizations, users and a collaboration with its nodes', async () => {
+  it('import runs vserver-local import in a one-off container: organizations, users, nodes with their keys', async () => {
     const fixture = join(dirs.root, 'fixture.yaml');
     const org = (n: string) => ({
       name: n,
@@ -92,13 +92,15 @@ describe('vserver with Docker', () => {
       country: 'NL',
       public_key: '',
     });
+    const betaKey = '9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d';
     writeFileSync(
       fixture,
       yaml.dump({
         organizations: [
+          // Fixture passwords are not held to the password policy.
           {
             ...org('Alpha'),
-            users: [{ username: 'alice', firstname: 'Alice', lastname: 'A', password: 'Alice-Password-1!' }],
+            users: [{ username: 'alice', firstname: 'Alice', lastname: 'A', password: 'pw' }],
           },
           { ...org('Beta'), users: [] },
         ],
@@ -108,20 +110,45 @@ describe('vserver with Docker', () => {
             encrypted: false,
             participants: [
               { name: 'Alpha', api_key: '123e4567-e89b-12d3-a456-426614174000' },
-              { name: 'Beta' },
+              { name: 'Beta', api_key: betaKey },
             ],
+            tasks: ['federa/average-python:local'],
           },
         ],
       }),
     );
     const imported = await vserver('import', '--user', '-n', name, fixture);
     expect(imported.code, imported.stderr).toBe(0);
-    expect(imported.stdout).toContain('Imported 2 organizations, 1 users, 1 collaborations, 2 nodes');
-    expect(imported.stdout).toMatch(/Alpha-study-node\s+\d+\s+\S+/);
+    expect(imported.stdout).toMatch(/^organizations: 2 created \(Alpha, Beta\)/m);
+    expect(imported.stdout).toMatch(/^users: 1 created \(alice\)/m);
+    expect(imported.stdout).toMatch(/^nodes: 2 created \(alpha-study-node, beta-study-node\)/m);
+    expect(imported.stdout).toMatch(/^tasks: 1 created/m);
+    expect(docker('ps', '-aq', '--filter', `name=federa-${name}-user-import`)).toBe('');
+
+    // The running server sees it at once: the user and the node log in with the fixture's password and key.
+    const api = `http://127.0.0.1:${port}/api`;
+    const post = (path: string, body: unknown) =>
+      fetch(`${api}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await post('/token/user', { username: 'alice', password: 'pw' })).status).toBe(200);
+    expect((await post('/token/node', { api_key: betaKey })).status).toBe(200);
+
     const again = await vserver('import', '--user', '-n', name, fixture);
-    expect(again.code).toBe(0);
-    expect(again.stdout).toContain('Imported 0 organizations, 0 users, 0 collaborations');
-  }, 60_000);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/^organizations: 0 created, 2 already there/m);
+    expect(again.stdout).toMatch(/^nodes: 0 created, 2 already there/m);
+
+    writeFileSync(
+      fixture,
+      yaml.dump({ collaborations: [{ name: 'x', participants: [{ name: 'Alpha', api_key: 'nope' }] }] }),
+    );
+    const bad = await vserver('import', '--user', '-n', name, fixture);
+    expect(bad.code).toBe(3);
+    expect(bad.stdout + bad.stderr).toContain('collaborations[0].participants[0].api_key: expected a UUID');
+  }, 120_000);
 
   it('stop stops the container and removes its network', async () => {
     const stopped = await vserver('stop', '--user', '-n', name);

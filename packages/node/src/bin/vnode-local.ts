@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * `vnode-local start -c <file> [-e <environment>] [-n <name>]` runs the node on this host;
- * `vnode-local version` prints the version.
+ * `vnode-local start -c <file> [-e <environment>] [-n <name>] [--dockerized]` runs the node (on this host, or with
+ * `--dockerized` inside the node container that `vnode start` runs); `vnode-local version` prints the version.
  */
 import { Command } from 'commander';
 import { ConfigError } from '@federa/common';
@@ -12,6 +12,16 @@ import { createNodeLogger } from '../logger.js';
 import { startNode } from '../node.js';
 import { NODE_VERSION } from '../version.js';
 import { exitWith } from './exit.js';
+
+interface StartFlags {
+  config: string;
+  environment: string;
+  name?: string;
+  dockerized?: boolean;
+  nonDockerized?: boolean;
+  user?: boolean;
+  system?: boolean;
+}
 
 const program = new Command('vnode-local').description('Federa node (vantage6 3.x compatible)');
 
@@ -24,11 +34,29 @@ program
 
 program
   .command('start')
-  .description('run the node daemon on this host')
+  .description('run the node daemon (on this host, or in the node container with --dockerized)')
   .requiredOption('-c, --config <file>', 'node configuration file (YAML)')
   .option('-e, --environment <name>', 'environment in the file', DEFAULT_ENVIRONMENT)
   .option('-n, --name <name>', 'instance name (default: the file name without .yaml)')
-  .action(async (opts: { config: string; environment: string; name?: string }) => {
+  .option(
+    '--dockerized',
+    'run inside the node container: data in /mnt/data (volume DATA_VOLUME_NAME), logs in /mnt/log, ' +
+      'databases from <LABEL>_DATABASE_URI, the proxy reached as proxyserver',
+  )
+  .option('--non-dockerized', 'run on this host (the default)')
+  .option('--user', 'accepted for vantage6 CLI compatibility (the configuration is given with -c)')
+  .option('--system', 'accepted for vantage6 CLI compatibility (the configuration is given with -c)')
+  .addHelpText(
+    'after',
+    `
+Examples:
+  vnode-local start -c alpha.yaml
+  vnode-local start -c alpha.yaml -e dev -n alpha-dev
+  vnode-local start -c /mnt/config/alpha.yaml -e application --dockerized   (what vnode start runs)`,
+  )
+  .action(async (opts: StartFlags) => {
+    if (opts.dockerized && opts.nonDockerized)
+      exitWith('config', 'give either --dockerized or --non-dockerized, not both');
     let config;
     try {
       config = loadNodeConfig({
@@ -36,6 +64,7 @@ program
         environment: opts.environment,
         ...(opts.name ? { name: opts.name } : {}),
         env: process.env,
+        dockerized: opts.dockerized === true,
       });
     } catch (error) {
       if (error instanceof ConfigError) exitWith('config', `configuration error: ${error.message}`);

@@ -121,4 +121,45 @@ describe('loadNodeConfig', () => {
       /node name 'bad name'/,
     );
   });
+
+  it('uses the fixed mounts and the environment of `vnode start` when dockerized', () => {
+    writeFileSync(join(dir, 'mounted.csv'), 'age\n2\n');
+    const c = loadNodeConfig({
+      file: write(
+        'gamma',
+        `${minimal}  encryption: {enabled: true, private_key: /home/someone/key.pem}
+  directories: {data: /srv/host-data, log: /srv/host-log}
+  logging: {file: gamma.log}
+`,
+      ),
+      dockerized: true,
+      env: {
+        DATA_VOLUME_NAME: 'federa-gamma-user-vol',
+        DEFAULT_DATABASE_URI: join(dir, 'mounted.csv'),
+        PG_DATABASE_URI: 'postgresql://other/x',
+      },
+    });
+    expect(c.dockerized).toBe(true);
+    expect(c.dataDir).toBe('/mnt/data');
+    expect(c.logDir).toBe('/mnt/log');
+    expect(c.logFile).toBe('/mnt/log/gamma.log');
+    expect(c.dataVolumeName).toBe('federa-gamma-user-vol');
+    // The host path of the key means nothing in the container: without PRIVATE_KEY the data volume holds it.
+    expect(c.encryption.privateKeyPath).toBe('/mnt/data/private_key.pem');
+    expect(c.databases).toEqual([
+      { label: 'default', uri: join(dir, 'mounted.csv'), type: undefined, isFile: true },
+      { label: 'pg', uri: 'postgresql://other/x', type: undefined, isFile: false },
+    ]);
+  });
+
+  it('resolves relative <LABEL>_DATABASE_URI under /mnt and takes PRIVATE_KEY when dockerized', () => {
+    const c = loadNodeConfig({
+      file: write('delta', minimal),
+      dockerized: true,
+      env: { DEFAULT_DATABASE_URI: 'default.csv', PRIVATE_KEY: '/mnt/private_key.pem' },
+    });
+    expect(c.databases[0]).toMatchObject({ label: 'default', uri: '/mnt/default.csv' });
+    expect(c.encryption.privateKeyPath).toBe('/mnt/private_key.pem');
+    expect(c.dataVolumeName).toBeUndefined();
+  });
 });

@@ -14,6 +14,15 @@ export const DEFAULT_ENVIRONMENT = 'application';
 export const DEFAULT_PROXY_PORT = 8080;
 export const DEFAULT_DOCKER_PREFIX = 'federa';
 
+/** Fixed places inside the node container when the node runs in Docker (`--dockerized`, cli-config.md §6.1, §7). */
+export const DOCKERIZED_PATHS = {
+  data: '/mnt/data',
+  log: '/mnt/log',
+  config: '/mnt/config',
+  /** Where `vnode start` mounts file databases and the private key. */
+  mounts: '/mnt',
+} as const;
+
 export interface DatabaseConfig {
   readonly label: string;
   /** As configured for non-file databases; the absolute host path for file databases. */
@@ -63,14 +72,26 @@ export interface NodeConfig {
   readonly gpu: boolean;
   /** Keys accepted for compatibility but without effect in Federa (logged at start). */
   readonly ignoredKeys: readonly string[];
+  /**
+   * Running inside the node container started by `vnode start`: data in the data volume mounted at /mnt/data,
+   * logs in /mnt/log, the proxy reached by algorithms as `proxyserver` on the private network.
+   */
+  readonly dockerized: boolean;
+  /** Name of the data volume (env DATA_VOLUME_NAME when dockerized); undefined = `<prefix>-<name>-vol`. */
+  readonly dataVolumeName: string | undefined;
 }
 
 export interface LoadNodeConfigOptions {
   readonly file: string;
   readonly environment?: string;
   readonly name?: string;
-  /** Process environment (PRIVATE_KEY, PROXY_SERVER_HOST, PROXY_SERVER_PORT, XDG_*). */
+  /**
+   * Process environment (PRIVATE_KEY, PROXY_SERVER_HOST, PROXY_SERVER_PORT, XDG_*; when dockerized also
+   * DATA_VOLUME_NAME and `<LABEL>_DATABASE_URI`).
+   */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Inside the node container (`vnode-local start --dockerized`); default false. */
+  readonly dockerized?: boolean;
 }
 
 const FILE_TYPES: ReadonlySet<DatabaseType> = new Set(['csv', 'parquet', 'excel']);
@@ -98,7 +119,13 @@ export function loadNodeConfig(options: LoadNodeConfigOptions): NodeConfig {
   const environment = options.environment ?? DEFAULT_ENVIRONMENT;
   const env = options.env ?? {};
   const raw = validateConfig(NodeConfigSchema, readEnvironment(file, environment), file);
-  return normalise(raw, { file, environment, name: options.name ?? instanceName(file), env });
+  return normalise(raw, {
+    file,
+    environment,
+    name: options.name ?? instanceName(file),
+    env,
+    dockerized: options.dockerized ?? false,
+  });
 }
 
 /** The normalisation step on its own (tests, and callers holding a parsed object). */
@@ -109,6 +136,7 @@ export function normaliseNodeConfig(
     environment?: string;
     name: string;
     env?: Readonly<Record<string, string | undefined>>;
+    dockerized?: boolean;
   },
 ): NodeConfig {
   const file = resolve(where.file);
@@ -118,6 +146,7 @@ export function normaliseNodeConfig(
     environment: where.environment ?? DEFAULT_ENVIRONMENT,
     name: where.name,
     env: where.env ?? {},
+    dockerized: where.dockerized ?? false,
   });
 }
 
@@ -128,9 +157,10 @@ function normalise(
     environment: string;
     name: string;
     env: Readonly<Record<string, string | undefined>>;
+    dockerized: boolean;
   },
 ): NodeConfig {
-  const { file, environment, name, env } = where;
+  const { file, environment, name, env, dockerized } = where;
   if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(name)) {
     throw new ConfigError(
       file,
@@ -145,19 +175,26 @@ function normalise(
   const serverBase = port === undefined ? serverUrl : `${serverUrl}:${port}`;
   const apiPath = (raw.api_path ?? '/api').replace(/\/$/, '');
 
-  const dataDir = here(
-    raw.directories?.data ??
-      raw.task_dir ??
-      join(env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'federa', 'node', name),
-  );
-  const logDir = here(
-    raw.directories?.log ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'federa', 'log', 'node'),
-  );
+  // In Docker the folders are fixed mounts; `directories` names host folders (used by `vnode start`).
+  const dataDir = dockerized
+    ? DOCKERIZED_PATHS.data
+    : here(
+        raw.directories?.data ??
+          raw.task_dir ??
+          join(env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'federa', 'node', name),
+      );
+  const logDir = dockerized
+    ? DOCKERIZED_PATHS.log
+    : here(
+        raw.directories?.log ??
+          join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'federa', 'log', 'node'),
+      );
 
-  const databases = normaliseDatabases(raw, file, here);
+  const databases = normaliseDatabases(raw, file, here, dockerized ? env : undefined);
 
   const enabled = raw.encryption?.enabled ?? false;
-  const keySetting = env.PRIVATE_KEY ?? raw.encryption?.private_key ?? undefined;
+  // In Docker, `encryption.private_key` is a host path: `vnode start` mounts that file and sets PRIVATE_KEY.
+  const keySetting = env.PRIVATE_KEY || (dockerized ? undefined : (raw.encryption?.private_key ?? undefined));
   const privateKeyPath = keySetting
     ? isAbsolute(keySetting)
       ? keySetting
@@ -231,10 +268,26 @@ function normalise(
     shareConfig: raw.share_config ?? true,
     gpu: raw.algorithm_device_requests?.gpu ?? false,
     ignoredKeys,
+    dockerized,
+    dataVolumeName: dockerized ? env.DATA_VOLUME_NAME || undefined : undefined,
   };
 }
 
-function normaliseDatabases(raw: RawNodeConfig, file: string, here: (p: string) => string): DatabaseConfig[] {
+/** The URI `vnode start` gives a database in the node container: `<LABEL>_DATABASE_URI`, relative = under /mnt. */
+function dockerizedUri(label: string, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const value = env[`${label.toUpperCase()}_DATABASE_URI`];
+  if (value === undefined || value === '') return undefined;
+  const looksLikeUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(value);
+  return looksLikeUrl || isAbsolute(value) ? value : join(DOCKERIZED_PATHS.mounts, value);
+}
+
+function normaliseDatabases(
+  raw: RawNodeConfig,
+  file: string,
+  here: (p: string) => string,
+  /** Set when dockerized: `<LABEL>_DATABASE_URI` from it replaces the configured URI. */
+  dockerEnv?: Readonly<Record<string, string | undefined>>,
+): DatabaseConfig[] {
   const items: { label: string; uri: string; type: DatabaseType | undefined; key: string }[] = [];
   if (Array.isArray(raw.databases)) {
     raw.databases.forEach((d, i) =>
@@ -247,10 +300,12 @@ function normaliseDatabases(raw: RawNodeConfig, file: string, here: (p: string) 
   const seenLabels = new Set<string>();
   const seenFiles = new Map<string, string>();
   const out: DatabaseConfig[] = [];
-  for (const item of items) {
+  for (let item of items) {
     if (seenLabels.has(item.label))
       throw new ConfigError(file, `the label '${item.label}' is used twice`, item.key);
     seenLabels.add(item.label);
+    const uri = (dockerEnv && dockerizedUri(item.label, dockerEnv)) ?? item.uri;
+    item = { ...item, uri };
     const candidate = here(item.uri);
     const fileType = item.type !== undefined && FILE_TYPES.has(item.type);
     const looksLikeUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(item.uri);

@@ -3,6 +3,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, ENVIRONMENTS } from '@federa/common';
+import { FixtureError, runImport, type ImportReport, type RunImportOptions } from '../import/index.js';
 import { startServer, type ServerHandle, type StartServerOptions } from '../server.js';
 import { SERVER_VERSION } from '../version.js';
 import { EXIT_CODES, exitWith, type ExitReason } from './exit-codes.js';
@@ -12,13 +13,26 @@ export interface CliIo {
   out(text: string): void;
   err(text: string): void;
   start(options: StartServerOptions): Promise<ServerHandle>;
+  import?(options: RunImportOptions): Promise<{ report: ImportReport }>;
 }
 
 const defaultIo: CliIo = {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
   start: startServer,
+  import: runImport,
 };
+
+/** The import's summary: one line per kind, what was created and what was there already. */
+export function formatImportReport(report: ImportReport): string {
+  const kinds = ['organizations', 'users', 'roles', 'collaborations', 'nodes', 'tasks'] as const;
+  const lines = kinds.map((kind) => {
+    const made = report.created[kind];
+    const kept = kind === 'roles' ? [] : report.skipped[kind];
+    return `${kind}: ${made.length} created${made.length ? ` (${made.join(', ')})` : ''}${kept.length ? `, ${kept.length} already there (${kept.join(', ')})` : ''}`;
+  });
+  return `${lines.join('\n')}\n`;
+}
 
 const parsePort = (value: string): number => {
   if (!/^\d+$/.test(value) || Number(value) > 65535)
@@ -74,6 +88,49 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<Exi
         return;
       }
       await handle.closed;
+    });
+
+  program
+    .command('import')
+    .description(
+      'load organizations, users, collaborations, nodes and example tasks from a fixture file (YAML)',
+    )
+    .argument('<file>', 'the fixture file')
+    .requiredOption('-c, --config <file>', 'the server configuration file (YAML)')
+    .addOption(
+      new Option('-e, --environment <environment>', 'the environment of the file whose database is used')
+        .choices([...ENVIRONMENTS])
+        .default('prod'),
+    )
+    .option('--drop-all', 'accepted for vantage6 compatibility; does nothing (as in vantage6 3.x)')
+    .addHelpText(
+      'after',
+      `
+Running it again adds only what is missing (matched by name). Examples:
+  vserver-local import -c server.yaml fixtures.yaml
+  vserver-local import -c /mnt/config.yaml -e prod /mnt/import.yaml   (what vserver import runs in a container)`,
+    )
+    .action(async (file: string, opts: { config: string; environment: string; dropAll?: boolean }) => {
+      if (opts.dropAll) io.err('warning: --drop-all has no effect (as in vantage6 3.x)\n');
+      try {
+        const run = io.import ?? runImport;
+        const { report } = await run({
+          configFile: opts.config,
+          environment: opts.environment,
+          fixtureFile: file,
+        });
+        io.out(formatImportReport(report));
+      } catch (error) {
+        if (error instanceof ConfigError || error instanceof FixtureError) {
+          outcome = 'config';
+          io.err(
+            `error: ${error instanceof FixtureError ? 'invalid fixture' : 'invalid configuration'}: ${error.message}\n`,
+          );
+          return;
+        }
+        outcome = startFailureReason(error);
+        io.err(`error: the import failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      }
     });
 
   program

@@ -1,0 +1,87 @@
+/**
+ * Where the node keeps its run files and how algorithms reach its proxy: on the host (a host-backed data volume, the
+ * proxy on the private network's gateway) or inside the node container (`--dockerized`: the mounted data volume, the
+ * node container on the private network as `proxyserver`).
+ */
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+
+import type { NodeConfig } from '../config/node-config.js';
+import { StartupError } from '../errors.js';
+import type { ContainerRuntime, NetworkInfo } from '../runtime/index.js';
+import { ensureHostBackedVolume } from './data-volume.js';
+import { dataVolumeName, type NodeNames } from './naming.js';
+import { findOwnContainer, OWN_CONTAINER_ENV } from './own-container.js';
+
+/** DNS name of the node container on its private network when the node runs in Docker. */
+export const PROXY_ALIAS = 'proxyserver';
+
+/** Where the node keeps run files and how algorithms reach its proxy. */
+export interface Placement {
+  /** Folder of this process that the data volume shows at /mnt/data in algorithm containers. */
+  readonly volumeDir: string;
+  readonly dataVolume: string;
+  /** Address the proxy listens on. */
+  readonly proxyListen: string;
+  /** Host part of `HOST` for algorithms. */
+  readonly proxyHost: string;
+  readonly extraHosts: readonly string[];
+}
+
+/** On the host: a data volume backed by `<data dir>/data`, the proxy on the private network's gateway. */
+export async function hostPlacement(input: {
+  config: NodeConfig;
+  names: NodeNames;
+  net: NetworkInfo;
+  labels: Record<string, string>;
+}): Promise<Placement> {
+  const { config, names, net, labels } = input;
+  if (!net.gateway)
+    throw new StartupError(
+      `the network ${net.name} has no gateway address; remove it ('docker network rm ${net.name}') and start again`,
+    );
+  const volumeDir = join(config.dataDir, 'data');
+  const dataVolume = dataVolumeName(names);
+  await ensureHostBackedVolume(dataVolume, volumeDir, labels);
+  return {
+    volumeDir,
+    dataVolume,
+    proxyListen: net.gateway,
+    proxyHost: config.proxyHost ?? 'host.docker.internal',
+    extraHosts: config.proxyHost ? [] : [`host.docker.internal:${net.gateway}`],
+  };
+}
+
+/**
+ * In the node container: the data volume (DATA_VOLUME_NAME) is mounted at /mnt/data; the container joins its
+ * private network with the alias `proxyserver` (algorithm-container.md §3); the proxy listens on all addresses.
+ */
+export async function dockerizedPlacement(input: {
+  config: NodeConfig;
+  runtime: ContainerRuntime;
+  names: NodeNames;
+  network: string;
+  log: Logger;
+  env: Readonly<Record<string, string | undefined>>;
+}): Promise<Placement> {
+  const { config, runtime, names, network, log, env } = input;
+  const own = await findOwnContainer(runtime, env);
+  if (!own)
+    throw new StartupError(
+      `--dockerized: cannot find the container this node runs in (set ${OWN_CONTAINER_ENV} to its name, as 'vnode start' does, or run without --dockerized)`,
+    );
+  await runtime.connectContainerToNetwork(own.id, network, [PROXY_ALIAS]);
+  log.info(
+    { event: 'network.joined', network, container: own.name, alias: PROXY_ALIAS, via: own.via },
+    'the node container joined its private network',
+  );
+  const dataVolume = config.dataVolumeName ?? dataVolumeName(names);
+  await runtime.ensureVolume(dataVolume);
+  return {
+    volumeDir: config.dataDir,
+    dataVolume,
+    proxyListen: '0.0.0.0',
+    proxyHost: config.proxyHost ?? PROXY_ALIAS,
+    extraHosts: [],
+  };
+}

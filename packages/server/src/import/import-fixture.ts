@@ -1,0 +1,350 @@
+/**
+ * Loads a fixture (cli-config.md §4) into the database in one transaction: organizations and their users (each
+ * organization gets a role `super` with every rule, given to its imported users), collaborations with their
+ * members, one node per participant with the fixture's API key (stored hashed), and per image an "Example task"
+ * with one result per member.
+ *
+ * Running it again adds only what is missing: organizations, users and collaborations are matched by name, nodes by
+ * (organization, collaboration), example tasks by (collaboration, image). Nothing existing is changed. Fixture
+ * passwords are not checked against the password policy (they are for demos and tests).
+ *
+ * The rules must be registered (the server's start-up seeding, `bootstrap`) before an import.
+ */
+import type { Kysely, Transaction } from 'kysely';
+
+import { hashApiKey, hashPassword } from '../auth/passwords.js';
+import type { ServerConfig } from '../config/schema.js';
+import type { Database } from '../db/schema.js';
+import { nowStored } from '../http/datetime.js';
+import { defaultNodeName } from '../repositories/node.js';
+import { nextRunId } from '../repositories/task.js';
+import { FixtureError, type Fixture, type FixtureOrganization } from './fixture.js';
+
+export const SUPER_ROLE = 'super';
+export const EXAMPLE_TASK_NAME = 'Example task';
+
+/** What an import created and what it found already there (names, for the CLI's summary). */
+export interface ImportReport {
+  readonly created: {
+    organizations: string[];
+    users: string[];
+    roles: string[];
+    collaborations: string[];
+    nodes: string[];
+    tasks: string[];
+  };
+  readonly skipped: {
+    organizations: string[];
+    users: string[];
+    collaborations: string[];
+    nodes: string[];
+    tasks: string[];
+  };
+}
+
+type Trx = Transaction<Database>;
+
+export async function importFixture(
+  db: Kysely<Database>,
+  config: Pick<ServerConfig, 'bcrypt_rounds'>,
+  fixture: Fixture,
+): Promise<ImportReport> {
+  // Hash outside the transaction: bcrypt is slow, and SQLite holds its write lock for the whole transaction.
+  const passwordHashes = new Map<string, string>();
+  for (const org of fixture.organizations)
+    for (const user of org.users)
+      passwordHashes.set(user.username, await hashPassword(user.password, config.bcrypt_rounds));
+
+  return db.transaction().execute(async (trx) => {
+    const report: ImportReport = {
+      created: { organizations: [], users: [], roles: [], collaborations: [], nodes: [], tasks: [] },
+      skipped: { organizations: [], users: [], collaborations: [], nodes: [], tasks: [] },
+    };
+    const allRules = (await trx.selectFrom('rule').select('id').execute()).map((r) => r.id);
+    if (allRules.length === 0)
+      throw new FixtureError(
+        '',
+        'the database has no rules yet: start the server once (or run its migrations and seeding) before importing',
+      );
+
+    const orgIds = new Map<string, number>();
+    for (const [i, org] of fixture.organizations.entries()) {
+      const id = await ensureOrganization(trx, org, report);
+      orgIds.set(org.name, id);
+      const roleId = await ensureSuperRole(trx, id, org.name, allRules, report);
+      for (const [j, user] of org.users.entries()) {
+        const existing = await trx
+          .selectFrom('user')
+          .select('id')
+          .where('username', '=', user.username)
+          .executeTakeFirst();
+        if (existing) {
+          report.skipped.users.push(user.username);
+          continue;
+        }
+        const email = user.email ?? defaultEmail(user.username, org.domain);
+        const taken = await trx
+          .selectFrom('user')
+          .select('username')
+          .where('email', '=', email)
+          .executeTakeFirst();
+        if (taken)
+          throw new FixtureError(
+            `organizations[${i}].users[${j}].email`,
+            `the e-mail address ${email} belongs to the existing user '${taken.username}'; give this user another email`,
+          );
+        const auth = await trx
+          .insertInto('authenticatable')
+          .values({ type: 'user' })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await trx
+          .insertInto('user')
+          .values({
+            id: auth.id,
+            username: user.username,
+            firstname: user.firstname,
+            lastname: user.lastname,
+            email,
+            password: passwordHashes.get(user.username) ?? '',
+            organization_id: id,
+            failed_login_attempts: 0,
+            last_login_attempt: null,
+            status: null,
+            last_seen: null,
+          })
+          .execute();
+        await trx.insertInto('user_role').values({ user_id: auth.id, role_id: roleId }).execute();
+        report.created.users.push(user.username);
+      }
+    }
+
+    for (const [i, collab] of fixture.collaborations.entries()) {
+      const at = `collaborations[${i}]`;
+      const members: { id: number; name: string }[] = [];
+      for (const [j, p] of collab.participants.entries()) {
+        const id =
+          orgIds.get(p.name) ??
+          (await trx.selectFrom('organization').select('id').where('name', '=', p.name).executeTakeFirst())
+            ?.id;
+        if (id === undefined)
+          throw new FixtureError(
+            `${at}.participants[${j}].name`,
+            `no organization named '${p.name}' in the fixture or the database`,
+          );
+        members.push({ id, name: p.name });
+      }
+
+      let collabRow = await trx
+        .selectFrom('collaboration')
+        .select('id')
+        .where('name', '=', collab.name)
+        .executeTakeFirst();
+      if (collabRow) report.skipped.collaborations.push(collab.name);
+      else {
+        collabRow = await trx
+          .insertInto('collaboration')
+          .values({ name: collab.name, encrypted: collab.encrypted ? 1 : 0 })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        report.created.collaborations.push(collab.name);
+      }
+      const collaborationId = collabRow.id;
+      const have = new Set(
+        (
+          await trx
+            .selectFrom('member')
+            .select('organization_id')
+            .where('collaboration_id', '=', collaborationId)
+            .execute()
+        ).map((m) => m.organization_id),
+      );
+      const missing = members.filter((m) => !have.has(m.id));
+      if (missing.length)
+        await trx
+          .insertInto('member')
+          .values(missing.map((m) => ({ collaboration_id: collaborationId, organization_id: m.id })))
+          .execute();
+
+      for (const [j, p] of collab.participants.entries()) {
+        const member = members[j];
+        if (!member) continue;
+        const name = defaultNodeName(p.name, collab.name, {
+          organizationId: member.id,
+          collaborationId,
+        });
+        const existing = await trx
+          .selectFrom('node')
+          .select('id')
+          .where('organization_id', '=', member.id)
+          .where('collaboration_id', '=', collaborationId)
+          .executeTakeFirst();
+        if (existing) {
+          report.skipped.nodes.push(name);
+          continue;
+        }
+        const hash = hashApiKey(p.api_key);
+        const sameKey = await trx
+          .selectFrom('node')
+          .select(['id', 'name'])
+          .where('api_key_hash', '=', hash)
+          .executeTakeFirst();
+        if (sameKey)
+          throw new FixtureError(
+            `${at}.participants[${j}].api_key`,
+            `this API key is already the key of node '${sameKey.name ?? sameKey.id}'; every node needs its own`,
+          );
+        const auth = await trx
+          .insertInto('authenticatable')
+          .values({ type: 'node' })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await trx
+          .insertInto('node')
+          .values({
+            id: auth.id,
+            name,
+            api_key_hash: hash,
+            organization_id: member.id,
+            collaboration_id: collaborationId,
+            ip: null,
+            status: null,
+            last_seen: null,
+          })
+          .execute();
+        report.created.nodes.push(name);
+      }
+
+      const allMembers = (
+        await trx
+          .selectFrom('member')
+          .select('organization_id')
+          .where('collaboration_id', '=', collaborationId)
+          .orderBy('organization_id')
+          .execute()
+      ).map((m) => m.organization_id);
+      for (const image of collab.tasks) {
+        const label = `${collab.name}: ${image}`;
+        const existing = await trx
+          .selectFrom('task')
+          .select('id')
+          .where('collaboration_id', '=', collaborationId)
+          .where('name', '=', EXAMPLE_TASK_NAME)
+          .where('image', '=', image)
+          .executeTakeFirst();
+        if (existing) {
+          report.skipped.tasks.push(label);
+          continue;
+        }
+        const initiator = members[0]?.id ?? allMembers[0];
+        if (initiator === undefined) {
+          throw new FixtureError(`${at}.tasks`, 'a collaboration without participants cannot have tasks');
+        }
+        const now = nowStored();
+        const task = await trx
+          .insertInto('task')
+          .values({
+            name: EXAMPLE_TASK_NAME,
+            description: `Imported from a fixture (image ${image})`,
+            image,
+            collaboration_id: collaborationId,
+            run_id: await nextRunId(trx),
+            parent_id: null,
+            database: 'default',
+            initiator_id: initiator,
+            init_user_id: null,
+            created_at: now,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        if (allMembers.length)
+          await trx
+            .insertInto('result')
+            .values(
+              allMembers.map((organization_id) => ({
+                task_id: task.id,
+                organization_id,
+                input: '',
+                assigned_at: now,
+                status: 'pending',
+              })),
+            )
+            .execute();
+        report.created.tasks.push(label);
+      }
+    }
+    return report;
+  });
+}
+
+async function ensureOrganization(trx: Trx, org: FixtureOrganization, report: ImportReport): Promise<number> {
+  const existing = await trx
+    .selectFrom('organization')
+    .select('id')
+    .where('name', '=', org.name)
+    .executeTakeFirst();
+  if (existing) {
+    report.skipped.organizations.push(org.name);
+    return existing.id;
+  }
+  const row = await trx
+    .insertInto('organization')
+    .values({
+      name: org.name,
+      domain: org.domain,
+      address1: org.address1,
+      address2: org.address2,
+      zipcode: org.zipcode,
+      country: org.country,
+      public_key: org.public_key,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  report.created.organizations.push(org.name);
+  return row.id;
+}
+
+/** The organization's role `super` with every rule; created (and given missing rules) when needed. */
+async function ensureSuperRole(
+  trx: Trx,
+  organizationId: number,
+  organizationName: string,
+  allRules: readonly number[],
+  report: ImportReport,
+): Promise<number> {
+  let role = await trx
+    .selectFrom('role')
+    .select('id')
+    .where('name', '=', SUPER_ROLE)
+    .where('organization_id', '=', organizationId)
+    .executeTakeFirst();
+  if (!role) {
+    role = await trx
+      .insertInto('role')
+      .values({
+        name: SUPER_ROLE,
+        description: 'Every rule (created by the fixture import)',
+        organization_id: organizationId,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    report.created.roles.push(`${SUPER_ROLE} (${organizationName})`);
+  }
+  const roleId = role.id;
+  const have = new Set(
+    (await trx.selectFrom('role_rule').select('rule_id').where('role_id', '=', roleId).execute()).map(
+      (r) => r.rule_id,
+    ),
+  );
+  const add = allRules.filter((id) => !have.has(id));
+  if (add.length)
+    await trx
+      .insertInto('role_rule')
+      .values(add.map((rule_id) => ({ role_id: roleId, rule_id })))
+      .execute();
+  return roleId;
+}
+
+/** A user without an e-mail address in the fixture: `<username>@<domain>`, or a never-deliverable `.invalid` one. */
+const defaultEmail = (username: string, domain: string | null): string =>
+  `${username}@${domain && domain.includes('.') ? domain : 'fixture.invalid'}`;
