@@ -5,6 +5,7 @@ import type { TokenService } from './auth/tokens.js';
 import type { References } from './http/references.js';
 import type { Mailer } from './mail/mailer.js';
 import type { LoginThrottle } from './auth/login-throttle.js';
+import type { SocketBroker } from './broker/socket-broker.js';
 
 /** Emits socket events to rooms of namespace `/tasks`; through the broker when several instances run. */
 export interface EventBus {
@@ -19,6 +20,8 @@ export interface AppContext {
   refs: References;
   events: EventBus;
   mailer: Mailer | null;
+  /** The message broker connecting several instances (`message_broker`); null for a single instance. */
+  broker: SocketBroker | null;
   throttle: LoginThrottle;
   log: FastifyBaseLogger;
   version: string;

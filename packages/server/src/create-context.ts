@@ -6,6 +6,7 @@ import { References } from './http/references.js';
 import { LoginThrottle } from './auth/login-throttle.js';
 import { noEvents, type AppContext, type EventBus } from './context.js';
 import type { Mailer } from './mail/mailer.js';
+import type { SocketBroker } from './broker/socket-broker.js';
 import { bootstrap, type BootstrapOutcome } from './db/bootstrap.js';
 import { SERVER_VERSION } from './version.js';
 
@@ -16,6 +17,7 @@ export interface ContextOptions {
   log: FastifyBaseLogger;
   mailer?: Mailer | null;
   events?: EventBus;
+  broker?: SocketBroker | null;
 }
 
 /** Connects the database, migrates and seeds it, and assembles everything the routes need. */
@@ -23,7 +25,9 @@ export async function createContext(
   options: ContextOptions,
 ): Promise<{ ctx: AppContext; seeded: BootstrapOutcome }> {
   const { config } = options;
-  const dbh = new DatabaseHandle(parseDatabaseUri(config.uri, options.dataDir));
+  const dbh = new DatabaseHandle(parseDatabaseUri(config.uri, options.dataDir), {
+    queryTimeoutMs: config.database.query_timeout_ms,
+  });
   try {
     await dbh.migrate();
     const seeded = await bootstrap(dbh.db, config);
@@ -39,6 +43,7 @@ export async function createContext(
       refs: new References(config.api_path),
       events: options.events ?? noEvents,
       mailer: options.mailer ?? null,
+      broker: options.broker ?? null,
       throttle: new LoginThrottle(
         config.password_policy.max_failed_attempts_per_address,
         config.password_policy.address_window_minutes * 60_000,

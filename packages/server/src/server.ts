@@ -7,10 +7,12 @@ import { buildApp, type App } from './app.js';
 import { loadServerConfig, type LoadedServerConfig } from './config/load.js';
 import type { AppContext } from './context.js';
 import { createContext } from './create-context.js';
-import { DatabaseUriError, parseDatabaseUri } from './db/connect.js';
+import { DatabaseUriError, parseDatabaseUri, type DialectName } from './db/connect.js';
 import { createServerLogger, defaultLogDir, type ServerLogger } from './logging.js';
 import { createMailer, type SmtpMailer } from './mail/smtp-mailer.js';
 import { SocketServer } from './socket/index.js';
+import { createSocketBroker, RABBITMQ_NOT_USED_MESSAGE } from './socket/broker.js';
+import type { SocketBroker } from './broker/socket-broker.js';
 
 export interface StartServerOptions {
   /** The YAML configuration file. */
@@ -90,8 +92,9 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
   const loaded = loadServerConfig(options.configFile, options.environment ?? 'prod', env);
   const { config, file } = loaded;
   const dataDir = serverDataDir(loaded, env);
+  let dialect: DialectName;
   try {
-    parseDatabaseUri(config.uri, dataDir);
+    dialect = parseDatabaseUri(config.uri, dataDir).dialect;
   } catch (error) {
     if (error instanceof DatabaseUriError) throw new ConfigError(file, error.message, 'uri');
     throw error;
@@ -117,13 +120,25 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
     'starting the Federa server',
   );
 
+  // Several instances: the broker is reached before anything else starts (without it events would be lost).
+  let broker: SocketBroker | null = null;
+  try {
+    broker = createSocketBroker(config, { configFile: file, dialect, log });
+    await broker?.connect();
+  } catch (error) {
+    log.error({ err: error, event: 'server.start_failed' }, 'the message broker could not be used');
+    mailer?.close();
+    logger.flush();
+    throw error;
+  }
   const sockets = new SocketServer();
   let created: Awaited<ReturnType<typeof createContext>>;
   try {
-    created = await createContext({ config, dataDir, log, mailer, events: sockets.events });
+    created = await createContext({ config, dataDir, log, mailer, broker, events: sockets.events });
   } catch (error) {
     log.error({ err: error, event: 'server.start_failed' }, 'the database could not be opened');
     mailer?.close();
+    await broker?.close();
     logger.flush();
     throw error;
   }
@@ -131,6 +146,9 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
   let app: App | null = null;
   const releaseAll = async (): Promise<void> => {
     await sockets.close().catch((error: unknown) => log.error({ err: error }, 'closing the sockets failed'));
+    await broker
+      ?.close()
+      .catch((error: unknown) => log.error({ err: error }, 'closing the message broker failed'));
     if (app)
       await app
         .close()
@@ -156,17 +174,26 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
         { event: 'mail.configured', mail: mailer?.describe() },
         'password recovery mails go through the configured SMTP server',
       );
-    if (config.message_broker) {
-      log.warn(
-        { event: 'broker.unused' },
-        'message_broker is set but this version runs one instance only: socket events reach only the sockets of this instance',
+    if (config.rabbitmq_uri !== undefined)
+      log.warn({ event: 'broker.rabbitmq_unused' }, RABBITMQ_NOT_USED_MESSAGE);
+    if (broker)
+      log.info(
+        { event: 'broker.connected', broker: broker.describe() },
+        'socket events are shared with the other instances through the message broker',
       );
-    }
 
     app = await buildApp(ctx, { logger: log });
+    if (broker) broker.install(sockets.io);
     const presence = sockets.bind(ctx);
-    // One instance: nobody is connected yet, so statuses left "online" by an earlier run are stale.
-    if (!config.message_broker) await presence.resetAll();
+    // When no other instance runs, nobody is connected yet: statuses left "online" by an earlier run are stale.
+    // (With a broker, serverCount() counts the instances subscribed to it, this one included.)
+    const instances = await sockets.nsp.adapter.serverCount();
+    if (instances <= 1) await presence.resetAll();
+    else
+      log.info(
+        { event: 'broker.instances', instances },
+        `${instances - 1} other instance(s) already running`,
+      );
     sockets.attach(app.server);
     const ip = options.ip ?? config.ip;
     await app.listen({ host: ip, port: options.port ?? config.port });

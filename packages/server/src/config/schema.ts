@@ -14,6 +14,14 @@ export const ServerConfigSchema = Type.Object(
     api_path: Type.String({ default: '/api', pattern: '^(/[A-Za-z0-9_.~-]+)*$' }),
     /** Database URI: `sqlite:///relative.sqlite`, `sqlite:////absolute.sqlite`, `sqlite://:memory:`, `postgresql://…`. */
     uri: Type.String({ default: 'sqlite:///default.sqlite', minLength: 1 }),
+    /** Connection pool settings (PostgreSQL). */
+    database: Type.Object(
+      {
+        /** A query without an answer after this long fails (500) instead of hanging; `/health/fix` renews the pool. */
+        query_timeout_ms: Type.Integer({ minimum: 100, default: 30_000 }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
     allow_drop_all: Type.Boolean({ default: false }),
     jwt_secret_key: Type.Optional(Type.String({ minLength: 16 })),
     token_expires_hours: Type.Number({ minimum: 0.5, default: 6 }),

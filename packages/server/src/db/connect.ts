@@ -43,7 +43,39 @@ export function parseDatabaseUri(uri: string, dataDir: string): DatabaseTarget {
   throw new DatabaseUriError(`unsupported database URI scheme '${scheme}'; use sqlite:/// or postgresql://`);
 }
 
-const createKysely = (target: DatabaseTarget): Kysely<Database> => {
+export interface DatabaseOptions {
+  /**
+   * PostgreSQL: a query without an answer after this long fails instead of waiting forever (a connection a
+   * firewall dropped silently never answers).
+   * @default 30000
+   */
+  queryTimeoutMs?: number;
+}
+
+/**
+ * better-sqlite3 compiles a statement on every `prepare`; Kysely prepares each query anew. Keeping the compiled
+ * statements by SQL text (queries are parameterized, so the set of texts is small) saves that work per query.
+ */
+function withStatementCache(database: SQLite.Database): {
+  prepare(sql: string): SQLite.Statement;
+  close(): void;
+} {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    prepare(text: string): SQLite.Statement {
+      let statement = statements.get(text);
+      if (!statement) {
+        if (statements.size >= 1000) statements.clear();
+        statement = database.prepare(text);
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+    close: () => database.close(),
+  };
+}
+
+const createKysely = (target: DatabaseTarget, options: DatabaseOptions): Kysely<Database> => {
   if (target.dialect === 'sqlite') {
     if (target.location !== ':memory:') mkdirSync(dirname(target.location), { recursive: true });
     const database = new SQLite(target.location);
@@ -51,9 +83,15 @@ const createKysely = (target: DatabaseTarget): Kysely<Database> => {
     database.pragma('foreign_keys = ON');
     database.pragma('busy_timeout = 5000');
     database.pragma('synchronous = NORMAL');
-    return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   }
-  const pool = new pg.Pool({ connectionString: target.location, max: 10, connectionTimeoutMillis: 10_000 });
+  const pool = new pg.Pool({
+    connectionString: target.location,
+    max: 10,
+    connectionTimeoutMillis: 10_000,
+    query_timeout: options.queryTimeoutMs ?? 30_000,
+    keepAlive: true,
+  });
   // An idle client that loses its connection must not crash the process; the next query gets a fresh one.
   pool.on('error', () => undefined);
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
@@ -69,9 +107,12 @@ export class DatabaseHandle {
   readonly target: DatabaseTarget;
   resets = 0;
 
-  constructor(target: DatabaseTarget) {
+  readonly #options: DatabaseOptions;
+
+  constructor(target: DatabaseTarget, options: DatabaseOptions = {}) {
     this.target = target;
-    this.#db = createKysely(target);
+    this.#options = options;
+    this.#db = createKysely(target, options);
   }
 
   get db(): Kysely<Database> {
@@ -106,7 +147,7 @@ export class DatabaseHandle {
   async reset(): Promise<boolean> {
     if (this.target.dialect === 'sqlite' && this.target.location === ':memory:') return this.ping();
     const old = this.#db;
-    this.#db = createKysely(this.target);
+    this.#db = createKysely(this.target, this.#options);
     this.resets += 1;
     old.destroy().catch(() => undefined);
     return this.ping();

@@ -2,27 +2,42 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 
 const HealthSchema = Type.Object({
-  database: Type.Boolean(),
-  dialect: Type.Optional(Type.String()),
-  broker: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
-  mail: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  database: Type.Boolean({ description: 'Does the database answer a trivial query?' }),
+  dialect: Type.Optional(Type.String({ description: '`sqlite` or `postgres`' })),
+  broker: Type.Optional(
+    Type.Union([Type.Boolean(), Type.Null()], {
+      description: 'Does the message broker (message_broker) answer? null: none configured (one instance)',
+    }),
+  ),
+  mail: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The SMTP server as `smtp://host:port (starttls|implicit-tls|none)`, never credentials; null: none',
+    }),
+  ),
 });
 
 /** `/health`, `/health/fix` and `/version` (api.md §4.3). No token needed. */
 export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
-  const health = async () => ({
-    database: await ctx.dbh.ping(),
-    dialect: ctx.dbh.dialect,
-    broker: null,
-    mail: ctx.mailer ? ctx.mailer.describe() : null,
-  });
+  const health = async () => {
+    const [database, broker] = await Promise.all([
+      ctx.dbh.ping(),
+      ctx.broker ? ctx.broker.reachable() : Promise.resolve(null),
+    ]);
+    return {
+      database,
+      dialect: ctx.dbh.dialect,
+      broker,
+      mail: ctx.mailer ? ctx.mailer.describe() : null,
+    };
+  };
   app.get(
     '/health',
     {
       schema: {
         tags: ['health'],
-        summary: 'Is the database reachable?',
+        summary: 'Are the database and the message broker reachable? Which mail server is configured?',
         security: [],
         response: { 200: HealthSchema },
       },

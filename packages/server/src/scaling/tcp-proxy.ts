@@ -1,0 +1,96 @@
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+interface Pair {
+  client: Socket;
+  upstream: Socket;
+  frozen: boolean;
+}
+
+/**
+ * A TCP proxy for tests, between the server and a service (PostgreSQL, Redis). It can play the firewall that
+ * silently drops idle connections: {@link freeze} stops forwarding on every current connection without closing
+ * it (both ends see a half-open connection that never answers) while new connections still work.
+ */
+export class TcpProxy {
+  readonly #server: Server;
+  readonly #pairs = new Set<Pair>();
+  #port = 0;
+
+  private constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {
+    this.#server = createServer((client) => this.#accept(client));
+  }
+
+  /** Starts a proxy on 127.0.0.1 (`port`, default a free one) to `targetHost:targetPort`. */
+  static async start(targetHost: string, targetPort: number, port = 0): Promise<TcpProxy> {
+    const proxy = new TcpProxy(targetHost, targetPort);
+    await new Promise<void>((resolve, reject) => {
+      proxy.#server.once('error', reject);
+      proxy.#server.listen(port, '127.0.0.1', () => resolve());
+    });
+    proxy.#port = (proxy.#server.address() as AddressInfo).port;
+    return proxy;
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  /** Connections open now (frozen or not). */
+  get connections(): number {
+    return this.#pairs.size;
+  }
+
+  #accept(client: Socket): void {
+    const upstream = createConnection({ host: this.targetHost, port: this.targetPort });
+    const pair: Pair = { client, upstream, frozen: false };
+    this.#pairs.add(pair);
+    client.on('data', (d) => {
+      if (!pair.frozen) upstream.write(d);
+    });
+    upstream.on('data', (d) => {
+      if (!pair.frozen) client.write(d);
+    });
+    const end = (): void => {
+      // A frozen connection carries nothing, not even its close: the other side never learns.
+      if (pair.frozen) return;
+      this.#pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', end);
+    upstream.on('close', end);
+    client.on('error', () => undefined);
+    upstream.on('error', () => undefined);
+  }
+
+  /** Silently stops forwarding on every current connection; returns how many were frozen. */
+  freeze(): number {
+    let n = 0;
+    for (const pair of this.#pairs)
+      if (!pair.frozen) {
+        pair.frozen = true;
+        n += 1;
+      }
+    return n;
+  }
+
+  /** Closes every connection (both ends see it close), keeps accepting new ones. */
+  dropAll(): void {
+    for (const pair of this.#pairs) {
+      pair.client.destroy();
+      pair.upstream.destroy();
+    }
+    this.#pairs.clear();
+  }
+
+  /** Stops accepting and closes every connection. */
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.dropAll();
+    await closed;
+  }
+}
