@@ -20,31 +20,37 @@ export interface Caller {
 
 export const can = (caller: Caller, rule: RuleKey): boolean => caller.rules.has(rule);
 
-/** The rules of the users' roles and their direct rules. */
+/**
+ * The rule catalogue by id. Rules are registered at start-up and never change through the API, so the map is
+ * loaded once per database handle (and again if an unknown id shows up, e.g. after another instance's upgrade).
+ */
+const ruleKeysByDb = new WeakMap<Kysely<Database>, Map<number, RuleKey>>();
+
+async function ruleKeys(db: Kysely<Database>, ids: readonly number[]): Promise<Set<RuleKey>> {
+  let keys = ruleKeysByDb.get(db);
+  if (!keys || ids.some((id) => !keys?.has(id))) {
+    const rows = await db.selectFrom('rule').select(['id', 'name', 'operation', 'scope']).execute();
+    keys = new Map(rows.map((r) => [r.id, ruleKeyOf(r)]));
+    ruleKeysByDb.set(db, keys);
+  }
+  const map = keys;
+  return new Set(ids.flatMap((id) => map.get(id) ?? []));
+}
+
+/** The rules of the user's roles and their direct rules. */
 export async function userRules(db: Kysely<Database>, userId: number): Promise<Set<RuleKey>> {
   const rows = await db
-    .selectFrom('rule')
-    .select(['rule.name', 'rule.operation', 'rule.scope'])
-    .where((eb) =>
-      eb.or([
-        eb(
-          'rule.id',
-          'in',
-          eb
-            .selectFrom('role_rule')
-            .innerJoin('user_role', 'user_role.role_id', 'role_rule.role_id')
-            .select('role_rule.rule_id')
-            .where('user_role.user_id', '=', userId),
-        ),
-        eb(
-          'rule.id',
-          'in',
-          eb.selectFrom('user_rule').select('user_rule.rule_id').where('user_rule.user_id', '=', userId),
-        ),
-      ]),
+    .selectFrom('role_rule')
+    .select('rule_id')
+    .where('role_id', 'in', (eb) =>
+      eb.selectFrom('user_role').select('role_id').where('user_id', '=', userId),
     )
+    .unionAll(db.selectFrom('user_rule').select('rule_id').where('user_id', '=', userId))
     .execute();
-  return new Set(rows.map(ruleKeyOf));
+  return ruleKeys(
+    db,
+    rows.map((r) => r.rule_id),
+  );
 }
 
 /** The rules of a fixed role (`node`, `container`). */
@@ -53,14 +59,16 @@ export async function fixedRoleRules(
   roleName: 'node' | 'container',
 ): Promise<Set<RuleKey>> {
   const rows = await db
-    .selectFrom('rule')
-    .innerJoin('role_rule', 'role_rule.rule_id', 'rule.id')
+    .selectFrom('role_rule')
     .innerJoin('role', 'role.id', 'role_rule.role_id')
-    .select(['rule.name', 'rule.operation', 'rule.scope'])
+    .select('role_rule.rule_id')
     .where('role.name', '=', roleName)
     .where('role.organization_id', 'is', null)
     .execute();
-  return new Set(rows.map(ruleKeyOf));
+  return ruleKeys(
+    db,
+    rows.map((r) => r.rule_id),
+  );
 }
 
 export async function userCaller(db: Kysely<Database>, user: User): Promise<Caller> {
