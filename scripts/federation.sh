@@ -9,7 +9,10 @@ step "set-up: machine (Docker engine, Debian packages)"
 bash scripts/setup-machine.sh
 step "set-up: npm packages"
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund 2>&1 | grep -v 'nodedir\|EBADENGINE\|^npm warn   \|^npm warn }' | tail -3
+  # `npm install` honours package-lock.json; `npm ci` is not used because this registry lacks the other
+  # platforms' optional packages (e.g. @rollup/rollup-android-*), which npm ci then reports as missing.
+  npm install --no-audit --no-fund >/tmp/federa-npm-install.log 2>&1 ||
+    { tail -20 /tmp/federa-npm-install.log; echo "npm install failed (log: /tmp/federa-npm-install.log)"; exit 1; }
 fi
 step "set-up: build (tsc --build)"
 npx tsc --build
