@@ -6,7 +6,7 @@
 //   and how long each step took. Then it keeps running (Ctrl-C stops it) or, with --once, tears down.
 // Run through scripts/federation.sh, which does the set-up (packages, build, Docker, images) first.
 //   node scripts/federation.mjs [--once] [--port 5000] [--image federa/average-python:local]
-import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

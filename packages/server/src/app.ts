@@ -120,7 +120,13 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   app.addHook('onResponse', async (request, reply) => {
     request.log.debug(
-      { event: 'http.request', method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      {
+        event: 'http.request',
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
       'request',
     );
   });

@@ -2,7 +2,9 @@ import { ERROR_CODES, INTERNAL_ERROR_MESSAGE } from '../errors.js';
 
 /** `docs/errors.md`, generated from the error table (errors.ts). */
 export function renderErrorsMarkdown(): string {
-  const rows = Object.entries(ERROR_CODES).map(([code, e]) => `| \`${code}\` | ${e.status} | ${e.description} |`);
+  const rows = Object.entries(ERROR_CODES).map(
+    ([code, e]) => `| \`${code}\` | ${e.status} | ${e.description} |`,
+  );
   return [
     '# API error codes',
     '',

@@ -6,7 +6,11 @@ import { createContext } from '../create-context.js';
 /** The OpenAPI document the server serves at `/apidocs/json`, rendered from an app on an in-memory database. */
 export async function renderOpenApiJson(): Promise<string> {
   const config = parseServerConfig(
-    { uri: 'sqlite://', bcrypt_rounds: 4, root_user: { email: 'root@example.org', password: 'Reference-Doc-1!' } },
+    {
+      uri: 'sqlite://',
+      bcrypt_rounds: 4,
+      root_user: { email: 'root@example.org', password: 'Reference-Doc-1!' },
+    },
     'reference.yaml',
   );
   const { ctx } = await createContext({ config, dataDir: process.cwd(), log: pino({ level: 'silent' }) });

@@ -427,7 +427,10 @@ describe('results of foreign collaborations stay hidden in task listings', () =>
     }
     // A member of the collaboration does see them.
     const member = await t.fx.user(a, { rules: ['task.v_org', 'result.v_org'] });
-    const mine = await t.api('GET', `/collaboration/${collab}/task`, { token: await member.token(), query: { include: 'results' } });
+    const mine = await t.api('GET', `/collaboration/${collab}/task`, {
+      token: await member.token(),
+      query: { include: 'results' },
+    });
     expect(mine.body[0].results).toHaveLength(1);
   });
 });

@@ -15,7 +15,6 @@ describe('database health', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ database: true, dialect: TEST_DIALECT });
   });
-
 });
 
 describe('PostgreSQL dropping connections (always against PostgreSQL)', () => {
@@ -32,18 +31,24 @@ describe('PostgreSQL dropping connections (always against PostgreSQL)', () => {
     const dbName = new URL(t.db.uri).pathname.slice(1);
     const admin = new pg.Client({ connectionString: TEST_PG_ADMIN_URI });
     await admin.connect();
-    const killed = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [dbName]);
+    const killed = await admin.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1',
+      [dbName],
+    );
     expect(killed.rowCount).toBeGreaterThan(0);
     // pg_terminate_backend only signals: wait until the backends are gone (their notice is then on its way).
     for (let i = 0; i < 100; i++) {
-      const left = await admin.query('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1', [dbName]);
+      const left = await admin.query('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1', [
+        dbName,
+      ]);
       if (Number(left.rows[0].n) === 0) break;
       await new Promise((r) => setTimeout(r, 20));
     }
     await admin.end();
     // The pool notices the terminated connections and opens new ones: no request fails.
     const statuses: number[] = [];
-    for (let i = 0; i < 3; i++) statuses.push((await t.api('GET', '/organization', { token: t.rootToken })).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push((await t.api('GET', '/organization', { token: t.rootToken })).status);
     expect(statuses).toEqual([200, 200, 200]);
     const fix = await t.api('GET', '/health/fix');
     expect(fix.status).toBe(200);

@@ -15,7 +15,9 @@ export interface TestDatabase {
 }
 
 /** A throwaway database: in-memory SQLite, or a fresh PostgreSQL database dropped afterwards. */
-export async function createTestDatabase(dialect: 'sqlite' | 'postgres' = TEST_DIALECT): Promise<TestDatabase> {
+export async function createTestDatabase(
+  dialect: 'sqlite' | 'postgres' = TEST_DIALECT,
+): Promise<TestDatabase> {
   if (dialect === 'sqlite') return { uri: 'sqlite://', drop: async () => undefined };
   const name = `federa_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: TEST_PG_ADMIN_URI });
