@@ -1,7 +1,7 @@
 /**
  * Benchmark: time from posting a trivial task to its decrypted result, beside a bare `docker run` of the same
  * image with the same input, in the same run. Real server (in-process, SQLite), one real node (in-process,
- * encrypted collaboration, 4096-bit key), Docker.
+ * encrypted collaboration, 2048-bit keys), Docker.
  *
  *   npx vite-node bench/task-roundtrip/run.ts [-- --runs 9] [--plain]
  *
@@ -37,31 +37,6 @@ buildImage(
   'FROM federa/helper:local\nCMD ["/bin/sh", "-c", "cat $INPUT_FILE > /dev/null; printf \'json.{\\"answer\\": 42}\' > $OUTPUT_FILE"]\n',
 );
 
-// Bare docker run: same image, same files mounted, output read back.
-const bareDir = mkdtempSync(join(tmpdir(), 'federa-bench-bare-'));
-mkdirSync(join(bareDir, 'task-000000001'));
-const bare: number[] = [];
-for (let i = 0; i < runs; i++) {
-  writeFileSync(join(bareDir, 'task-000000001/input'), 'json.{}');
-  writeFileSync(join(bareDir, 'task-000000001/output'), '');
-  const t0 = performance.now();
-  const r = spawnSync('docker', [
-    'run',
-    '--rm',
-    '-v',
-    `${bareDir}:/mnt/data`,
-    '-e',
-    'INPUT_FILE=/mnt/data/task-000000001/input',
-    '-e',
-    'OUTPUT_FILE=/mnt/data/task-000000001/output',
-    IMAGE,
-  ]);
-  const out = readFileSync(join(bareDir, 'task-000000001/output'), 'utf8');
-  bare.push(performance.now() - t0);
-  if (r.status !== 0 || !out.includes('42')) throw new Error(`bare run failed: ${r.stderr.toString()}`);
-}
-rmSync(bareDir, { recursive: true, force: true });
-
 const server = await startE2eServer();
 const tag = `bench${Date.now().toString(36).slice(-5)}`;
 const fed = await createFederation(server, encrypted, tag, ['age\n1\n', 'age\n2\n']);
@@ -79,49 +54,98 @@ const researcher = encrypted
   ? new RsaCryptor(readFileSync(join(started.dataDir, 'private_key.pem'), 'utf8'))
   : undefined;
 
+// Bare `docker run`: the same image and command, the same input and output files mounted (one bind mount: the
+// files are all it needs), the engine's default network; create + start + attach (the log) + wait, then the
+// output read back. The container is removed after the clock stops, as the node removes its own after reporting.
+const bareDir = mkdtempSync(join(tmpdir(), 'federa-bench-bare-'));
+mkdirSync(join(bareDir, 'task-000000001'));
+const bareRun = (): number => {
+  writeFileSync(join(bareDir, 'task-000000001/input'), 'json.{"method": "x"}');
+  writeFileSync(join(bareDir, 'task-000000001/output'), '');
+  const name = `${tag}-bare`;
+  const t0 = performance.now();
+  const r = spawnSync('docker', [
+    'run',
+    '--name',
+    name,
+    '-v',
+    `${bareDir}:/mnt/data`,
+    '-e',
+    'INPUT_FILE=/mnt/data/task-000000001/input',
+    '-e',
+    'OUTPUT_FILE=/mnt/data/task-000000001/output',
+    IMAGE,
+  ]);
+  const out = readFileSync(join(bareDir, 'task-000000001/output'), 'utf8');
+  const ms = performance.now() - t0;
+  spawnSync('docker', ['rm', '-f', name]);
+  if (r.status !== 0 || !out.includes('42')) throw new Error(`bare run failed: ${r.stderr.toString()}`);
+  return ms;
+};
+
+const federaRun = async (): Promise<number> => {
+  const t0 = performance.now();
+  const publicKey = encrypted ? (await server.api('GET', `/organization/${org.id}`)).body.public_key : '';
+  const input = Buffer.from('json.{"method": "x"}');
+  const posted = await server.api<{ id: number }>('POST', '/task', {
+    name: 'bench',
+    image: IMAGE,
+    collaboration_id: fed.collaborationId,
+    organizations: [
+      {
+        id: org.id,
+        input: researcher ? researcher.encryptBytesToString(input, publicKey) : encodeBase64(input),
+      },
+    ],
+  });
+  if (posted.status !== 201) throw new Error(JSON.stringify(posted.body));
+  let result: { result: string | null; status: string } | undefined;
+  for (;;) {
+    const list = (
+      await server.api<{ result: string | null; status: string; finished_at: string | null }[]>(
+        'GET',
+        `/task/${posted.body.id}/result`,
+      )
+    ).body;
+    if (list[0]?.finished_at) {
+      result = list[0];
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const plain = researcher
+    ? researcher.decryptStringToBytes(result.result!)
+    : Buffer.from(result.result!, 'base64');
+  const ms = performance.now() - t0;
+  if (!plain.toString().includes('42') || result.status !== 'completed')
+    throw new Error(`run failed: ${JSON.stringify(result)}`);
+  return ms;
+};
+
+// Latency of one task on a quiet node: before each measurement (either side) the node has finished the previous
+// run, removed its container and made its next network helper ready. The two sides alternate, so that the load
+// of the shared machine weighs on both alike; one unmeasured warm-up run of each comes first.
+const settle = async (): Promise<void> => {
+  await started.node.runs.idle();
+  await new Promise((r) => setTimeout(r, 200));
+};
+const bare: number[] = [];
 const federa: number[] = [];
 try {
+  await settle();
+  bareRun();
+  await federaRun();
   for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    const publicKey = encrypted ? (await server.api('GET', `/organization/${org.id}`)).body.public_key : '';
-    const input = Buffer.from('json.{"method": "x"}');
-    const posted = await server.api<{ id: number }>('POST', '/task', {
-      name: 'bench',
-      image: IMAGE,
-      collaboration_id: fed.collaborationId,
-      organizations: [
-        {
-          id: org.id,
-          input: researcher ? researcher.encryptBytesToString(input, publicKey) : encodeBase64(input),
-        },
-      ],
-    });
-    if (posted.status !== 201) throw new Error(JSON.stringify(posted.body));
-    let result: { result: string | null; status: string } | undefined;
-    for (;;) {
-      const list = (
-        await server.api<{ result: string | null; status: string; finished_at: string | null }[]>(
-          'GET',
-          `/task/${posted.body.id}/result`,
-        )
-      ).body;
-      if (list[0]?.finished_at) {
-        result = list[0];
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    const plain = researcher
-      ? researcher.decryptStringToBytes(result.result!)
-      : Buffer.from(result.result!, 'base64');
-    federa.push(performance.now() - t0);
-    if (!plain.toString().includes('42') || result.status !== 'completed')
-      throw new Error(`run failed: ${JSON.stringify(result)}`);
+    await settle();
+    bare.push(bareRun());
+    await settle();
+    federa.push(await federaRun());
   }
 } finally {
   await started.node.stop();
   await server.close();
   removeNodeObjects(`${tag}-0`);
+  rmSync(bareDir, { recursive: true, force: true });
   execFileSync('docker', ['rmi', '-f', IMAGE], { stdio: 'ignore' });
 }
 

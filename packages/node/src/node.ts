@@ -13,6 +13,7 @@ import { createNodeLogger } from './logger.js';
 import { startProxy, type RunningProxy } from './proxy/proxy-server.js';
 import { copyFileDatabases } from './runs/run-files.js';
 import { networkName, type NodeNames } from './runs/naming.js';
+import { NetworkHelpers } from './runs/network-helpers.js';
 import { RunManager } from './runs/run-manager.js';
 import { RunStore } from './runs/run-store.js';
 import { installHostGuard } from './runs/host-guard.js';
@@ -208,6 +209,14 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     const { proxyHost, extraHosts } = placement;
 
     const store = await RunStore.open(join(config.dataDir, 'runs.json'));
+    const helpers = new NetworkHelpers({
+      runtime,
+      names,
+      network,
+      extraHosts,
+      log: log.child({ component: 'helpers' }),
+    });
+    cleanups.push(() => helpers.close());
     // eslint-disable-next-line prefer-const
     let socket: SocketChannel | undefined;
     const runs = new RunManager({
@@ -226,6 +235,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       store,
       log,
       signal,
+      helpers,
       emitStatus: (change) => socket?.emitStatus(change),
     });
     await runs.reattach();

@@ -27,9 +27,10 @@ import {
   tmpVolumeName,
   type NodeNames,
 } from './naming.js';
+import { HELPER_LABEL, type NetworkHelpers } from './network-helpers.js';
 import { checkPolicies } from './policy.js';
 import { readRunOutput, removeRunFiles, writeRunFiles } from './run-files.js';
-import { RunReporter, type RunOutcome } from './run-reporter.js';
+import { RunReporter, type RecipientKey, type RunOutcome } from './run-reporter.js';
 import { RunStatus, type RunStatusValue } from './run-status.js';
 import type { RunRecord, RunStore } from './run-store.js';
 
@@ -58,6 +59,8 @@ export interface RunManagerOptions {
   readonly log: Logger;
   readonly emitStatus: (change: AlgorithmStatusChange) => void;
   readonly signal: AbortSignal;
+  /** Network helpers started ahead of time (see network-helpers.ts); absent: algorithms join the network themselves. */
+  readonly helpers?: NetworkHelpers;
 }
 
 interface RunInfo {
@@ -72,6 +75,8 @@ interface RunInfo {
   readonly initiator?: number;
   /** Milliseconds since startedAtMs at which each step ended (logged with run.finished). */
   readonly marks?: Record<string, number>;
+  /** The network helper whose namespace the container uses (removed with it). */
+  helper?: string;
 }
 
 const FINISHED_MEMORY = 10_000;
@@ -95,9 +100,10 @@ export class RunManager {
     return [...this.#active.keys()];
   }
 
-  /** Resolves when no run is in progress. */
+  /** Resolves when no run is in progress and no network helper is being started. */
   async idle(): Promise<void> {
     while (this.#active.size > 0) await Promise.allSettled([...this.#active.values()]);
+    await this.#o.helpers?.settled();
   }
 
   /** Takes on an open result unless it is already running here, recorded, or reported. Returns whether it did. */
@@ -135,7 +141,10 @@ export class RunManager {
       node: names.node,
       'federa.prefix': names.prefix,
     });
+    const helpersInUse = new Set<string>();
     for (const c of containers) {
+      const helper = c.labels[HELPER_LABEL];
+      if (helper) helpersInUse.add(helper);
       const resultId = Number(c.labels.result_id);
       if (!Number.isInteger(resultId) || records.has(resultId)) continue;
       records.set(resultId, {
@@ -154,6 +163,7 @@ export class RunManager {
         ...record,
         parentId: null,
         startedAtMs: Date.parse(record.since) || Date.now(),
+        ...(state?.labels[HELPER_LABEL] ? { helper: state.labels[HELPER_LABEL] } : {}),
       };
       if (state) {
         log.info(
@@ -168,6 +178,7 @@ export class RunManager {
         this.#track(record.resultId, this.#reportLost(record));
       }
     }
+    await this.#o.helpers?.start(helpersInUse);
   }
 
   /** `kill_containers` (node-protocol §7). */
@@ -216,7 +227,11 @@ export class RunManager {
   async #execute(run: RunInfo, item: WireResultWithTask): Promise<void> {
     const { log, store, rest, runtime, config } = this.#o;
     const rlog = log.child({ result_id: run.resultId, task_id: run.taskId, run_id: run.runId });
-    await store.put({
+    rlog.info({ event: 'run.started', image: run.image }, 'run started');
+    // The record and the `initializing` report go out while the run is prepared; the time reported is the time
+    // the node took the run on. Every later report waits for it (the server sees the statuses in order), and the
+    // container starts only once the run is recorded (a restarted node must know about it).
+    const recorded = store.put({
       resultId: run.resultId,
       taskId: run.taskId,
       runId: run.runId,
@@ -225,20 +240,28 @@ export class RunManager {
       phase: 'starting',
       since: new Date(run.startedAtMs).toISOString(),
     });
-    rlog.info({ event: 'run.started', image: run.image }, 'run started');
-    try {
-      await this.#reporter.status(run.resultId, {
-        started_at: localTimestamp(),
+    const initializing = this.#reporter
+      .status(run.resultId, {
+        started_at: localTimestamp(new Date(run.startedAtMs)),
         status: RunStatus.initializing,
+      })
+      .then(() => {
+        this.#emit(run, RunStatus.initializing);
+        mark(run, 'initializing');
       });
-      this.#emit(run, RunStatus.initializing);
-      mark(run, 'initializing');
-
+    // Awaited below; handled here so that a failure before then is not an unhandled rejection.
+    recorded.catch(() => undefined);
+    initializing.catch(() => undefined);
+    const finish = async (outcome: RunOutcome): Promise<void> => {
+      await Promise.allSettled([recorded, initializing]);
+      await this.#finish(run, rlog, outcome);
+    };
+    try {
       let input: Buffer;
       try {
         input = item.input ? this.#o.cryptor.decryptStringToBytes(item.input) : Buffer.alloc(0);
       } catch (error) {
-        return await this.#finish(run, rlog, {
+        return await finish({
           status: RunStatus.failed,
           output: Buffer.alloc(0),
           log: nodeNote(`the task input could not be read: ${(error as Error).message}`),
@@ -249,7 +272,7 @@ export class RunManager {
         listOf<{ id: number }>(await rest.get('/organization', { name })).map((o) => o.id),
       );
       if (!verdict.allowed) {
-        return await this.#finish(run, rlog, {
+        return await finish({
           status: RunStatus.notAllowed,
           output: Buffer.alloc(0),
           log: nodeNote(`this node refuses the run: ${verdict.reason}`),
@@ -268,7 +291,7 @@ export class RunManager {
       ]);
       mark(run, 'token_image_volume');
       if (pull.action === 'missing') {
-        return await this.#finish(run, rlog, {
+        return await finish({
           status: RunStatus.nonExistingImage,
           output: Buffer.alloc(0),
           log: nodeNote(
@@ -294,7 +317,7 @@ export class RunManager {
           `the requested database is not configured here: using '${String(label)}'`,
         );
 
-      const spec: ContainerSpec = {
+      const base: ContainerSpec = {
         name: run.containerName,
         image: run.image,
         env: buildAlgorithmEnv({
@@ -314,24 +337,42 @@ export class RunManager {
         extraHosts: this.#o.extraHosts,
         ...(config.gpu ? { gpus: true } : {}),
       };
+      // In a helper's network namespace when one is ready (its hosts entries come with it), else on the network.
+      const withHelper = (helper: string): ContainerSpec => {
+        const { extraHosts: _hosts, ...rest } = base;
+        return {
+          ...rest,
+          network: `container:${helper}`,
+          labels: { ...base.labels, [HELPER_LABEL]: helper },
+        };
+      };
+      // Never start an algorithm the node has not recorded, or whose start the server has not accepted.
+      await Promise.all([recorded, initializing]);
+      const helper = this.#o.helpers?.take();
+      if (helper) run.helper = helper;
       let handle: ContainerHandle | undefined;
       let startError: unknown;
       for (let attempt = 0; attempt < 2 && !handle; attempt++) {
         try {
-          await runtime.removeContainerIfExists(run.containerName);
-          handle = await runtime.runContainer(spec);
+          // A container of that name is left over only when an earlier attempt failed half-way.
+          if (attempt > 0) await runtime.removeContainerIfExists(run.containerName);
+          handle = await runtime.runContainer(run.helper ? withHelper(run.helper) : base);
         } catch (error) {
           startError = error;
           rlog.warn(
-            { event: 'run.start_attempt_failed', attempt, err: String(error) },
+            { event: 'run.start_attempt_failed', attempt, helper: run.helper, err: String(error) },
             'the container did not start',
           );
-          if (attempt === 0) await new Promise((r) => setTimeout(r, 1_000));
+          if (run.helper) {
+            // Perhaps the helper is gone: the second attempt joins the network itself.
+            void this.#o.helpers?.release(run.helper);
+            delete run.helper;
+          } else if (attempt === 0) await new Promise((r) => setTimeout(r, 1_000));
         }
       }
       if (!handle) {
         await removeRunFiles(this.#o.volumeDir, run.resultId);
-        return await this.#finish(run, rlog, {
+        return await finish({
           status: RunStatus.startFailed,
           output: Buffer.alloc(0),
           log: nodeNote(
@@ -340,17 +381,20 @@ export class RunManager {
         });
       }
       mark(run, 'container_started');
-      await store.update(run.resultId, { phase: 'running' });
-      await this.#reporter.status(run.resultId, { status: RunStatus.active });
-      this.#emit(run, RunStatus.active);
-      await this.#waitAndReport(run, handle);
+      // Reported while the algorithm runs; the final report waits for it.
+      const active = Promise.all([
+        this.#reporter.status(run.resultId, { status: RunStatus.active }),
+        store.update(run.resultId, { phase: 'running' }),
+      ]).then(() => this.#emit(run, RunStatus.active));
+      active.catch(() => undefined);
+      await this.#waitAndReport(run, handle, active);
     } catch (error) {
       if (error instanceof NodeStoppedError || this.#o.signal.aborted) throw new NodeStoppedError();
       rlog.error(
         { event: 'run.node_error', err: String(error) },
         'the node failed while running this algorithm',
       );
-      await this.#finish(run, rlog, {
+      await finish({
         status: RunStatus.failed,
         output: Buffer.alloc(0),
         log: nodeNote(
@@ -360,12 +404,19 @@ export class RunManager {
     }
   }
 
-  async #waitAndReport(run: RunInfo, handle: ContainerHandle): Promise<void> {
+  async #waitAndReport(run: RunInfo, handle: ContainerHandle, active?: Promise<void>): Promise<void> {
     const { runtime, log } = this.#o;
     const rlog = log.child({ result_id: run.resultId, task_id: run.taskId, run_id: run.runId });
     this.#handles.set(run.resultId, handle);
+    // The initiator's public key is looked up while the algorithm runs (and again at the end of a long run).
+    const key = this.#reporter.recipientKey(run.resultId, run.initiator);
+    key.catch(() => undefined);
     const { exitCode } = await waitUnlessStopped(runtime, handle, this.#o.signal);
     mark(run, 'container_exited');
+    if (active)
+      await active.catch((e: unknown) =>
+        rlog.warn({ event: 'run.active_report_failed', err: String(e) }, 'could not report the run active'),
+      );
     if (this.#killed.has(run.resultId)) {
       this.#killed.delete(run.resultId);
       await this.#cleanUp(run, handle);
@@ -376,29 +427,32 @@ export class RunManager {
       );
       return;
     }
-    const logs = await runtime
-      .logs(handle)
-      .catch((e: unknown) => nodeNote(`the container log could not be read: ${String(e)}`));
-    const output = await readRunOutput(this.#o.volumeDir, run.resultId);
+    const [logs, output] = await Promise.all([
+      runtime
+        .logs(handle)
+        .catch((e: unknown) => nodeNote(`the container log could not be read: ${String(e)}`)),
+      readRunOutput(this.#o.volumeDir, run.resultId),
+      this.#o.store.update(run.resultId, { phase: 'reporting' }),
+    ]);
     const status = exitCode === 0 ? RunStatus.completed : RunStatus.crashed;
     const logText =
       exitCode === 0
         ? logs
         : `${logs}${logs.endsWith('\n') || logs === '' ? '' : '\n'}${nodeNote(`the algorithm exited with code ${exitCode}`)}`;
-    await this.#o.store.update(run.resultId, { phase: 'reporting' });
-    await this.#finish(run, rlog, { status, output, log: logText });
+    await this.#finish(run, rlog, { status, output, log: logText }, key);
     await this.#cleanUp(run, handle);
   }
 
   async #cleanUp(run: RunInfo, handle: ContainerHandle): Promise<void> {
     await this.#o.runtime.remove(handle).catch(() => undefined);
+    if (run.helper) await this.#o.runtime.removeContainerIfExists(run.helper).catch(() => undefined);
     await removeRunFiles(this.#o.volumeDir, run.resultId).catch(() => undefined);
     await this.#o.store.remove(run.resultId);
   }
 
-  async #finish(run: RunInfo, rlog: Logger, outcome: RunOutcome): Promise<void> {
+  async #finish(run: RunInfo, rlog: Logger, outcome: RunOutcome, key?: Promise<RecipientKey>): Promise<void> {
     this.#emit(run, outcome.status);
-    await this.#reporter.finish(run.resultId, outcome, run.initiator);
+    await this.#reporter.finish(run.resultId, outcome, run.initiator, key);
     this.#finished.add(run.resultId);
     if (this.#finished.size > FINISHED_MEMORY)
       this.#finished.delete(this.#finished.values().next().value as number);

@@ -22,6 +22,15 @@ export interface RunOutcome {
   readonly log: string;
 }
 
+/** An organization's public key and when it was read from the server. */
+export interface RecipientKey {
+  readonly publicKey: string;
+  readonly fetchedAt: number;
+}
+
+/** A key looked up while the algorithm ran is used when it is younger than this; else it is read again. */
+export const KEY_MAX_AGE_MS = 10_000;
+
 export class RunReporter {
   readonly #rest: RestClient;
   readonly #cryptor: Cryptor;
@@ -38,23 +47,38 @@ export class RunReporter {
     await this.#rest.patch(`/result/${resultId}`, fields);
   }
 
+  /** The public key of the task's initiator (looked up through the result and its task when not known). */
+  async recipientKey(resultId: number, knownInitiator?: number): Promise<RecipientKey> {
+    let initiator = knownInitiator;
+    if (initiator === undefined) {
+      const res = await this.#rest.get<WireResult>(`/result/${resultId}`);
+      const task = await this.#rest.get<WireTask>(`/task/${String(refId(res.task))}`);
+      initiator = task.initiator;
+    }
+    const org = await this.#rest.get<WireOrganization>(`/organization/${initiator}`);
+    return { publicKey: org.public_key ?? '', fetchedAt: Date.now() };
+  }
+
   /**
-   * Uploads the outcome, encrypted for the task's initiator (looked up through the result and its task unless
-   * the caller knows it from the result-with-task listing). Returns false when the server refuses it because the run is finished already
-   * (killed meanwhile): nothing more to do then.
+   * Uploads the outcome, encrypted for the task's initiator. `key`: the initiator's key looked up earlier (used when
+   * younger than KEY_MAX_AGE_MS, else looked up again). Returns false when the server refuses it because the run is
+   * finished already (killed meanwhile) or gone: nothing more to do then.
    */
-  async finish(resultId: number, outcome: RunOutcome, knownInitiator?: number): Promise<boolean> {
+  async finish(
+    resultId: number,
+    outcome: RunOutcome,
+    knownInitiator?: number,
+    key?: Promise<RecipientKey>,
+  ): Promise<boolean> {
     let { status, log } = outcome;
     let result = '';
     try {
-      let initiator = knownInitiator;
-      if (initiator === undefined) {
-        const res = await this.#rest.get<WireResult>(`/result/${resultId}`);
-        const task = await this.#rest.get<WireTask>(`/task/${String(refId(res.task))}`);
-        initiator = task.initiator;
-      }
-      const org = await this.#rest.get<WireOrganization>(`/organization/${initiator}`);
-      result = this.#cryptor.encryptBytesToString(outcome.output, org.public_key ?? '');
+      const early = key ? await key.catch(() => undefined) : undefined;
+      const recipient =
+        early && Date.now() - early.fetchedAt < KEY_MAX_AGE_MS
+          ? early
+          : await this.recipientKey(resultId, knownInitiator);
+      result = this.#cryptor.encryptBytesToString(outcome.output, recipient.publicKey);
     } catch (error) {
       if (error instanceof ServerRequestError && error.status === 404) {
         this.#log.warn(

@@ -6,9 +6,8 @@
  *   apt-get install docker-registry   (Debian's registry, for the pull-if-newer tests)
  * Everything created carries the unique prefix RUN and is removed in afterAll.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,6 +19,7 @@ import type { ContainerHandle, ContainerSpec } from './container-runtime.js';
 import { DockerRuntime, normalizeRegistry, parseImageRef } from './docker-runtime.js';
 import { RegistryError, RuntimeUnavailableError } from './errors.js';
 import { createContainerRuntime } from './runtime-factory.js';
+import { LocalRegistry } from '../e2e/local-registry.js';
 
 const run = promisify(execFile);
 const RUN = `fedrt${randomBytes(3).toString('hex')}`;
@@ -63,17 +63,6 @@ const HTTP_GET_RETRY = `(async () => { for (let i = 0; i < 50; i++) {
   try { const r = await fetch(process.argv[1]); console.log('body:' + (await r.text())); process.exit(0); }
   catch { await new Promise((r) => setTimeout(r, 100)); } }
   console.log('unreachable'); process.exit(1); })();`;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => resolve(typeof addr === 'object' && addr !== null ? addr.port : 0));
-    });
-  });
-}
 
 async function tcpServer(host: string): Promise<{ port: number; close: () => Promise<void> }> {
   const srv = net.createServer((sock) => {
@@ -389,173 +378,8 @@ describe('DockerRuntime networks', () => {
   });
 });
 
-/**
- * Debian's docker-registry on 127.0.0.1:<free port> with a filesystem root in a temp dir; optionally with TLS
- * (self-signed; Docker accepts any certificate from a 127.0.0.0/8 registry) and htpasswd authentication.
- */
-class LocalRegistry {
-  port = 0;
-  root = '';
-  repo = '';
-  #proc: ChildProcess | undefined;
-
-  constructor(
-    readonly name: string,
-    readonly auth?: { username: string; password: string },
-  ) {}
-
-  get url(): string {
-    return `${this.auth !== undefined ? 'https' : 'http'}://127.0.0.1:${this.port}`;
-  }
-
-  async setUp(): Promise<void> {
-    if (!existsSync('/usr/bin/docker-registry')) {
-      throw new Error("Debian's docker-registry is missing: apt-get install -y docker-registry");
-    }
-    this.root = await mkdtemp(join(tmpdir(), `${RUN}-${this.name}-`));
-    this.port = await freePort();
-    this.repo = `127.0.0.1:${this.port}/${RUN}/${this.name}`;
-    const config = [
-      'version: 0.1',
-      'log:',
-      '  level: error',
-      '  accesslog:',
-      '    disabled: true',
-      'storage:',
-      '  filesystem:',
-      `    rootdirectory: ${join(this.root, 'data')}`,
-      '  delete:',
-      '    enabled: true',
-      'http:',
-      `  addr: 127.0.0.1:${this.port}`,
-    ];
-    if (this.auth !== undefined) {
-      const cert = join(this.root, 'cert.pem');
-      const key = join(this.root, 'key.pem');
-      await run('openssl', [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-      ]);
-      // bcrypt hash (the only kind the registry accepts), cost 4 to keep the test fast; from the system's
-      // libcrypt through Debian's python.
-      const { stdout } = await run('/usr/bin/python3', [
-        '-W',
-        'ignore',
-        '-c',
-        'import crypt, sys; print(crypt.crypt(sys.argv[1], crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=16)))',
-        this.auth.password,
-      ]);
-      await writeFile(join(this.root, 'htpasswd'), `${this.auth.username}:${stdout.trim()}\n`);
-      config.push(
-        '  tls:',
-        `    certificate: ${cert}`,
-        `    key: ${key}`,
-        'auth:',
-        '  htpasswd:',
-        '    realm: federa-test',
-        `    path: ${join(this.root, 'htpasswd')}`,
-      );
-    }
-    await writeFile(join(this.root, 'config.yml'), config.join('\n') + '\n');
-    await this.start();
-  }
-
-  async start(): Promise<void> {
-    const proc = spawn('docker-registry', ['serve', join(this.root, 'config.yml')], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    proc.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-    this.#proc = proc;
-    for (let i = 0; i < 100; i++) {
-      // Any HTTP answer (401 with authentication) means it listens.
-      const up = await new Promise<boolean>((resolve) => {
-        const sock = net.connect({ host: '127.0.0.1', port: this.port }, () => {
-          sock.destroy();
-          resolve(true);
-        });
-        sock.on('error', () => resolve(false));
-      });
-      if (up) return;
-      if (proc.exitCode !== null) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`docker-registry did not start on 127.0.0.1:${this.port}: ${stderr.slice(-500)}`);
-  }
-
-  async stop(): Promise<void> {
-    const proc = this.#proc;
-    this.#proc = undefined;
-    if (proc === undefined || proc.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      proc.on('exit', () => resolve());
-      proc.kill('SIGTERM');
-    });
-  }
-
-  async tearDown(): Promise<void> {
-    await this.stop();
-    for (const img of await docker.listImages({ all: true })) {
-      const names = [...(img.RepoTags ?? []), ...(img.RepoDigests ?? [])];
-      if (names.some((t) => t.startsWith(this.repo))) {
-        await docker
-          .getImage(img.Id)
-          .remove({ force: true })
-          .catch(() => undefined);
-      }
-    }
-    if (this.root !== '') await rm(this.root, { recursive: true, force: true });
-  }
-
-  /** A new image (distinct digest) tagged `ref`, derived from the helper image. */
-  async makeImage(ref: string, version: string): Promise<string> {
-    const c = await docker.createContainer({
-      Image: HELPER_IMAGE,
-      Cmd: ['true'],
-      Labels: { [TEST_LABEL]: RUN },
-    });
-    try {
-      const colon = ref.lastIndexOf(':');
-      const res = (await c.commit({
-        repo: ref.slice(0, colon),
-        tag: ref.slice(colon + 1),
-        changes: `LABEL federa.test.version=${version}`,
-      })) as { Id: string };
-      return res.Id;
-    } finally {
-      await c.remove({ force: true });
-    }
-  }
-
-  async push(ref: string): Promise<void> {
-    const stream = await docker.getImage(ref).push({
-      authconfig: { serveraddress: `127.0.0.1:${this.port}`, ...(this.auth ?? {}) },
-    });
-    const text = await new Promise<string>((resolve, reject) => {
-      let t = '';
-      stream.on('data', (d: Buffer) => (t += d.toString()));
-      stream.on('end', () => resolve(t));
-      stream.on('error', reject);
-    });
-    if (/"error"/.test(text)) throw new Error(`push of ${ref} failed: ${text.slice(-500)}`);
-  }
-}
-
 describe('DockerRuntime pull-if-newer against a local registry', () => {
-  const reg = new LocalRegistry('algorithm');
+  const reg = new LocalRegistry(`${RUN}-algorithm`, { labels: { [TEST_LABEL]: RUN } });
   beforeAll(() => reg.setUp());
   afterAll(() => reg.tearDown());
 
@@ -603,7 +427,7 @@ describe('DockerRuntime pull-if-newer against a local registry', () => {
 
 describe('DockerRuntime with a registry that needs credentials (TLS + htpasswd)', () => {
   const auth = { username: 'federa', password: `pw-${RUN}` };
-  const reg = new LocalRegistry('private', auth);
+  const reg = new LocalRegistry(`${RUN}-private`, { auth, labels: { [TEST_LABEL]: RUN } });
   beforeAll(() => reg.setUp());
   afterAll(() => reg.tearDown());
 

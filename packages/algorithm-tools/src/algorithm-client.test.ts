@@ -1,0 +1,148 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import {
+  AlgorithmClient,
+  AlgorithmClientError,
+  ProxyRequestError,
+  ProxyUnreachableError,
+  SubTaskTimeoutError,
+} from './algorithm-client.js';
+
+const part = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+const IDENTITY = {
+  node_id: 11,
+  organization_id: 2,
+  collaboration_id: 7,
+  task_id: 40,
+  image: 'algo:1',
+  database: 'db',
+};
+const TOKEN = `${part({ alg: 'HS256' })}.${part({ sub: IDENTITY })}.c2ln`;
+const b64 = (text: string): string => Buffer.from(text).toString('base64');
+
+/**
+ * A stand-in for the node's proxy (a node cannot run in a unit test; the end-to-end tests of packages/node run
+ * this client against the real proxy inside average-ts): task 99 completes on the third look, task 97 has a failed run.
+ */
+let server: Server;
+let port: number;
+let posted: unknown[];
+let polls: number;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (c: Buffer) => (text += c.toString()));
+    req.on('end', () => {
+      const reply = (status: number, body: unknown): void => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      if (req.headers.authorization !== `Bearer ${TOKEN}`) return reply(401, { msg: 'no token' });
+      if (req.method === 'POST' && req.url === '/task') {
+        posted.push(JSON.parse(text));
+        return reply(201, { id: 99 });
+      }
+      if (req.url === '/collaboration/7/organization') return reply(200, [{ id: 2 }, { id: 3 }]);
+      if (req.url === '/task/99') return reply(200, { id: 99, complete: ++polls >= 3 });
+      if (req.url === '/task/98') return reply(200, { id: 98, complete: false });
+      if (req.url === '/task/97') return reply(200, { id: 97, complete: true });
+      if (req.url === '/task/99/result')
+        return reply(200, [
+          { id: 1, organization: 2, result: b64('json.{"sum":3}'), status: 'completed' },
+          { id: 2, organization: { id: 3 }, result: b64('json.{"sum":4}'), status: 'completed' },
+        ]);
+      if (req.url === '/task/97/result')
+        return reply(200, [{ id: 3, organization: 2, result: null, status: 'crashed', log: 'boom' }]);
+      return reply(500, { msg: 'upstream refused the request' });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+beforeEach(() => {
+  posted = [];
+  polls = 0;
+});
+
+const client = (): AlgorithmClient => new AlgorithmClient({ host: 'http://127.0.0.1', port, token: TOKEN });
+
+describe('AlgorithmClient (algorithm-tools)', () => {
+  it('is built from the container environment, synchronously', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'federa-tools-client-'));
+    try {
+      writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
+      const c = AlgorithmClient.fromEnv({
+        HOST: 'http://127.0.0.1',
+        PORT: String(port),
+        TOKEN_FILE: join(dir, 'token'),
+      });
+      expect(c.identity).toEqual({
+        nodeId: 11,
+        organizationId: 2,
+        collaborationId: 7,
+        taskId: 40,
+        image: 'algo:1',
+        database: 'db',
+      });
+      expect(() => AlgorithmClient.fromEnv({ HOST: 'http://x', PORT: '1' })).toThrow(/TOKEN_FILE is not set/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('runs a sub-task at every organization and returns their decoded outputs', async () => {
+    const c = client();
+    const outputs = await c.run<{ sum: number }>({
+      organizations: await c.organizationIds(),
+      input: { method: 'partial', args: ['age'] },
+      intervalMs: 10,
+    });
+    expect(outputs).toEqual([{ sum: 3 }, { sum: 4 }]);
+    expect(polls).toBe(3);
+    expect(posted).toHaveLength(1);
+    const input = b64('json.{"method":"partial","args":["age"],"kwargs":{},"master":false}');
+    expect(posted[0]).toMatchObject({
+      image: 'algo:1',
+      collaboration_id: 7,
+      database: 'db',
+      organizations: [
+        { id: 2, input },
+        { id: 3, input },
+      ],
+    });
+  });
+
+  it('says what failed: a crashed sub-run, a refusal, a timeout, no proxy', async () => {
+    await expect(client().results(97)).rejects.toThrow(/a sub-task run failed \(crashed\): boom/);
+    const refused = await client()
+      .getTask(5)
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ProxyRequestError);
+    expect(refused).toMatchObject({
+      status: 500,
+      path: '/task/5',
+      serverMessage: 'upstream refused the request',
+    });
+    await expect(client().waitForCompletion(98, { intervalMs: 10, timeoutMs: 80 })).rejects.toBeInstanceOf(
+      SubTaskTimeoutError,
+    );
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const freePort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const nobody = new AlgorithmClient({ host: 'http://127.0.0.1', port: freePort, token: TOKEN });
+    const down = await nobody.organizationIds().catch((e: unknown) => e);
+    expect(down).toBeInstanceOf(ProxyUnreachableError);
+    expect((down as Error).message).toContain(`127.0.0.1:${freePort} (ECONNREFUSED)`);
+    expect(() => new AlgorithmClient({ host: 'h', port: 1, token: 'x.y' })).toThrow(AlgorithmClientError);
+  });
+});
