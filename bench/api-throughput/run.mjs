@@ -2,9 +2,12 @@
 // Benchmark: Federa API throughput beside a bare Fastify hello-world, same machine, same run.
 // autocannon (20 connections, 10 s each) runs as a separate process; the servers run in this one.
 // Prints req/s, p50/p99 latency and the ratio to bare Fastify. Needs `npx tsc --build` first.
-//   node bench/api-throughput/run.mjs [--duration 10] [--connections 20]
+//   node bench/api-throughput/run.mjs [--duration 10] [--connections 20] [--profile out.cpuprofile]
+// --profile writes a CPU profile of this (server) process while autocannon loads Federa (open it in Chrome
+// DevTools or speedscope).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +20,8 @@ const arg = (name, dflt) => {
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 };
 const duration = arg('duration', 10);
+const profileIndex = process.argv.indexOf('--profile');
+const profilePath = profileIndex > 0 ? process.argv[profileIndex + 1] : undefined;
 const connections = arg('connections', 20);
 const autocannonBin = fileURLToPath(new URL('../../node_modules/autocannon/autocannon.js', import.meta.url));
 
@@ -120,6 +125,12 @@ for (let i = 0; i < 200; i++) {
   );
 }
 const auth = { authorization: `Bearer ${token}` };
+const profiler = profilePath ? new Session() : undefined;
+if (profiler) {
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  await profiler.post('Profiler.start');
+}
 console.log(`federa GET /api/organization/{id}: ${duration}s…`);
 report(
   'Federa GET /api/organization/{id}',
@@ -132,6 +143,12 @@ report(
   await cannon(`${base}/task?page=1&per_page=10`, auth),
   bareResult,
 );
+if (profiler) {
+  const { profile } = await profiler.post('Profiler.stop');
+  writeFileSync(profilePath, JSON.stringify(profile));
+  profiler.disconnect();
+  console.log(`CPU profile of the server side written to ${profilePath}`);
+}
 await app.close();
 await ctx.dbh.close();
 rmSync(dir, { recursive: true, force: true });

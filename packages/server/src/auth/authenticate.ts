@@ -32,9 +32,9 @@ export async function callerFromClaims(ctx: AppContext, claims: TokenClaims): Pr
   const id = claims.sub;
   if (typeof id !== 'number') throw new ApiError('invalid_token', 'Invalid token subject');
   if (claims.client_type === 'user') {
-    const user = await db.selectFrom('user').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!user) throw new ApiError('identity_missing', `Error loading the user ${id}`);
-    return userCaller(db, user);
+    const caller = await userCaller(db, id);
+    if (!caller) throw new ApiError('identity_missing', `Error loading the user ${id}`);
+    return caller;
   }
   const node = await db.selectFrom('node').selectAll().where('id', '=', id).executeTakeFirst();
   if (!node) throw new ApiError('identity_missing', `Error loading the node ${id}`);

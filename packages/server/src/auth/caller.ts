@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Database, Node, User } from '../db/schema.js';
 import type { ContainerIdentity } from './tokens.js';
 import { ruleKeyOf, type RuleKey } from './rules.js';
+import { idList, parseIdList } from '../db/id-list.js';
+import { prepared } from '../db/prepared.js';
 import type { CallerKind } from './policy.js';
 
 /** The identity behind a request, with the rules it holds. */
@@ -37,20 +39,42 @@ async function ruleKeys(db: Kysely<Database>, ids: readonly number[]): Promise<S
   return new Set(ids.flatMap((id) => map.get(id) ?? []));
 }
 
+/** The user row with the ids of the rules of their roles and of their direct rules, in one query. */
+const userWithRuleIds = prepared((db, userId: number) =>
+  db
+    .selectFrom('user')
+    .selectAll('user')
+    .select((eb) => [
+      eb
+        .selectFrom('user_role')
+        .innerJoin('role_rule', 'role_rule.role_id', 'user_role.role_id')
+        .select((sub) => idList(sub.ref('role_rule.rule_id')).as('ids'))
+        .whereRef('user_role.user_id', '=', 'user.id')
+        .as('role_rule_ids'),
+      eb
+        .selectFrom('user_rule')
+        .select((sub) => idList(sub.ref('user_rule.rule_id')).as('ids'))
+        .whereRef('user_rule.user_id', '=', 'user.id')
+        .as('direct_rule_ids'),
+    ])
+    .where('user.id', '=', userId),
+);
+
+/** The user and the rules of their roles and their direct rules; undefined when the user does not exist. */
+async function loadUser(
+  db: Kysely<Database>,
+  userId: number,
+): Promise<{ user: User; rules: Set<RuleKey> } | undefined> {
+  const [row] = await userWithRuleIds(db, userId);
+  if (!row) return undefined;
+  const { role_rule_ids, direct_rule_ids, ...user } = row;
+  const rules = await ruleKeys(db, [...parseIdList(role_rule_ids), ...parseIdList(direct_rule_ids)]);
+  return { user, rules };
+}
+
 /** The rules of the user's roles and their direct rules. */
 export async function userRules(db: Kysely<Database>, userId: number): Promise<Set<RuleKey>> {
-  const rows = await db
-    .selectFrom('role_rule')
-    .select('rule_id')
-    .where('role_id', 'in', (eb) =>
-      eb.selectFrom('user_role').select('role_id').where('user_id', '=', userId),
-    )
-    .unionAll(db.selectFrom('user_rule').select('rule_id').where('user_id', '=', userId))
-    .execute();
-  return ruleKeys(
-    db,
-    rows.map((r) => r.rule_id),
-  );
+  return (await loadUser(db, userId))?.rules ?? new Set();
 }
 
 /** The rules of a fixed role (`node`, `container`). */
@@ -71,13 +95,17 @@ export async function fixedRoleRules(
   );
 }
 
-export async function userCaller(db: Kysely<Database>, user: User): Promise<Caller> {
+/** The caller a user id names; undefined when the user does not exist. */
+export async function userCaller(db: Kysely<Database>, userId: number): Promise<Caller | undefined> {
+  const loaded = await loadUser(db, userId);
+  if (!loaded) return undefined;
+  const { user, rules } = loaded;
   return {
     kind: 'user',
     id: user.id,
     organizationId: user.organization_id,
     collaborationId: null,
-    rules: await userRules(db, user.id),
+    rules,
     user,
   };
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database, Organization } from '../db/schema.js';
 import { can, type Caller } from '../auth/caller.js';
 import { partnerOrganizations } from '../auth/scope.js';
+import { prepared } from '../db/prepared.js';
 
 /** The editable fields of an organization (api.md §2.1). `""` is a valid value for each of them. */
 export interface OrganizationFields {
@@ -36,8 +37,13 @@ export function organizationFields(
   return out;
 }
 
+const organizationById = prepared((db, id: number) =>
+  db.selectFrom('organization').selectAll().where('id', '=', id),
+);
+
 export async function findOrganization(db: Kysely<Database>, id: number): Promise<Organization | undefined> {
-  return db.selectFrom('organization').selectAll().where('id', '=', id).executeTakeFirst();
+  const [row] = await organizationById(db, id);
+  return row;
 }
 
 /** The ids among `ids` that name an existing organization, ascending. */

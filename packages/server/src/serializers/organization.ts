@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
-import { groupIds } from '../http/references.js';
+import { idList, parseIdList } from '../db/id-list.js';
+import { prepared } from '../db/prepared.js';
 import { inOrder } from '../http/pagination.js';
 import { Nullable, ReferenceList } from './common.js';
 
@@ -24,48 +25,45 @@ export const OrganizationSchema = Type.Object(
 );
 export type OrganizationOut = Static<typeof OrganizationSchema>;
 
-/** Organizations by id, in the order given, with their relations loaded in batches. */
+/** Organization rows with the id lists of their relations, in one query. */
+const organizationsWithRelations = prepared((db, ids: readonly number[]) =>
+  db
+    .selectFrom('organization as o')
+    .selectAll('o')
+    .select((eb) => [
+      eb
+        .selectFrom('member')
+        .select((sub) => idList(sub.ref('member.collaboration_id')).as('ids'))
+        .whereRef('member.organization_id', '=', 'o.id')
+        .as('collaboration_ids'),
+      eb
+        .selectFrom('node')
+        .select((sub) => idList(sub.ref('node.id')).as('ids'))
+        .whereRef('node.organization_id', '=', 'o.id')
+        .as('node_ids'),
+      eb
+        .selectFrom('user')
+        .select((sub) => idList(sub.ref('user.id')).as('ids'))
+        .whereRef('user.organization_id', '=', 'o.id')
+        .as('user_ids'),
+      eb
+        .selectFrom('result')
+        .select((sub) => idList(sub.ref('result.id')).as('ids'))
+        .whereRef('result.organization_id', '=', 'o.id')
+        .as('result_ids'),
+      eb
+        .selectFrom('role')
+        .select((sub) => idList(sub.ref('role.id')).as('ids'))
+        .whereRef('role.organization_id', '=', 'o.id')
+        .as('role_ids'),
+    ])
+    .where('o.id', 'in', ids),
+);
+
+/** Organizations by id, in the order given, each with its relation lists, in one query. */
 export async function loadOrganizations(ctx: AppContext, ids: number[]): Promise<OrganizationOut[]> {
   if (ids.length === 0) return [];
-  const db = ctx.dbh.db;
-  const [rows, collabs, nodes, users, results, roles] = await Promise.all([
-    db.selectFrom('organization').selectAll().where('id', 'in', ids).execute(),
-    db
-      .selectFrom('member')
-      .select(['organization_id as k', 'collaboration_id as v'])
-      .where('organization_id', 'in', ids)
-      .orderBy('collaboration_id')
-      .execute(),
-    db
-      .selectFrom('node')
-      .select(['organization_id as k', 'id as v'])
-      .where('organization_id', 'in', ids)
-      .orderBy('id')
-      .execute(),
-    db
-      .selectFrom('user')
-      .select(['organization_id as k', 'id as v'])
-      .where('organization_id', 'in', ids)
-      .orderBy('id')
-      .execute(),
-    db
-      .selectFrom('result')
-      .select(['organization_id as k', 'id as v'])
-      .where('organization_id', 'in', ids)
-      .orderBy('id')
-      .execute(),
-    db
-      .selectFrom('role')
-      .select(['organization_id as k', 'id as v'])
-      .where('organization_id', 'in', ids)
-      .orderBy('id')
-      .execute(),
-  ]);
-  const c = groupIds(collabs);
-  const n = groupIds(nodes);
-  const u = groupIds(users);
-  const r = groupIds(results);
-  const ro = groupIds(roles as { k: number; v: number }[]);
+  const rows = await organizationsWithRelations(ctx.dbh.db, ids);
   const refs = ctx.refs;
   return inOrder(ids, rows).map((o) => ({
     id: o.id,
@@ -76,10 +74,10 @@ export async function loadOrganizations(ctx: AppContext, ids: number[]): Promise
     zipcode: o.zipcode,
     country: o.country,
     public_key: o.public_key ?? '',
-    collaborations: refs.many('collaboration', c.get(o.id)),
-    nodes: refs.many('node', n.get(o.id)),
-    users: refs.many('user', u.get(o.id)),
-    results: refs.many('result', r.get(o.id)),
-    roles: ro.get(o.id) ?? [],
+    collaborations: refs.many('collaboration', parseIdList(o.collaboration_ids)),
+    nodes: refs.many('node', parseIdList(o.node_ids)),
+    users: refs.many('user', parseIdList(o.user_ids)),
+    results: refs.many('result', parseIdList(o.result_ids)),
+    roles: parseIdList(o.role_ids),
   }));
 }

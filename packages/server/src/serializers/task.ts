@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { toApiTime } from '../http/datetime.js';
-import { groupIds } from '../http/references.js';
+import { idList, parseIdList } from '../db/id-list.js';
+import { prepared } from '../db/prepared.js';
 import { inOrder } from '../http/pagination.js';
 import type { Result } from '../db/schema.js';
 import { DateTime, Nullable, NullableReference, ReferenceList, ReferenceSchema } from './common.js';
@@ -155,35 +156,52 @@ export async function loadTaskResults(ctx: AppContext, ids: number[]): Promise<T
 
 type TaskCore = Omit<TaskOut, 'results'> & { resultIds: number[] };
 
+/** Task rows with the ids of their children, in one query. */
+const tasksWithChildren = prepared((db, ids: readonly number[]) =>
+  db
+    .selectFrom('task as t')
+    .selectAll('t')
+    .select((eb) =>
+      eb
+        .selectFrom('task as c')
+        .select((sub) => idList(sub.ref('c.id')).as('ids'))
+        .whereRef('c.parent_id', '=', 't.id')
+        .as('child_ids'),
+    )
+    .where('t.id', 'in', ids),
+);
+
+/**
+ * The tasks' results summed up per task and status: their ids, how many there are, how many have finished and
+ * the last finish. One row per status instead of one per result.
+ */
+const resultsByTaskAndStatus = prepared((db, taskIds: readonly number[]) =>
+  db
+    .selectFrom('result')
+    .select((eb) => [
+      'task_id',
+      'status',
+      idList(eb.ref('id')).as('ids'),
+      eb.fn.countAll().as('results'),
+      eb.fn.count('finished_at').as('finished'),
+      eb.fn.max('finished_at').as('last_finished_at'),
+    ])
+    .where('task_id', 'in', taskIds)
+    .groupBy(['task_id', 'status']),
+);
+
 async function loadTaskCores(ctx: AppContext, ids: number[]): Promise<TaskCore[]> {
   if (ids.length === 0) return [];
   const db = ctx.dbh.db;
-  const [rows, results, children] = await Promise.all([
-    db.selectFrom('task').selectAll().where('id', 'in', ids).execute(),
-    db
-      .selectFrom('result')
-      .select(['task_id', 'id', 'status', 'finished_at'])
-      .where('task_id', 'in', ids)
-      .orderBy('id')
-      .execute(),
-    db
-      .selectFrom('task')
-      .select(['parent_id as k', 'id as v'])
-      .where('parent_id', 'in', ids)
-      .orderBy('id')
-      .execute(),
-  ]);
-  const ch = groupIds(children as { k: number; v: number }[]);
+  const [rows, groups] = await Promise.all([tasksWithChildren(db, ids), resultsByTaskAndStatus(db, ids)]);
   return inOrder(ids, rows).map((t) => {
-    const rs = results.filter((r) => r.task_id === t.id);
-    const complete = rs.every((r) => r.finished_at !== null);
-    const finished =
-      complete && rs.length
-        ? rs
-            .map((r) => r.finished_at as string)
-            .sort()
-            .at(-1)
-        : null;
+    const own = groups.filter((g) => g.task_id === t.id);
+    const complete = own.every((g) => Number(g.finished) === Number(g.results));
+    const lastFinished = own.reduce<string | null>(
+      (last, g) => (last === null || (g.last_finished_at ?? '') > last ? g.last_finished_at : last),
+      null,
+    );
+    const resultIds = own.flatMap((g) => parseIdList(g.ids)).sort((a, b) => a - b);
     return {
       id: t.id,
       name: t.name,
@@ -196,12 +214,12 @@ async function loadTaskCores(ctx: AppContext, ids: number[]): Promise<TaskCore[]
       init_user: t.init_user_id,
       collaboration: ctx.refs.maybe('collaboration', t.collaboration_id),
       parent: ctx.refs.maybe('task', t.parent_id),
-      children: ctx.refs.many('task', ch.get(t.id)),
+      children: ctx.refs.many('task', parseIdList(t.child_ids)),
       complete,
-      status: taskStatus(rs.map((r) => r.status)),
-      finished_at: toApiTime(finished ?? null),
+      status: taskStatus(own.map((g) => g.status)),
+      finished_at: toApiTime(complete && resultIds.length ? lastFinished : null),
       created_at: toApiTime(t.created_at),
-      resultIds: rs.map((r) => r.id),
+      resultIds,
     };
   });
 }
