@@ -39,6 +39,9 @@ async function ruleKeys(db: Kysely<Database>, ids: readonly number[]): Promise<S
   return new Set(ids.flatMap((id) => map.get(id) ?? []));
 }
 
+/** Rule sets by the id lists they were built from (see {@link loadUser}). */
+const ruleSetsByDb = new WeakMap<Kysely<Database>, Map<string, ReadonlySet<RuleKey>>>();
+
 /** The user row with the ids of the rules of their roles and of their direct rules, in one query. */
 const userWithRuleIds = prepared((db, userId: number) =>
   db
@@ -64,16 +67,25 @@ const userWithRuleIds = prepared((db, userId: number) =>
 async function loadUser(
   db: Kysely<Database>,
   userId: number,
-): Promise<{ user: User; rules: Set<RuleKey> } | undefined> {
+): Promise<{ user: User; rules: ReadonlySet<RuleKey> } | undefined> {
   const [row] = await userWithRuleIds(db, userId);
   if (!row) return undefined;
   const { role_rule_ids, direct_rule_ids, ...user } = row;
-  const rules = await ruleKeys(db, [...parseIdList(role_rule_ids), ...parseIdList(direct_rule_ids)]);
+  // The same id lists always name the same rules (the catalogue does not change), so their set is reused.
+  let sets = ruleSetsByDb.get(db);
+  if (!sets) ruleSetsByDb.set(db, (sets = new Map()));
+  const key = `${role_rule_ids ?? ''}|${direct_rule_ids ?? ''}`;
+  let rules = sets.get(key);
+  if (!rules) {
+    rules = await ruleKeys(db, [...parseIdList(role_rule_ids), ...parseIdList(direct_rule_ids)]);
+    if (sets.size >= 1000) sets.clear();
+    sets.set(key, rules);
+  }
   return { user, rules };
 }
 
 /** The rules of the user's roles and their direct rules. */
-export async function userRules(db: Kysely<Database>, userId: number): Promise<Set<RuleKey>> {
+export async function userRules(db: Kysely<Database>, userId: number): Promise<ReadonlySet<RuleKey>> {
   return (await loadUser(db, userId))?.rules ?? new Set();
 }
 

@@ -253,3 +253,20 @@ describe('root manages every user', () => {
     expect(r.body.msg).toBe(`Error loading the user ${u.id}`);
   });
 });
+
+describe('rules are evaluated per request', () => {
+  it('a rule added to or removed from a role applies to the next request with the same token', async () => {
+    const org = await t.fx.organization();
+    const role = await t.fx.role(['organization.v_org'], org);
+    const u = await t.fx.user(org, { roleIds: [role] });
+    const token = await u.token();
+    const ruleId = await t.fx.ruleId('user.v_org');
+    expect((await t.api('GET', '/user', { token })).status).toBe(401);
+    const add = await t.api('POST', `/role/${role}/rule/${ruleId}`, { token: t.rootToken });
+    expect(add.status).toBe(201);
+    expect((await t.api('GET', '/user', { token })).status).toBe(200);
+    const remove = await t.api('DELETE', `/role/${role}/rule/${ruleId}`, { token: t.rootToken });
+    expect(remove.status).toBe(200);
+    expect((await t.api('GET', '/user', { token })).status).toBe(401);
+  });
+});
