@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { io as connectClient } from 'socket.io-client';
 import { ConfigError } from '@federa/common';
 import { startServer, type ServerHandle } from './server.js';
-import { runCli, type CliIo } from './bin/vserver-local.js';
+import { runCli, type CliIo } from './bin/vserver-local-cli.js';
 import { EXIT_CODES } from './bin/exit-codes.js';
 import { SERVER_VERSION } from './version.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from './test-support/database.js';

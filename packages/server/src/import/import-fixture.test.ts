@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { runCli, type CliIo } from '../bin/vserver-local.js';
+import { runCli, type CliIo } from '../bin/vserver-local-cli.js';
 import { createTestDatabase, type TestDatabase } from '../test-support/database.js';
 import { startTestApp, type TestApp } from '../test-support/harness.js';
 import { FixtureError, parseFixture } from './fixture.js';
