@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { withoutIds } from '../serializers/schema-utils.js';
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
 
@@ -24,6 +25,31 @@ export interface PageParams {
 
 export const includes = (q: { include?: string[] | undefined }, what: string): boolean =>
   (q.include ?? []).includes(what);
+
+export interface PaginateOptions {
+  /**
+   * The schema of this answer's items when the route's response schema is a union of item forms (e.g. tasks with
+   * or without results): the answer is then written with that form's serializer instead of the union's, which
+   * checks every item against each branch.
+   */
+  items?: TSchema;
+}
+
+const listSchemas = new WeakMap<TSchema, { array: TSchema; envelope: TSchema }>();
+
+/** The bare-array and `{data, links}` schemas of an item schema, built once per item schema. */
+function listSchema(item: TSchema, metadata: boolean): TSchema {
+  let pair = listSchemas.get(item);
+  if (!pair) {
+    const plain = withoutIds(item);
+    pair = {
+      array: Type.Array(plain),
+      envelope: Type.Object({ data: Type.Array(plain), links: Type.Record(Type.String(), Type.String()) }),
+    };
+    listSchemas.set(item, pair);
+  }
+  return metadata ? pair.envelope : pair.array;
+}
 
 /** Rebuilds the request URL for another page: original parameters, first value of repeated ones, `page` replaced. */
 function pageUrl(request: FastifyRequest, page: number): string {
@@ -52,6 +78,7 @@ export async function paginate<T>(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   ids: SelectQueryBuilder<Database, any, { id: number }>,
   load: (ids: number[]) => Promise<T[]>,
+  options: PaginateOptions = {},
 ): Promise<T[] | { data: T[]; links: Record<string, string> }> {
   const q = request.query as PageParams;
   const paged = q.page !== undefined;
@@ -85,7 +112,10 @@ export async function paginate<T>(
       .map(([rel, url]) => `<${url}>; rel=${rel}`)
       .join(','),
   );
-  return includes(q, 'metadata') ? { data: items, links } : items;
+  const metadata = includes(q, 'metadata');
+  if (options.items)
+    void reply.serializer(reply.compileSerializationSchema(listSchema(options.items, metadata), '200'));
+  return metadata ? { data: items, links } : items;
 }
 
 /** Orders items like `ids` (after a `WHERE id IN (...)` load). */

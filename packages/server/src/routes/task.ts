@@ -116,7 +116,9 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const load = wantsResults(q)
         ? (page: number[]) => loadTasksWithVisibleResults(ctx, caller, page)
         : (page: number[]) => loadTasks(ctx, page);
-      return paginate<TaskOut | TaskWithResultsOut>(db(), request, reply, ids, load);
+      return paginate<TaskOut | TaskWithResultsOut>(db(), request, reply, ids, load, {
+        items: wantsResults(q) ? TaskWithResultsSchema : TaskSchema,
+      });
     },
   );
 

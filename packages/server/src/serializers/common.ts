@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { withoutIds } from './schema-utils.js';
 
 /** `{id, link, methods}` (api.md §1.8). */
 export const ReferenceSchema = Type.Object({
@@ -34,16 +35,6 @@ export const errorResponses = {
   422: ErrorSchema,
   500: ErrorSchema,
 };
-
-/** A deep copy of a schema without any `$id` (symbol keys such as TypeBox's `Kind` are kept). */
-function withoutIds<T>(schema: T): T {
-  if (Array.isArray(schema)) return schema.map(withoutIds) as T;
-  if (schema === null || typeof schema !== 'object') return schema;
-  const source = schema as Record<string | symbol, unknown>;
-  const out: Record<string | symbol, unknown> = {};
-  for (const key of Reflect.ownKeys(source)) if (key !== '$id') out[key] = withoutIds(source[key]);
-  return out as T;
-}
 
 /**
  * A paginated listing: a bare array, or `{data, links}` with `include=metadata`. The item appears twice, so the

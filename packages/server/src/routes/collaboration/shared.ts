@@ -97,5 +97,5 @@ export async function listCollaborationTasks(
   const withResults = includes(q, 'results') || includes(q, 'result');
   const load = (page: number[]): Promise<(TaskOut | TaskWithResultsOut)[]> =>
     withResults ? loadTasksWithVisibleResults(ctx, caller, page) : loadTasks(ctx, page);
-  return paginate(db, request, reply, ids, load);
+  return paginate(db, request, reply, ids, load, { items: withResults ? TaskWithResultsSchema : TaskSchema });
 }
