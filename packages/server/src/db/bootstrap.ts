@@ -3,6 +3,7 @@ import type { Database } from './schema.js';
 import { DEFAULT_ROLES, RULES, ruleKeyOf } from '../auth/rules.js';
 import type { ServerConfig } from '../config/schema.js';
 import { generatePassword, hashPassword } from '../auth/passwords.js';
+import { insertUserRows } from '../repositories/user.js';
 
 export interface BootstrapOutcome {
   rulesCreated: number;
@@ -86,31 +87,22 @@ export async function bootstrap(db: Kysely<Database>, config: ServerConfig): Pro
           .executeTakeFirstOrThrow();
       }
       const password = root.password ?? generatePassword();
-      const auth = await trx
-        .insertInto('authenticatable')
-        .values({ type: 'user' })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      await trx
-        .insertInto('user')
-        .values({
-          id: auth.id,
-          username: root.username,
-          email: root.email,
-          firstname: 'Root',
-          lastname: 'User',
-          password: await hashPassword(password, config.bcrypt_rounds),
-          organization_id: org.id,
-          failed_login_attempts: 0,
-        })
-        .execute();
       const rootRole = await trx
         .selectFrom('role')
         .select('id')
         .where('name', '=', 'Root')
         .where('organization_id', 'is', null)
         .executeTakeFirstOrThrow();
-      await trx.insertInto('user_role').values({ user_id: auth.id, role_id: rootRole.id }).execute();
+      await insertUserRows(trx, {
+        username: root.username,
+        email: root.email,
+        firstname: 'Root',
+        lastname: 'User',
+        passwordHash: await hashPassword(password, config.bcrypt_rounds),
+        organizationId: org.id,
+        roleIds: [rootRole.id],
+        ruleIds: [],
+      });
       outcome.rootCreated = {
         username: root.username,
         email: root.email,

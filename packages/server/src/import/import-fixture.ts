@@ -17,6 +17,7 @@ import type { ServerConfig } from '../config/schema.js';
 import type { Database } from '../db/schema.js';
 import { nowStored } from '../http/datetime.js';
 import { defaultNodeName } from '../repositories/node.js';
+import { insertUserRows } from '../repositories/user.js';
 import { nextRunId } from '../repositories/task.js';
 import { FixtureError, type Fixture, type FixtureOrganization } from './fixture.js';
 
@@ -93,28 +94,16 @@ export async function importFixture(
             `organizations[${i}].users[${j}].email`,
             `the e-mail address ${email} belongs to the existing user '${taken.username}'; give this user another email`,
           );
-        const auth = await trx
-          .insertInto('authenticatable')
-          .values({ type: 'user' })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        await trx
-          .insertInto('user')
-          .values({
-            id: auth.id,
-            username: user.username,
-            firstname: user.firstname,
-            lastname: user.lastname,
-            email,
-            password: passwordHashes.get(user.username) ?? '',
-            organization_id: id,
-            failed_login_attempts: 0,
-            last_login_attempt: null,
-            status: null,
-            last_seen: null,
-          })
-          .execute();
-        await trx.insertInto('user_role').values({ user_id: auth.id, role_id: roleId }).execute();
+        await insertUserRows(trx, {
+          username: user.username,
+          firstname: user.firstname,
+          lastname: user.lastname,
+          email,
+          passwordHash: passwordHashes.get(user.username) ?? '',
+          organizationId: id,
+          roleIds: [roleId],
+          ruleIds: [],
+        });
         report.created.users.push(user.username);
       }
     }

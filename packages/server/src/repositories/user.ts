@@ -33,8 +33,8 @@ export async function organizationExists(db: Kysely<Database>, id: number): Prom
 
 export interface NewUser {
   username: string;
-  firstname: string;
-  lastname: string;
+  firstname: string | null;
+  lastname: string | null;
   email: string;
   passwordHash: string;
   organizationId: number;
@@ -44,29 +44,35 @@ export interface NewUser {
 
 /** Inserts a user with its roles and direct rules in one transaction; returns the new id. */
 export async function insertUser(db: Kysely<Database>, user: NewUser): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const auth = await trx
-      .insertInto('authenticatable')
-      .values({ type: 'user' })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await trx
-      .insertInto('user')
-      .values({
-        id: auth.id,
-        username: user.username,
-        firstname: user.firstname,
-        lastname: user.lastname,
-        email: user.email,
-        password: user.passwordHash,
-        organization_id: user.organizationId,
-        failed_login_attempts: 0,
-      })
-      .execute();
-    await replaceUserRoles(trx, auth.id, user.roleIds);
-    await replaceUserRules(trx, auth.id, user.ruleIds);
-    return auth.id;
-  });
+  return db.transaction().execute((trx) => insertUserRows(trx, user));
+}
+
+/**
+ * Inserts a user (its `authenticatable` row first: users and nodes share one id space), its roles and its direct
+ * rules, within the caller's transaction. Used by the API, the start-up seeding and the fixture importer.
+ */
+export async function insertUserRows(trx: Kysely<Database>, user: NewUser): Promise<number> {
+  const auth = await trx
+    .insertInto('authenticatable')
+    .values({ type: 'user' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await trx
+    .insertInto('user')
+    .values({
+      id: auth.id,
+      username: user.username,
+      firstname: user.firstname,
+      lastname: user.lastname,
+      email: user.email,
+      password: user.passwordHash,
+      organization_id: user.organizationId,
+      failed_login_attempts: 0,
+    })
+    .execute();
+  await replaceUserRoles(trx, auth.id, user.roleIds);
+  await replaceUserRules(trx, auth.id, user.ruleIds);
+  return auth.id;
 }
 
 export async function replaceUserRoles(
