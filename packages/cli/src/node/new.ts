@@ -1,10 +1,9 @@
 /** `vnode new`: the wizard that writes a node configuration (cli-config.md §6). */
-import { existsSync } from 'node:fs';
-import { ENVIRONMENTS } from '@federa/common';
 import { CliError } from '../exit-codes.js';
-import { type Env, type Scope, configFilePath, typeDirs } from '../paths.js';
-import { assertWritable, environmentsIn, normaliseName, writeEnvironment } from '../config/store.js';
+import type { Env, Scope } from '../paths.js';
+import { writeEnvironment } from '../config/store.js';
 import type { Asker } from '../util/asker.js';
+import { askNameAndEnvironment, nonEmpty } from '../config/new-config.js';
 
 export const DATABASE_TYPES = ['csv', 'parquet', 'sql', 'sparql', 'omop', 'excel', 'other'] as const;
 export type DatabaseType = (typeof DATABASE_TYPES)[number];
@@ -34,7 +33,6 @@ export interface NodeNewOptions {
 
 const LABEL = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL'] as const;
-const nonEmpty = (s: string): true | string => (s.trim() !== '' ? true : 'must not be empty');
 const labelCheck = (s: string): true | string =>
   LABEL.test(s) ? true : 'letters, digits and _ only, not starting with a digit';
 const CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;
@@ -75,27 +73,7 @@ export async function newNodeConfig(
   asker: Asker,
   env: Env = process.env,
 ): Promise<{ file: string; name: string; environment: string; values: Record<string, unknown> }> {
-  const name = normaliseName(
-    await asker.text(options.name, {
-      message: 'Name of the node configuration',
-      flag: '--name',
-      validate: nonEmpty,
-    }),
-  );
-  const environment = await asker.choose(options.environment, {
-    message: 'Environment',
-    flag: '--environment',
-    choices: ENVIRONMENTS,
-    default: 'application',
-  });
-  const file = configFilePath('node', options.scope, name, env);
-  if (existsSync(file) && environmentsIn(file).includes(environment)) {
-    throw new CliError(
-      'state',
-      `the node configuration '${name}' already has an environment '${environment}' (${file})`,
-    );
-  }
-  assertWritable(typeDirs('node', options.scope, env).config);
+  const { name, environment, file } = await askNameAndEnvironment('node', options, asker, 'application', env);
 
   const apiKey = await asker.text(options.apiKey, {
     message: 'API key of the node (from the server, POST /node)',

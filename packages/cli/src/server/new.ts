@@ -1,11 +1,9 @@
 /** `vserver new`: the wizard that writes a server configuration (cli-config.md §5). */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { ENVIRONMENTS } from '@federa/common';
-import { CliError } from '../exit-codes.js';
-import { type Env, type Scope, configFilePath, typeDirs } from '../paths.js';
-import { assertWritable, environmentsIn, normaliseName, writeEnvironment } from '../config/store.js';
+import type { Env, Scope } from '../paths.js';
+import { writeEnvironment } from '../config/store.js';
 import type { Asker } from '../util/asker.js';
+import { askNameAndEnvironment, nonEmpty } from '../config/new-config.js';
 
 export interface ServerNewOptions {
   name?: string;
@@ -27,35 +25,13 @@ export interface ServerNewOptions {
 
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL'] as const;
 
-const nonEmpty = (s: string): true | string => (s.trim() !== '' ? true : 'must not be empty');
-
 /** Asks what is not given and writes the environment; returns the file written. */
 export async function newServerConfig(
   options: ServerNewOptions,
   asker: Asker,
   env: Env = process.env,
 ): Promise<{ file: string; name: string; environment: string; values: Record<string, unknown> }> {
-  const name = normaliseName(
-    await asker.text(options.name, {
-      message: 'Name of the server configuration',
-      flag: '--name',
-      validate: nonEmpty,
-    }),
-  );
-  const environment = await asker.choose(options.environment, {
-    message: 'Environment',
-    flag: '--environment',
-    choices: ENVIRONMENTS,
-    default: 'prod',
-  });
-  const file = configFilePath('server', options.scope, name, env);
-  if (existsSync(file) && environmentsIn(file).includes(environment)) {
-    throw new CliError(
-      'state',
-      `the server configuration '${name}' already has an environment '${environment}' (${file})`,
-    );
-  }
-  assertWritable(typeDirs('server', options.scope, env).config);
+  const { name, environment, file } = await askNameAndEnvironment('server', options, asker, 'prod', env);
 
   const description = await asker.text(options.description, {
     message: 'Description',
