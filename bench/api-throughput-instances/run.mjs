@@ -13,45 +13,19 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { apiCaller, cannon, numberOption, seedFederation } from '../lib/load.mjs';
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const duration = arg('duration', 10);
-const connections = arg('connections', 20);
+const duration = numberOption('duration', 10);
+const connections = numberOption('connections', 20);
 const PG_ADMIN = process.env.FEDERA_BENCH_PG ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS = process.env.FEDERA_BENCH_REDIS ?? 'redis://127.0.0.1:6379';
 const NGINX = process.env.FEDERA_NGINX ?? '/usr/sbin/nginx';
-const autocannonBin = fileURLToPath(new URL('../../node_modules/autocannon/autocannon.js', import.meta.url));
 const instanceScript = fileURLToPath(new URL('./instance.mjs', import.meta.url));
 const ROOT_PASSWORD = 'Bench-Root-1!';
 
 const children = new Set();
 const cleanups = [];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function cannon(url, headers = {}) {
-  return new Promise((resolve, reject) => {
-    const args = [autocannonBin, '-c', String(connections), '-d', String(duration), '-j'];
-    for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
-    args.push(url);
-    const p = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`autocannon exited ${code}`));
-      const r = JSON.parse(out);
-      resolve({
-        rps: r.requests.average,
-        p50: r.latency.p50,
-        p99: r.latency.p99,
-        non2xx: r.non2xx,
-        errors: r.errors,
-      });
-    });
-  });
-}
 
 async function freePort() {
   const s = createServer();
@@ -179,47 +153,7 @@ try {
   // Instance one migrates and seeds; instance two joins once it listens.
   const one = await startInstance(configFile);
   const base = `http://127.0.0.1:${one.port}/api`;
-  const call = async (method, path, body, token) => {
-    const r = await fetch(`${base}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const json = await r.json();
-    if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(json)}`);
-    return json;
-  };
-  const { access_token: token } = await call('POST', '/token/user', {
-    username: 'root',
-    password: ROOT_PASSWORD,
-  });
-  const me = await call('GET', '/user?username=root', undefined, token);
-  const orgs = [];
-  for (let i = 0; i < 5; i++)
-    orgs.push((await call('POST', '/organization', { name: `bench-org-${i}`, country: 'NL' }, token)).id);
-  orgs.push((me.data ?? me)[0].organization.id);
-  const collab = await call(
-    'POST',
-    '/collaboration',
-    { name: 'bench-collab', organization_ids: orgs, encrypted: false },
-    token,
-  );
-  for (const org of orgs)
-    await call('POST', '/node', { collaboration_id: collab.id, organization_id: org }, token);
-  console.log('seeding 200 tasks…');
-  for (let i = 0; i < 200; i++) {
-    await call(
-      'POST',
-      '/task',
-      {
-        collaboration_id: collab.id,
-        organizations: orgs.map((id) => ({ id, input: 'aW5wdXQ=' })),
-        name: `t${i}`,
-        image: 'bench/image',
-      },
-      token,
-    );
-  }
+  const { token, orgs } = await seedFederation(apiCaller(base), ROOT_PASSWORD);
   const two = await startInstance(configFile);
   const auth = { authorization: `Bearer ${token}` };
   // /health: no token, one SELECT 1 (what the instances themselves can do); the others: authenticated reads, which
@@ -239,7 +173,7 @@ try {
     const nginx = await startNginx(join(dir, `nginx-${ports.length}`), ports);
     for (const [name, path, headers] of targets) {
       console.log(`${setup} behind nginx, ${name}: ${duration}s…`);
-      const r = await cannon(`http://127.0.0.1:${nginx.port}${path}`, headers);
+      const r = await cannon(`http://127.0.0.1:${nginx.port}${path}`, { headers, duration, connections });
       measured[`${setup}|${name}`] = r;
       rows.push({
         setup,
