@@ -118,18 +118,21 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     request.caller = await authenticate(ctx, request, policy);
   });
 
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.debug(
-      {
-        event: 'http.request',
-        method: request.method,
-        url: request.url,
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime),
-      },
-      'request',
-    );
-  });
+  // One structured line per request at debug level; the hook is only installed when debug logging is on.
+  if (options.logger?.level === 'debug' || options.logger?.level === 'trace') {
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.debug(
+        {
+          event: 'http.request',
+          method: request.method,
+          url: request.url,
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime),
+        },
+        'request',
+      );
+    });
+  }
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) {
