@@ -1,11 +1,15 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import type { DialectName } from '../connect.js';
 import { initialMigration } from './0001-initial.js';
+import { resultSummaryIndex } from './0002-result-summary-index.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
   constructor(private readonly dialect: DialectName) {}
   getMigrations(): Promise<Record<string, Migration>> {
-    return Promise.resolve({ '0001-initial': initialMigration(this.dialect) });
+    return Promise.resolve({
+      '0001-initial': initialMigration(this.dialect),
+      '0002-result-summary-index': resultSummaryIndex,
+    });
   }
 }
