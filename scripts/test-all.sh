@@ -25,6 +25,8 @@ fi
 
 step "build (tsc --build)"
 npx tsc --build || fail_step "typecheck"
+# The build leaves tests out; this checks them (and the benchmarks) too.
+npx tsc -p tsconfig.eslint.json || fail_step "typecheck of tests"
 
 step "lint (eslint, prettier)"
 npx eslint . || fail_step "eslint"

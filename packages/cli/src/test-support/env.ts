@@ -4,9 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
+/** The XDG base-directory variables the CLI honours. */
+export type XdgVariable =
+  'XDG_CONFIG_HOME' | 'XDG_DATA_HOME' | 'XDG_CACHE_HOME' | 'XDG_CONFIG_DIRS' | 'XDG_DATA_DIRS';
+
 export interface TestDirs {
   readonly root: string;
-  readonly env: Record<string, string>;
+  readonly env: Readonly<Record<XdgVariable, string>>;
   cleanup(): void;
 }
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type ApiResponse, type TestApp } from '../test-support/harness.js';
+import { expectSecondPage } from '../test-support/pagination-checks.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -8,24 +9,6 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 const ids = (r: ApiResponse): number[] => (r.body as { id: number }[]).map((x) => x.id);
-
-/** Page 2 with per_page 2 of a listing whose full, ordered ids are `all`: slice, total-count and Link. */
-async function expectSecondPage(path: string, token: string, all: number[]): Promise<void> {
-  expect(all.length).toBeGreaterThanOrEqual(3);
-  const r = await t.api('GET', path, { token, query: { page: 2, per_page: 2 } });
-  expect(r.status).toBe(200);
-  expect(ids(r)).toEqual(all.slice(2, 4));
-  expect(r.headers['total-count']).toBe(String(all.length));
-  const at = (page: number) => `/api${path}?page=${page}&per_page=2`;
-  const last = Math.ceil(all.length / 2);
-  const rels = [`<${at(1)}>; rel=first`, `<${at(1)}>; rel=previous`, `<${at(2)}>; rel=self`];
-  if (last > 2) rels.push(`<${at(3)}>; rel=next`);
-  rels.push(`<${at(last)}>; rel=last`);
-  expect(r.headers.link).toBe(rels.join(','));
-  const meta = await t.api('GET', path, { token, query: { page: 2, per_page: 2, include: 'metadata' } });
-  expect(ids({ ...meta, body: meta.body.data })).toEqual(all.slice(2, 4));
-  expect(meta.body.links.self).toBe(`/api${path}?page=2&per_page=2&include=metadata`);
-}
 
 describe('POST /collaboration', () => {
   it('creates a collaboration (200), drops unknown organizations and reads encrypted as only true/1', async () => {
@@ -149,6 +132,7 @@ describe('GET /collaboration', () => {
     const nobody = await t.fx.user(own, { rules: ['user.v_org'] });
     expect((await t.api('GET', '/collaboration', { token: await nobody.token() })).status).toBe(401);
     await expectSecondPage(
+      t,
       '/collaboration',
       root,
       ids(await t.api('GET', '/collaboration', { token: root })),
@@ -252,7 +236,7 @@ describe('/collaboration/{id}/organization', () => {
     expect(ids(r)).toEqual(orgs);
     const direct = await t.api('GET', `/organization/${orgs[1]}`, { token: t.rootToken });
     expect(r.body[1]).toEqual(direct.body);
-    await expectSecondPage(`/collaboration/${c}/organization`, token, orgs);
+    await expectSecondPage(t, `/collaboration/${c}/organization`, token, orgs);
     const other = await t.fx.collaboration([await t.fx.organization()]);
     expect((await t.api('GET', `/collaboration/${other}/organization`, { token })).status).toBe(401);
     expect((await t.api('GET', '/collaboration/999999/organization', { token })).status).toBe(404);
@@ -315,7 +299,7 @@ describe('/collaboration/{id}/node', () => {
     const list = await t.api('GET', '/node', { token: t.rootToken, query: { collaboration_id: c } });
     expect(r.body).toEqual(list.body);
     expect(Object.keys(r.body[0]).sort()).toEqual(Object.keys(list.body[0]).sort());
-    await expectSecondPage(`/collaboration/${c}/node`, t.rootToken, nodes);
+    await expectSecondPage(t, `/collaboration/${c}/node`, t.rootToken, nodes);
     const other = await t.fx.collaboration([await t.fx.organization()]);
     expect((await t.api('GET', `/collaboration/${other}/node`, { token: await viewer.token() })).status).toBe(
       401,
@@ -402,7 +386,7 @@ describe('GET /collaboration/{id}/task', () => {
     expect(Object.keys(r.body[0].results[0]).sort()).toEqual(['id', 'link', 'methods']);
     const full = await t.api('GET', `/collaboration/${c}/task`, { token, query: { include: 'results' } });
     expect(full.body[0].results[0]).toMatchObject({ organization: a, status: 'pending', input: 'aW5wdXQ=' });
-    await expectSecondPage(`/collaboration/${c}/task`, token, tasks);
+    await expectSecondPage(t, `/collaboration/${c}/task`, token, tasks);
     const stranger = await t.fx.user(await t.fx.organization(), { roles: ['Viewer'] });
     expect((await t.api('GET', `/collaboration/${c}/task`, { token: await stranger.token() })).status).toBe(
       401,

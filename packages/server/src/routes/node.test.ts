@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type ApiResponse, type TestApp } from '../test-support/harness.js';
+import { expectSecondPage } from '../test-support/pagination-checks.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -19,24 +20,6 @@ const NODE_KEYS = [
   'type',
 ];
 const ids = (r: ApiResponse): number[] => (r.body as { id: number }[]).map((x) => x.id);
-
-/** Page 2 with per_page 2 of a listing whose full, ordered ids are `all`: slice, total-count and Link. */
-async function expectSecondPage(path: string, token: string, all: number[]): Promise<void> {
-  expect(all.length).toBeGreaterThanOrEqual(3);
-  const r = await t.api('GET', path, { token, query: { page: 2, per_page: 2 } });
-  expect(r.status).toBe(200);
-  expect(ids(r)).toEqual(all.slice(2, 4));
-  expect(r.headers['total-count']).toBe(String(all.length));
-  const at = (page: number) => `/api${path}?page=${page}&per_page=2`;
-  const last = Math.ceil(all.length / 2);
-  const rels = [`<${at(1)}>; rel=first`, `<${at(1)}>; rel=previous`, `<${at(2)}>; rel=self`];
-  if (last > 2) rels.push(`<${at(3)}>; rel=next`);
-  rels.push(`<${at(last)}>; rel=last`);
-  expect(r.headers.link).toBe(rels.join(','));
-  const meta = await t.api('GET', path, { token, query: { page: 2, per_page: 2, include: 'metadata' } });
-  expect((meta.body.data as { id: number }[]).map((x) => x.id)).toEqual(all.slice(2, 4));
-  expect(meta.body.links.self).toBe(`/api${path}?page=2&per_page=2&include=metadata`);
-}
 
 const nodeCount = async (): Promise<number> =>
   Number((await t.api('GET', '/node', { token: t.rootToken })).headers['total-count']);
@@ -204,7 +187,7 @@ describe('GET /node and /node/{id}', () => {
     expect(bad.body.msg).toContain('last_seen_from');
     // A node sees the nodes of its own organization.
     expect(ids(await t.api('GET', '/node', { token: await n3.token() }))).toEqual([n3.id]);
-    await expectSecondPage('/node', root, ids(await t.api('GET', '/node', { token: root })));
+    await expectSecondPage(t, '/node', root, ids(await t.api('GET', '/node', { token: root })));
   });
 });
 
@@ -334,7 +317,7 @@ describe('GET /node/{id}/task', () => {
     const b = await t.fx.organization();
     const collab = await t.fx.collaboration([a, b]);
     const node = await t.fx.node(b, collab);
-    const tasks = [];
+    const tasks: number[] = [];
     for (let i = 0; i < 5; i++) tasks.push((await t.fx.task(collab, [a, b])).id);
     await t.fx.task(await t.fx.collaboration([a]), [a]);
     tasks.reverse();
@@ -349,7 +332,7 @@ describe('GET /node/{id}/task', () => {
     const full = await t.api('GET', `/node/${node.id}/task`, { token, query: { include: 'results' } });
     expect(full.body[0].results.map((x: { organization: number }) => x.organization)).toEqual([a, b]);
     expect(full.body[0].results[1].node).toMatchObject({ id: node.id });
-    await expectSecondPage(`/node/${node.id}/task`, token, tasks);
+    await expectSecondPage(t, `/node/${node.id}/task`, token, tasks);
     // The node itself may read it.
     expect(ids(await t.api('GET', `/node/${node.id}/task`, { token: await node.token() }))).toEqual(tasks);
     // state=open: only tasks with unfinished results.
