@@ -40,24 +40,34 @@ const bareResult = await load(`http://127.0.0.1:${bare.server.address().port}/he
 await bare.close();
 report('bare Fastify GET /hello', bareResult);
 
-// 2. Federa on its embedded SQLite database (a file, as in production)
+// 2. Federa on its embedded SQLite database (a file, as in production): first as configured by default, with the
+// read cache (answers of GETs kept until the database changes), then over the same file with the cache off.
 const dir = mkdtempSync(join(tmpdir(), 'federa-bench-'));
-const config = parseServerConfig(
-  {
-    uri: `sqlite:///${join(dir, 'bench.sqlite')}`,
-    jwt_secret_key: 'bench-secret-key-that-is-long-enough',
-    root_user: { email: 'root@example.org', password: 'Bench-Root-1!' },
-    bcrypt_rounds: 4,
-    password_policy: { max_failed_attempts_per_address: 1000 },
-  },
-  'bench.yaml',
-);
-const { ctx } = await createContext({ config, dataDir: dir, log: pino({ level: 'silent' }) });
-const app = await buildApp(ctx);
-await app.listen({ port: 0, host: '127.0.0.1' });
-const base = `http://127.0.0.1:${app.server.address().port}/api`;
-const call = apiCaller(base);
-const { token, orgs } = await seedFederation(call, 'Bench-Root-1!');
+const configWith = (extra) =>
+  parseServerConfig(
+    {
+      uri: `sqlite:///${join(dir, 'bench.sqlite')}`,
+      jwt_secret_key: 'bench-secret-key-that-is-long-enough',
+      root_user: { email: 'root@example.org', password: 'Bench-Root-1!' },
+      bcrypt_rounds: 4,
+      password_policy: { max_failed_attempts_per_address: 1000 },
+      ...extra,
+    },
+    'bench.yaml',
+  );
+const startFedera = async (extra) => {
+  const { ctx } = await createContext({
+    config: configWith(extra),
+    dataDir: dir,
+    log: pino({ level: 'silent' }),
+  });
+  const app = await buildApp(ctx);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return { ctx, app, base: `http://127.0.0.1:${app.server.address().port}/api` };
+};
+
+let federa = await startFedera({});
+const { token, orgs } = await seedFederation(apiCaller(federa.base), 'Bench-Root-1!');
 const auth = { authorization: `Bearer ${token}` };
 const profiler = profilePath ? new Session() : undefined;
 if (profiler) {
@@ -65,22 +75,38 @@ if (profiler) {
   await profiler.post('Profiler.enable');
   await profiler.post('Profiler.start');
 }
-console.log(`federa GET /api/organization/{id}: ${duration}s…`);
-report('Federa GET /api/organization/{id}', await load(`${base}/organization/${orgs[0]}`, auth), bareResult);
-console.log(`federa GET /api/task?page=1&per_page=10: ${duration}s…`);
-report(
-  'Federa GET /api/task?page=1&per_page=10',
-  await load(`${base}/task?page=1&per_page=10`, auth),
-  bareResult,
-);
+for (const [label, extra] of [
+  ['', {}],
+  [' (cache off)', { response_cache_mb: 0 }],
+]) {
+  if (!federa) federa = await startFedera(extra);
+  const { base } = federa;
+  console.log(`federa${label} GET /api/organization/{id}: ${duration}s…`);
+  report(
+    `Federa${label} GET /api/organization/{id}`,
+    await load(`${base}/organization/${orgs[0]}`, auth),
+    bareResult,
+  );
+  console.log(`federa${label} GET /api/task?page=1&per_page=10: ${duration}s…`);
+  report(
+    `Federa${label} GET /api/task?page=1&per_page=10`,
+    await load(`${base}/task?page=1&per_page=10`, auth),
+    bareResult,
+  );
+  if (federa.ctx.readCache) {
+    const { hits, stored, cleared } = federa.ctx.readCache.stats;
+    console.log(`read cache: ${hits} answers from memory, ${stored} kept, cleared ${cleared} times`);
+  }
+  await federa.app.close();
+  await federa.ctx.dbh.close();
+  federa = undefined;
+}
 if (profiler) {
   const { profile } = await profiler.post('Profiler.stop');
   writeFileSync(profilePath, JSON.stringify(profile));
   profiler.disconnect();
   console.log(`CPU profile of the server side written to ${profilePath}`);
 }
-await app.close();
-await ctx.dbh.close();
 rmSync(dir, { recursive: true, force: true });
 
 console.log(

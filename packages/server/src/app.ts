@@ -15,6 +15,7 @@ import type { AppContext } from './context.js';
 import { POLICIES, policyKey, type RoutePolicy } from './auth/policy.js';
 import { authenticate } from './auth/authenticate.js';
 import type { Caller } from './auth/caller.js';
+import type { CachedAnswer } from './http/read-cache.js';
 import { registerRoutes } from './routes/index.js';
 
 declare module 'fastify' {
@@ -23,6 +24,9 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     caller: Caller | null;
+    /** Set when the answer of this GET may be kept in the read cache: its key and the clock's reading. */
+    readCacheKey: string | null;
+    readCacheReading: number;
   }
   interface FastifyContextConfig {
     policy?: RoutePolicy;
@@ -69,6 +73,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.decorate('ctx', ctx);
   app.decorateRequest('caller', null);
+  app.decorateRequest('readCacheKey', null);
+  app.decorateRequest('readCacheReading', 0);
 
   const apiPath = ctx.config.api_path;
   const known = FindMyWay();
@@ -112,11 +118,36 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   });
   app.get('/apispec_1.json', { schema: { hide: true } }, async () => app.swagger());
 
-  app.addHook('onRequest', async (request) => {
+  const cache = ctx.readCache;
+  app.addHook('onRequest', async (request, reply) => {
     const policy = request.routeOptions.config.policy;
     if (!policy) return;
     request.caller = await authenticate(ctx, request, policy);
+    if (cache && request.caller && request.method === 'GET') {
+      // Keyed by the whole Authorization header: an answer only ever goes back to the token it was made for.
+      const key = `${request.headers.authorization ?? ''} ${request.url}`;
+      const kept = cache.answer(key);
+      if (kept) return reply.headers(kept.headers).send(kept.body);
+      request.readCacheKey = key;
+      request.readCacheReading = cache.reading();
+    }
   });
+  if (cache) {
+    app.addHook('onSend', (request, reply, payload, done) => {
+      if (request.readCacheKey !== null && reply.statusCode === 200 && typeof payload === 'string') {
+        const headers: CachedAnswer['headers'] = {};
+        for (const [name, value] of Object.entries(reply.getHeaders())) {
+          if (value !== undefined && name !== 'content-length' && !name.startsWith('access-control-'))
+            headers[name] = value;
+        }
+        cache.keepAnswer(request.readCacheKey, request.readCacheReading, {
+          headers,
+          body: Buffer.from(payload),
+        });
+      }
+      done(null, payload);
+    });
+  }
 
   // One structured line per request at debug level; the hook is only installed when debug logging is on.
   if (options.logger?.level === 'debug' || options.logger?.level === 'trace') {

@@ -6,6 +6,7 @@ import type { References } from './http/references.js';
 import type { Mailer } from './mail/mailer.js';
 import type { LoginThrottle } from './auth/login-throttle.js';
 import type { SocketBroker } from './broker/socket-broker.js';
+import type { ReadCache } from './http/read-cache.js';
 
 /** Emits socket events to rooms of namespace `/tasks`; through the broker when several instances run. */
 export interface EventBus {
@@ -23,6 +24,8 @@ export interface AppContext {
   /** The message broker connecting several instances (`message_broker`); null for a single instance. */
   broker: SocketBroker | null;
   throttle: LoginThrottle;
+  /** Answers of GET requests kept until the database changes; null on PostgreSQL or when turned off. */
+  readCache: ReadCache | null;
   log: FastifyBaseLogger;
   version: string;
 }

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServerConfig } from './config/schema.js';
 import { DatabaseHandle, parseDatabaseUri } from './db/connect.js';
+import { ReadCache } from './http/read-cache.js';
 import { TokenService } from './auth/tokens.js';
 import { References } from './http/references.js';
 import { LoginThrottle } from './auth/login-throttle.js';
@@ -48,6 +49,10 @@ export async function createContext(
         config.password_policy.max_failed_attempts_per_address,
         config.password_policy.address_window_minutes * 60_000,
       ),
+      readCache:
+        dbh.changes && config.response_cache_mb > 0
+          ? new ReadCache(dbh.changes, config.response_cache_mb * 1024 * 1024)
+          : null,
       log: options.log,
       version: SERVER_VERSION,
     };

@@ -51,13 +51,14 @@ export async function authenticate(
   policy: RoutePolicy,
 ): Promise<Caller | null> {
   if (policy.callers === 'public') return null;
-  const claims = await ctx.tokens.verify(bearerToken(request.headers.authorization));
+  const token = bearerToken(request.headers.authorization);
+  const claims = await ctx.tokens.verify(token);
   if (policy.callers === 'refresh') {
     if (claims.type !== 'refresh') throw new ApiError('invalid_token', 'Only refresh tokens are allowed');
     return callerFromClaims(ctx, { ...claims, type: 'access' });
   }
   if (claims.type === 'refresh') throw new ApiError('invalid_token', 'Only non-refresh tokens are allowed');
-  const caller = await callerFromClaims(ctx, claims);
+  const caller = await accessCaller(ctx, token, claims);
   if (!policy.callers.includes(caller.kind)) {
     throw new ApiError('wrong_caller', `This endpoint is not available to ${caller.kind}s`);
   }
@@ -68,6 +69,21 @@ export async function authenticate(
     );
   }
   if (caller.kind === 'user' || caller.kind === 'node') await touchLastSeen(ctx, caller.kind, caller.id);
+  return caller;
+}
+
+/**
+ * The caller of an access token. While the database is unchanged the caller loaded before is reused (the read
+ * cache drops it at the next change, so a changed role or a deleted user applies to the next request).
+ */
+async function accessCaller(ctx: AppContext, token: string, claims: TokenClaims): Promise<Caller> {
+  const cache = ctx.readCache;
+  if (!cache) return callerFromClaims(ctx, claims);
+  const known = cache.caller(token);
+  if (known) return known;
+  const reading = cache.reading();
+  const caller = await callerFromClaims(ctx, claims);
+  cache.keepCaller(token, reading, caller);
   return caller;
 }
 

@@ -97,6 +97,11 @@ export const ServerConfigSchema = Type.Object(
       },
       { default: {}, additionalProperties: true },
     ),
+    /**
+     * Memory (MiB) for answers of authenticated GET requests, kept until the database changes (SQLite only; see
+     * http/read-cache.ts). 0 turns the cache off.
+     */
+    response_cache_mb: Type.Number({ minimum: 0, default: 64 }),
     /** Largest accepted request body in bytes. */
     body_limit_bytes: Type.Integer({ minimum: 1024, default: 64 * 1024 * 1024 }),
     directories: Type.Optional(

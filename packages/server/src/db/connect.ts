@@ -1,6 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import {
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+  type SqliteDatabase,
+  type SqliteStatement,
+} from 'kysely';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { Database } from './schema.js';
@@ -53,20 +61,78 @@ export interface DatabaseOptions {
 }
 
 /**
+ * Tells whether the database may have changed since an earlier look. `now()` returns a number that moves when
+ * this process ran a statement that writes, or when another connection (another process on the same SQLite file,
+ * `vserver-local import`, the `sqlite3` shell) committed a change (SQLite's `PRAGMA data_version`). The read cache
+ * keeps an answer only as long as this number stays the same (see http/read-cache.ts).
+ */
+export class ChangeClock {
+  #count = 0;
+  #dataVersion: unknown;
+  #probe: SQLite.Statement | null = null;
+
+  /** Watches a (new) connection; its `data_version` starts afresh, so the clock moves. */
+  attach(database: SQLite.Database): void {
+    this.#probe = database.prepare('PRAGMA data_version').pluck();
+    this.#dataVersion = undefined;
+    this.#count += 1;
+  }
+
+  /** Counts a write of this process. */
+  wrote(): void {
+    this.#count += 1;
+  }
+
+  now(): number {
+    const dataVersion = this.#probe?.get();
+    if (dataVersion !== this.#dataVersion) {
+      this.#dataVersion = dataVersion;
+      this.#count += 1;
+    }
+    return this.#count;
+  }
+}
+
+/** A statement that writes, as Kysely's SQLite driver uses it, counting each run on the clock. */
+function counted(statement: SQLite.Statement, clock: ChangeClock): SqliteStatement {
+  return {
+    reader: statement.reader,
+    all(parameters) {
+      try {
+        return statement.all(parameters);
+      } finally {
+        clock.wrote();
+      }
+    },
+    run(parameters) {
+      try {
+        return statement.run(parameters);
+      } finally {
+        clock.wrote();
+      }
+    },
+    iterate(parameters) {
+      clock.wrote();
+      return statement.iterate(parameters);
+    },
+  };
+}
+
+/**
  * better-sqlite3 compiles a statement on every `prepare`; Kysely prepares each query anew. Keeping the compiled
  * statements by SQL text (queries are parameterized, so the set of texts is small) saves that work per query.
+ * Statements that write are counted on the clock.
  */
-function withStatementCache(database: SQLite.Database): {
-  prepare(sql: string): SQLite.Statement;
-  close(): void;
-} {
-  const statements = new Map<string, SQLite.Statement>();
+function withStatementCache(database: SQLite.Database, clock: ChangeClock): SqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
+  clock.attach(database);
   return {
-    prepare(text: string): SQLite.Statement {
+    prepare(text: string): SqliteStatement {
       let statement = statements.get(text);
       if (!statement) {
         if (statements.size >= 1000) statements.clear();
-        statement = database.prepare(text);
+        const compiled = database.prepare(text);
+        statement = compiled.readonly ? compiled : counted(compiled, clock);
         statements.set(text, statement);
       }
       return statement;
@@ -75,15 +141,21 @@ function withStatementCache(database: SQLite.Database): {
   };
 }
 
-const createKysely = (target: DatabaseTarget, options: DatabaseOptions): Kysely<Database> => {
-  if (target.dialect === 'sqlite') {
+const createKysely = (
+  target: DatabaseTarget,
+  options: DatabaseOptions,
+  clock: ChangeClock | null,
+): Kysely<Database> => {
+  if (target.dialect === 'sqlite' && clock) {
     if (target.location !== ':memory:') mkdirSync(dirname(target.location), { recursive: true });
     const database = new SQLite(target.location);
     database.pragma('journal_mode = WAL');
     database.pragma('foreign_keys = ON');
     database.pragma('busy_timeout = 5000');
     database.pragma('synchronous = NORMAL');
-    return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+    return new Kysely<Database>({
+      dialect: new SqliteDialect({ database: withStatementCache(database, clock) }),
+    });
   }
   const pool = new pg.Pool({
     connectionString: target.location,
@@ -106,13 +178,19 @@ export class DatabaseHandle {
   #db: Kysely<Database>;
   readonly target: DatabaseTarget;
   resets = 0;
+  /**
+   * SQLite: moves whenever the database may have changed. PostgreSQL: null (several instances may write to one
+   * database, and nothing tells this process cheaply that another one did).
+   */
+  readonly changes: ChangeClock | null;
 
   readonly #options: DatabaseOptions;
 
   constructor(target: DatabaseTarget, options: DatabaseOptions = {}) {
     this.target = target;
     this.#options = options;
-    this.#db = createKysely(target, options);
+    this.changes = target.dialect === 'sqlite' ? new ChangeClock() : null;
+    this.#db = createKysely(target, options, this.changes);
   }
 
   get db(): Kysely<Database> {
@@ -147,7 +225,7 @@ export class DatabaseHandle {
   async reset(): Promise<boolean> {
     if (this.target.dialect === 'sqlite' && this.target.location === ':memory:') return this.ping();
     const old = this.#db;
-    this.#db = createKysely(this.target, this.#options);
+    this.#db = createKysely(this.target, this.#options, this.changes);
     this.resets += 1;
     old.destroy().catch(() => undefined);
     return this.ping();
