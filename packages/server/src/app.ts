@@ -13,7 +13,7 @@ import FindMyWay from 'find-my-way';
 import { ApiError, ERROR_CODES, INTERNAL_ERROR_MESSAGE } from './errors.js';
 import type { AppContext } from './context.js';
 import { POLICIES, policyKey, type RoutePolicy } from './auth/policy.js';
-import { authenticate } from './auth/authenticate.js';
+import { authenticate, bearerToken, touchLastSeen } from './auth/authenticate.js';
 import type { Caller } from './auth/caller.js';
 import type { CachedAnswer } from './http/read-cache.js';
 import { registerRoutes } from './routes/index.js';
@@ -122,12 +122,19 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.addHook('onRequest', async (request, reply) => {
     const policy = request.routeOptions.config.policy;
     if (!policy) return;
-    request.caller = await authenticate(ctx, request, policy);
-    if (cache && request.caller && request.method === 'GET') {
-      // Keyed by the whole Authorization header: an answer only ever goes back to the token it was made for.
-      const key = `${request.headers.authorization ?? ''} ${request.url}`;
+    // Keyed by the whole Authorization header: an answer only ever goes back to the token it was made for.
+    const key =
+      cache && request.method === 'GET' ? `${request.headers.authorization ?? ''} ${request.url}` : null;
+    if (key !== null && cache) {
       const kept = cache.answer(key);
-      if (kept) return reply.headers(kept.headers).send(kept.body);
+      if (kept && kept.until > Date.now()) {
+        const seen = touchLastSeen(ctx, kept.caller.kind, kept.caller.id);
+        if (!seen) return reply.headers(kept.headers).send(kept.body);
+        await seen; // recording last_seen changed the database: the answer is computed afresh
+      }
+    }
+    request.caller = await authenticate(ctx, request, policy);
+    if (key !== null && cache && request.caller) {
       request.readCacheKey = key;
       request.readCacheReading = cache.reading();
     }
@@ -140,10 +147,15 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
           if (value !== undefined && name !== 'content-length' && !name.startsWith('access-control-'))
             headers[name] = value;
         }
-        cache.keepAnswer(request.readCacheKey, request.readCacheReading, {
-          headers,
-          body: Buffer.from(payload),
-        });
+        const caller = request.caller;
+        if (caller) {
+          cache.keepAnswer(request.readCacheKey, request.readCacheReading, {
+            headers,
+            body: Buffer.from(payload),
+            caller: { kind: caller.kind, id: caller.id },
+            until: ctx.tokens.acceptedUntil(bearerToken(request.headers.authorization)),
+          });
+        }
       }
       done(null, payload);
     });

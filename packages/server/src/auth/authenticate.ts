@@ -3,7 +3,7 @@ import { ApiError } from '../errors.js';
 import type { AppContext } from '../context.js';
 import { nowStored } from '../http/datetime.js';
 import { describeRule } from './rules.js';
-import type { RoutePolicy } from './policy.js';
+import type { CallerKind, RoutePolicy } from './policy.js';
 import { containerCaller, nodeCaller, userCaller, type Caller } from './caller.js';
 import type { ContainerIdentity, TokenClaims } from './tokens.js';
 
@@ -68,7 +68,8 @@ export async function authenticate(
       `You lack the permission to do that! You need one of: ${policy.anyOf.map(describeRule).join(', ')}`,
     );
   }
-  if (caller.kind === 'user' || caller.kind === 'node') await touchLastSeen(ctx, caller.kind, caller.id);
+  const seen = touchLastSeen(ctx, caller.kind, caller.id);
+  if (seen) await seen;
   return caller;
 }
 
@@ -91,14 +92,23 @@ async function accessCaller(ctx: AppContext, token: string, claims: TokenClaims)
 export const LAST_SEEN_RESOLUTION_MS = 5_000;
 const lastSeenWrites = new WeakMap<AppContext, Map<string, number>>();
 
-/** Records that a user or node was seen now; skips the write when it was recorded less than 5 s ago. */
-async function touchLastSeen(ctx: AppContext, kind: 'user' | 'node', id: number): Promise<void> {
+/**
+ * Records that a user or node was seen now. Returns the write's promise, or nothing when it was recorded less
+ * than 5 s ago (or the caller is a container): the common case costs no promise.
+ */
+export function touchLastSeen(ctx: AppContext, kind: CallerKind, id: number): Promise<void> | undefined {
+  if (kind !== 'user' && kind !== 'node') return undefined;
   let writes = lastSeenWrites.get(ctx);
   if (!writes) lastSeenWrites.set(ctx, (writes = new Map()));
   const key = `${kind}:${id}`;
   const now = Date.now();
-  if (now - (writes.get(key) ?? 0) < LAST_SEEN_RESOLUTION_MS) return;
+  if (now - (writes.get(key) ?? 0) < LAST_SEEN_RESOLUTION_MS) return undefined;
   if (writes.size >= 100_000) writes.clear();
   writes.set(key, now);
-  await ctx.dbh.db.updateTable(kind).set({ last_seen: nowStored() }).where('id', '=', id).execute();
+  return ctx.dbh.db
+    .updateTable(kind)
+    .set({ last_seen: nowStored() })
+    .where('id', '=', id)
+    .execute()
+    .then(() => undefined);
 }

@@ -109,6 +109,13 @@ export class TokenService {
     return claims;
   }
 
+  /** When a token verified before stops being accepted, in ms since the epoch (never: Infinity; unknown: 0). */
+  acceptedUntil(token: string): number {
+    const known = this.#verified.get(token);
+    if (!known) return 0;
+    return known.exp === undefined ? Infinity : known.exp * 1000;
+  }
+
   async #verifyFresh(token: string): Promise<TokenClaims> {
     try {
       const { payload } = await jwtVerify(token, this.#key, { algorithms: ['HS256'], clockTolerance: 5 });

@@ -123,6 +123,26 @@ describe('read cache (SQLite)', () => {
     expect(expired.body.msg).toBe('Token has expired');
   });
 
+  it('records last_seen of a caller whose answer was kept', async () => {
+    const org = await t.fx.organization();
+    const user = await t.fx.user(org, { rules: ['organization.v_org'] });
+    const token = await user.token();
+    const lastSeen = async () =>
+      (await t.ctx.dbh.db.selectFrom('user').select('last_seen').where('id', '=', user.id).executeTakeFirst())
+        ?.last_seen;
+    expect((await t.api('GET', `/organization/${org}`, { token })).status).toBe(200);
+    const first = await lastSeen();
+    expect(first).toBeTruthy();
+    expect((await t.api('GET', `/organization/${org}`, { token })).status).toBe(200); // kept now
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_000 });
+    const later = await t.api('GET', `/organization/${org}`, { token });
+    expect(later.status).toBe(200);
+    expect((await lastSeen()) ?? '').not.toBe(first);
+    expect(Date.parse(`${(await lastSeen()) ?? ''}Z`)).toBeGreaterThan(
+      Date.parse(`${first ?? ''}Z`) + 50_000,
+    );
+  });
+
   it('keeps no refusals: a caller refused once is answered once allowed', async () => {
     const org = await t.fx.organization();
     const user = await t.fx.user(org);

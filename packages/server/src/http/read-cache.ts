@@ -1,10 +1,14 @@
 import type { ChangeClock } from '../db/connect.js';
 import type { Caller } from '../auth/caller.js';
+import type { CallerKind } from '../auth/policy.js';
 
-/** A GET answer as it went out: its headers (without CORS and length) and its body. */
+/** A GET answer as it went out: its headers (without CORS and length) and its body, and whom it was for. */
 export interface CachedAnswer {
   headers: Record<string, string | number | string[]>;
   body: Buffer;
+  caller: { kind: CallerKind; id: number };
+  /** The token's expiry (ms since the epoch): from then on the request is authenticated again, and refused. */
+  until: number;
 }
 
 /**
@@ -14,8 +18,9 @@ export interface CachedAnswer {
  * write of this process, or a commit by another connection), everything is dropped, so an answer is never older
  * than the data it shows. A role change, a new task, a node going offline: the next request computes afresh.
  * Entries are keyed by the bearer token and the URL, so nobody ever receives an answer computed for someone
- * else's permissions. Tokens are still verified on every request (expiry included) and `last_seen` still
- * recorded.
+ * else's permissions. A kept answer went out once after the full authentication and the policy's checks at the
+ * same state of the database, so it is given again without them, but only until its token expires; `last_seen`
+ * is still recorded.
  *
  * Only SQLite databases have a clock (one file, and `data_version` tells of other writers); on PostgreSQL, where
  * several instances may share the database, the server runs without this cache.
