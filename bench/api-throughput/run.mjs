@@ -2,7 +2,7 @@
 // Benchmark: Federa API throughput beside a bare Fastify hello-world, same machine, same run.
 // autocannon (20 connections, 10 s each) runs as a separate process; the servers run in this one.
 // Prints req/s, p50/p99 latency and the ratio to bare Fastify. Needs `npx tsc --build` first.
-//   node bench/api-throughput/run.mjs [--duration 10] [--connections 20] [--profile out.cpuprofile]
+//   node bench/api-throughput/run.mjs [--duration 10] [--connections 20] [--writes 50] [--profile out.cpuprofile]
 // --profile writes a CPU profile of this (server) process while autocannon loads Federa (open it in Chrome
 // DevTools or speedscope).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -75,27 +75,42 @@ if (profiler) {
   await profiler.post('Profiler.enable');
   await profiler.post('Profiler.start');
 }
-for (const [label, extra] of [
-  ['', {}],
-  [' (cache off)', { response_cache_mb: 0 }],
+const writesPerSecond = numberOption('writes', 50);
+// Three runs: the default configuration (read cache on); the same while a client changes the database
+// `--writes` times a second (each change starts the cache afresh: the mixed case); the cache turned off (what
+// every request right after a change costs).
+for (const [label, extra, writes] of [
+  ['', {}, 0],
+  [` (${writesPerSecond} writes/s beside)`, {}, writesPerSecond],
+  [' (cache off)', { response_cache_mb: 0 }, 0],
 ]) {
   if (!federa) federa = await startFedera(extra);
   const { base } = federa;
-  console.log(`federa${label} GET /api/organization/{id}: ${duration}s…`);
-  report(
-    `Federa${label} GET /api/organization/{id}`,
-    await load(`${base}/organization/${orgs[0]}`, auth),
-    bareResult,
-  );
-  console.log(`federa${label} GET /api/task?page=1&per_page=10: ${duration}s…`);
-  report(
-    `Federa${label} GET /api/task?page=1&per_page=10`,
-    await load(`${base}/task?page=1&per_page=10`, auth),
-    bareResult,
-  );
+  const call = apiCaller(base);
+  let n = 0;
+  const writer =
+    writes > 0
+      ? setInterval(
+          () =>
+            void call('PATCH', `/organization/${orgs[1]}`, { address1: `street ${++n}` }, token).catch((e) =>
+              console.error(`write failed: ${e.message}`),
+            ),
+          1000 / writes,
+        )
+      : undefined;
+  for (const [what, path] of [
+    ['GET /api/organization/{id}', `/organization/${orgs[0]}`],
+    ['GET /api/task?page=1&per_page=10', '/task?page=1&per_page=10'],
+  ]) {
+    console.log(`federa${label} ${what}: ${duration}s…`);
+    report(`Federa${label} ${what}`, await load(`${base}${path}`, auth), bareResult);
+  }
+  clearInterval(writer);
   if (federa.ctx.readCache) {
     const { hits, stored, cleared } = federa.ctx.readCache.stats;
-    console.log(`read cache: ${hits} answers from memory, ${stored} kept, cleared ${cleared} times`);
+    console.log(
+      `read cache: ${hits} answers from memory, ${stored} computed and kept, dropped ${cleared} times`,
+    );
   }
   await federa.app.close();
   await federa.ctx.dbh.close();
