@@ -148,12 +148,13 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
             headers[name] = value;
         }
         const caller = request.caller;
-        if (caller) {
+        const until = ctx.tokens.acceptedUntil(bearerToken(request.headers.authorization));
+        if (caller && until > Date.now()) {
           cache.keepAnswer(request.readCacheKey, request.readCacheReading, {
             headers,
             body: Buffer.from(payload),
             caller: { kind: caller.kind, id: caller.id },
-            until: ctx.tokens.acceptedUntil(bearerToken(request.headers.authorization)),
+            until,
           });
         }
       }
