@@ -144,9 +144,9 @@ function withStatementCache(database: SQLite.Database, clock: ChangeClock): Sqli
 const createKysely = (
   target: DatabaseTarget,
   options: DatabaseOptions,
-  clock: ChangeClock | null,
+  clock: ChangeClock,
 ): Kysely<Database> => {
-  if (target.dialect === 'sqlite' && clock) {
+  if (target.dialect === 'sqlite') {
     if (target.location !== ':memory:') mkdirSync(dirname(target.location), { recursive: true });
     const database = new SQLite(target.location);
     database.pragma('journal_mode = WAL');
@@ -183,14 +183,16 @@ export class DatabaseHandle {
    * database, and nothing tells this process cheaply that another one did).
    */
   readonly changes: ChangeClock | null;
+  readonly #clock: ChangeClock;
 
   readonly #options: DatabaseOptions;
 
   constructor(target: DatabaseTarget, options: DatabaseOptions = {}) {
     this.target = target;
     this.#options = options;
-    this.changes = target.dialect === 'sqlite' ? new ChangeClock() : null;
-    this.#db = createKysely(target, options, this.changes);
+    this.#clock = new ChangeClock();
+    this.changes = target.dialect === 'sqlite' ? this.#clock : null;
+    this.#db = createKysely(target, options, this.#clock);
   }
 
   get db(): Kysely<Database> {
@@ -225,7 +227,7 @@ export class DatabaseHandle {
   async reset(): Promise<boolean> {
     if (this.target.dialect === 'sqlite' && this.target.location === ':memory:') return this.ping();
     const old = this.#db;
-    this.#db = createKysely(this.target, this.#options, this.changes);
+    this.#db = createKysely(this.target, this.#options, this.#clock);
     this.resets += 1;
     old.destroy().catch(() => undefined);
     return this.ping();
