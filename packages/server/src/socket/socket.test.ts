@@ -75,6 +75,16 @@ async function until<T>(
   }
 }
 
+/** The user's stored online status. */
+async function userStatus(id: number): Promise<string | null> {
+  const row = await t.ctx.dbh.db
+    .selectFrom('user')
+    .select('status')
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return row.status;
+}
+
 /** The node as the API shows it. */
 async function nodeView(
   id: number,
@@ -202,27 +212,13 @@ describe('online status', () => {
     await connected(c);
     await until(
       'user online',
-      async () =>
-        (
-          await t.ctx.dbh.db
-            .selectFrom('user')
-            .select('status')
-            .where('id', '=', user.id)
-            .executeTakeFirstOrThrow()
-        ).status,
+      () => userStatus(user.id),
       (s) => s === 'online',
     );
     c.disconnect();
     await until(
       'user offline',
-      async () =>
-        (
-          await t.ctx.dbh.db
-            .selectFrom('user')
-            .select('status')
-            .where('id', '=', user.id)
-            .executeTakeFirstOrThrow()
-        ).status,
+      () => userStatus(user.id),
       (s) => s === 'offline',
     );
   });
@@ -287,14 +283,7 @@ describe('rooms and events', () => {
     for (const u of [colViewer, orgViewer, stranger]) {
       await until(
         `user ${u.id} settled`,
-        async () =>
-          (
-            await t.ctx.dbh.db
-              .selectFrom('user')
-              .select('status')
-              .where('id', '=', u.id)
-              .executeTakeFirstOrThrow()
-          ).status,
+        () => userStatus(u.id),
         (v) => v === 'online',
       );
     }
