@@ -17,6 +17,7 @@ import { authenticate, bearerToken, touchLastSeen } from './auth/authenticate.js
 import type { Caller } from './auth/caller.js';
 import type { CachedAnswer } from './http/read-cache.js';
 import { registerRoutes } from './routes/index.js';
+import { isConnectionError } from './db/renewable-pool.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -179,7 +180,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   }
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    if (error instanceof ApiError) {
+    if (error instanceof ApiError && !(error.status === 500 && isConnectionError(error.cause))) {
       if (error.status >= 500) request.log.error({ err: error.cause ?? error }, error.message);
       // 500 answers carry only the fixed text; 501/503 messages come from the routes and are public.
       const body =
@@ -230,6 +231,22 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       return reply
         .status(fe.statusCode)
         .send({ msg: fe.message.replace(/\/[^\s]*\//g, ''), code: 'bad_request' });
+    }
+    if (isConnectionError(error instanceof ApiError ? error.cause : error)) {
+      // The database is unreachable (refused, reset or silent connection): callers retry (docs/reliability.md).
+      request.log.warn(
+        {
+          event: 'db.unavailable',
+          url: request.url,
+          method: request.method,
+          err: { message: error.message },
+        },
+        'the database is unreachable',
+      );
+      return reply
+        .status(503)
+        .header('Retry-After', String(ctx.config.database.retry_after_seconds))
+        .send({ msg: 'The database is unreachable at the moment; retry later.', code: 'unavailable' });
     }
     request.log.error({ err: error, url: request.url, method: request.method }, 'unhandled error');
     return reply.status(500).send({ msg: INTERNAL_ERROR_MESSAGE, code: 'internal' });

@@ -28,6 +28,9 @@ export async function createContext(
   const { config } = options;
   const dbh = new DatabaseHandle(parseDatabaseUri(config.uri, options.dataDir), {
     queryTimeoutMs: config.database.query_timeout_ms,
+    connectTimeoutMs: config.database.connect_timeout_ms,
+    repairIntervalMs: config.database.fix_interval_seconds * 1000,
+    log: options.log,
   });
   try {
     await dbh.migrate();

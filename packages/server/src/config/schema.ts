@@ -17,8 +17,14 @@ export const ServerConfigSchema = Type.Object(
     /** Connection pool settings (PostgreSQL). */
     database: Type.Object(
       {
-        /** A query without an answer after this long fails (500) instead of hanging; `/health/fix` renews the pool. */
+        /** A query without an answer after this long fails (503) instead of hanging; its connection is closed. */
         query_timeout_ms: Type.Integer({ minimum: 100, default: 30_000 }),
+        /** Opening a connection may take this long before the request answers 503. */
+        connect_timeout_ms: Type.Integer({ minimum: 100, default: 10_000 }),
+        /** `/health/fix` replaces a broken pool at most once per this many seconds. */
+        fix_interval_seconds: Type.Integer({ minimum: 1, default: 30 }),
+        /** The `Retry-After` (seconds) of a 503 answered while the database is unreachable. */
+        retry_after_seconds: Type.Integer({ minimum: 1, default: 5 }),
       },
       { default: {}, additionalProperties: false },
     ),

@@ -10,9 +10,9 @@ import {
   type SqliteStatement,
 } from 'kysely';
 import SQLite from 'better-sqlite3';
-import pg from 'pg';
 import type { Database } from './schema.js';
 import { FederaMigrations } from './migrations/index.js';
+import { RenewablePool, type PoolLog } from './renewable-pool.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -58,6 +58,30 @@ export interface DatabaseOptions {
    * @default 30000
    */
   queryTimeoutMs?: number;
+  /**
+   * PostgreSQL: how long opening a connection may take before the request answers 503.
+   * @default 10000
+   */
+  connectTimeoutMs?: number;
+  /**
+   * Shortest time between two pool replacements by {@link DatabaseHandle.repair} (`/health/fix`).
+   * @default 30000
+   */
+  repairIntervalMs?: number;
+  /** Where pool faults are reported. */
+  log?: PoolLog;
+}
+
+/** What {@link DatabaseHandle.repair} did. */
+export interface RepairOutcome {
+  /** Does the database answer now? */
+  database: boolean;
+  /** Was the connection pool replaced by this call? */
+  replaced: boolean;
+  /** Pool replacements since the server started. */
+  resets: number;
+  /** When the pool was broken but replaced too recently: seconds until a replacement is allowed again. */
+  retryAfterSeconds?: number;
 }
 
 /**
@@ -145,7 +169,7 @@ const createKysely = (
   target: DatabaseTarget,
   options: DatabaseOptions,
   clock: ChangeClock,
-): Kysely<Database> => {
+): { db: Kysely<Database>; pool: RenewablePool | null } => {
   if (target.dialect === 'sqlite') {
     if (target.location !== ':memory:') mkdirSync(dirname(target.location), { recursive: true });
     const database = new SQLite(target.location);
@@ -153,29 +177,49 @@ const createKysely = (
     database.pragma('foreign_keys = ON');
     database.pragma('busy_timeout = 5000');
     database.pragma('synchronous = NORMAL');
-    return new Kysely<Database>({
-      dialect: new SqliteDialect({ database: withStatementCache(database, clock) }),
-    });
+    return {
+      db: new Kysely<Database>({
+        dialect: new SqliteDialect({ database: withStatementCache(database, clock) }),
+      }),
+      pool: null,
+    };
   }
-  const pool = new pg.Pool({
-    connectionString: target.location,
-    max: 10,
-    connectionTimeoutMillis: 10_000,
-    query_timeout: options.queryTimeoutMs ?? 30_000,
-    keepAlive: true,
-  });
-  // An idle client that loses its connection must not crash the process; the next query gets a fresh one.
-  pool.on('error', () => undefined);
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const pool = new RenewablePool(
+    {
+      connectionString: target.location,
+      max: 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+      query_timeout: options.queryTimeoutMs ?? 30_000,
+      keepAlive: true,
+    },
+    options.log,
+  );
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool };
 };
 
+/** Resolves with the promise's value, or rejects once `ms` have passed. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('no answer in time')), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
- * The server's handle on its database. Repositories receive `handle.db`; `/health/fix` calls {@link reset},
- * which replaces the connection pool (SQLite: reopens the file) so a database that dropped its connections
- * works again without a restart.
+ * The server's handle on its database. Repositories receive `handle.db`, one Kysely instance for the server's
+ * life (PostgreSQL). `/health/fix` calls {@link repair}, which replaces the connection pool only when it does not
+ * answer, at most once per `repairIntervalMs`, without interrupting queries under way (docs/reliability.md).
  */
 export class DatabaseHandle {
   #db: Kysely<Database>;
+  readonly #pool: RenewablePool | null;
   readonly target: DatabaseTarget;
   resets = 0;
   /**
@@ -192,7 +236,14 @@ export class DatabaseHandle {
     this.#options = options;
     this.#clock = new ChangeClock();
     this.changes = target.dialect === 'sqlite' ? this.#clock : null;
-    this.#db = createKysely(target, options, this.#clock);
+    const created = createKysely(target, options, this.#clock);
+    this.#db = created.db;
+    this.#pool = created.pool;
+  }
+
+  /** PostgreSQL: the connections of the current pool (for `/health` details). */
+  poolStats(): { total: number; idle: number; waiting: number } | null {
+    return this.#pool?.stats() ?? null;
   }
 
   get db(): Kysely<Database> {
@@ -213,24 +264,51 @@ export class DatabaseHandle {
     }
   }
 
-  /** True when a trivial query succeeds. */
-  async ping(): Promise<boolean> {
+  /** True when a trivial query succeeds within `timeoutMs`. */
+  async ping(timeoutMs = 5_000): Promise<boolean> {
     try {
-      await sql`SELECT 1`.execute(this.#db);
+      await within(sql`SELECT 1`.execute(this.#db), timeoutMs);
       return true;
     } catch {
       return false;
     }
   }
 
-  /** Replaces the connection pool. For SQLite in memory the database is kept (reopening would lose it). */
-  async reset(): Promise<boolean> {
-    if (this.target.dialect === 'sqlite' && this.target.location === ':memory:') return this.ping();
-    const old = this.#db;
-    this.#db = createKysely(this.target, this.#options, this.#clock);
+  #lastRepair = 0;
+  #repairing: Promise<RepairOutcome> | null = null;
+
+  /**
+   * Replaces the connection pool when it is truly broken: only when a trivial query gets no answer within 2 s,
+   * and at most once per `repairIntervalMs` (calls in between only report). Concurrent calls share one attempt.
+   * Queries under way finish on their old connections. SQLite: the file is reopened only when it does not
+   * answer (a database in memory is never reopened, that would lose it).
+   */
+  repair(): Promise<RepairOutcome> {
+    this.#repairing ??= this.#repair().finally(() => (this.#repairing = null));
+    return this.#repairing;
+  }
+
+  async #repair(): Promise<RepairOutcome> {
+    if (await this.ping(2_000)) return { database: true, replaced: false, resets: this.resets };
+    const wait = this.#lastRepair + (this.#options.repairIntervalMs ?? 30_000) - Date.now();
+    const memory = this.target.dialect === 'sqlite' && this.target.location === ':memory:';
+    if (wait > 0 || memory) {
+      return {
+        database: false,
+        replaced: false,
+        resets: this.resets,
+        ...(memory ? {} : { retryAfterSeconds: Math.ceil(wait / 1000) }),
+      };
+    }
+    this.#lastRepair = Date.now();
     this.resets += 1;
-    old.destroy().catch(() => undefined);
-    return this.ping();
+    if (this.#pool) this.#pool.renew();
+    else {
+      const old = this.#db;
+      this.#db = createKysely(this.target, this.#options, this.#clock).db;
+      old.destroy().catch(() => undefined);
+    }
+    return { database: await this.ping(), replaced: true, resets: this.resets };
   }
 
   async close(): Promise<void> {

@@ -10,10 +10,38 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 describe('database health', () => {
-  it('reports the database and the dialect', async () => {
+  it('tells anonymous callers only whether the database answers and the version', async () => {
     const r = await t.api('GET', '/health');
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ database: true, dialect: TEST_DIALECT });
+    expect(r.body).toEqual({ database: true, version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    // A bad token is no error here, and reveals nothing more.
+    const bad = await t.api('GET', '/health', { token: 'not-a-token' });
+    expect(bad.body).toEqual(r.body);
+  });
+
+  it('tells the root user the dialect, broker, mail server and pool; not a user without every rule', async () => {
+    const r = await t.api('GET', '/health', { token: t.rootToken });
+    expect(r.body).toMatchObject({
+      database: true,
+      dialect: TEST_DIALECT,
+      broker: null,
+      mail: null,
+      resets: 0,
+    });
+    if (TEST_DIALECT === 'postgres') expect(r.body.pool).toMatchObject({ total: expect.any(Number) });
+    else expect(r.body.pool).toBeNull();
+    const org = await t.fx.organization();
+    const user = await t.fx.user(org, { rules: ['organization.v_glo', 'user.v_glo'] });
+    const token = await t.login(user.username, user.password);
+    expect(Object.keys((await t.api('GET', '/health', { token })).body).sort()).toEqual([
+      'database',
+      'version',
+    ]);
+  });
+
+  it('/health/fix leaves a pool that answers as it is', async () => {
+    const fix = await t.api('GET', '/health/fix');
+    expect(fix).toMatchObject({ status: 200, body: { database: true, replaced: false, resets: 0 } });
   });
 });
 

@@ -16,6 +16,7 @@ export class TcpProxy {
   readonly #server: Server;
   readonly #pairs = new Set<Pair>();
   #port = 0;
+  #outage: 'reset' | 'silent' | null = null;
 
   private constructor(
     private readonly targetHost: string,
@@ -45,8 +46,13 @@ export class TcpProxy {
   }
 
   #accept(client: Socket): void {
+    if (this.#outage === 'reset') {
+      client.on('error', () => undefined);
+      client.resetAndDestroy();
+      return;
+    }
     const upstream = createConnection({ host: this.targetHost, port: this.targetPort });
-    const pair: Pair = { client, upstream, frozen: false };
+    const pair: Pair = { client, upstream, frozen: this.#outage === 'silent' };
     this.#pairs.add(pair);
     client.on('data', (d) => {
       if (!pair.frozen) upstream.write(d);
@@ -76,6 +82,22 @@ export class TcpProxy {
         n += 1;
       }
     return n;
+  }
+
+  /**
+   * Plays an outage of the service: `reset` resets every connection and every new one at once (a database
+   * restarting, a network reset); `silent` freezes every connection and every new one (a cut cable, a firewall
+   * dropping packets); `null` ends the outage (new connections work again; frozen ones stay dead).
+   */
+  outage(mode: 'reset' | 'silent' | null): void {
+    this.#outage = mode;
+    if (mode === 'reset') {
+      for (const pair of this.#pairs) {
+        pair.client.resetAndDestroy();
+        pair.upstream.destroy();
+      }
+      this.#pairs.clear();
+    } else if (mode === 'silent') this.freeze();
   }
 
   /** Closes every connection (both ends see it close), keeps accepting new ones. */

@@ -112,7 +112,7 @@ afterAll(async () => {
 describe('two instances behind nginx, sharing PostgreSQL and Redis', () => {
   it('both report the database and the broker as reachable; the second knows it is not alone', async () => {
     for (const i of [one, two]) {
-      const health = await call(apiOf(i), 'GET', '/health');
+      const health = await call(apiOf(i), 'GET', '/health', { token: i.rootToken });
       expect(health.body).toMatchObject({ database: true, dialect: 'postgres', broker: true, mail: null });
       expect(i.logs.find((l) => l.event === 'broker.connected')?.broker).toMatch(
         /^redis:\/\/127\.0\.0\.1:6379 \(channel federa-test-/,

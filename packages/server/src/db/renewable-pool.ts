@@ -1,0 +1,150 @@
+import pg from 'pg';
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
+
+/** Where the pool reports what it sees; the server passes its logger. */
+export interface PoolLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+const CONNECTION_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  // PostgreSQL: admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
+
+const CONNECTION_MESSAGES =
+  /Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|connection is closed|Client was closed|Cannot use a pool after calling end/i;
+
+/** A promise with its resolver, resolved when the pool is renewed. */
+function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/**
+ * True when an error says the database could not be reached (a refused, reset, silent or closed connection),
+ * as opposed to an error of the query itself. Such requests answer 503 with `Retry-After` (docs/reliability.md).
+ */
+export function isConnectionError(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
+    const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof code === 'string' && (CONNECTION_CODES.has(code) || code.startsWith('08'))) return true;
+    // SQLite: the file is locked for too long or cannot be read.
+    if (typeof code === 'string' && /^SQLITE_(BUSY|CANTOPEN|IOERR)/.test(code)) return true;
+    if (typeof message === 'string' && CONNECTION_MESSAGES.test(message)) return true;
+    e = cause;
+  }
+  return false;
+}
+
+/**
+ * The PostgreSQL connection pool behind the one Kysely instance of the server. Two things make it survive
+ * database faults (docs/reliability.md, "Server and database faults"):
+ *
+ * - a connection whose query failed with a connection error (reset, terminated, no answer within
+ *   `query_timeout`) is closed when released instead of being handed out again, so once the database is back
+ *   new connections are opened on their own;
+ * - {@link renew} puts a fresh `pg.Pool` in place for new queries while the old one is ended gracefully:
+ *   connections busy with a query finish it (or fail on their own) before they close. The Kysely instance is
+ *   never destroyed, so no request ever meets "driver has already been destroyed".
+ */
+export class RenewablePool implements PostgresPool {
+  #pool: pg.Pool;
+  readonly #make: () => pg.Pool;
+  readonly #log: PoolLog | undefined;
+  #idleErrors = 0;
+  #lastReport = 0;
+  #renewed = signal();
+
+  constructor(config: pg.PoolConfig, log?: PoolLog) {
+    this.#log = log;
+    this.#make = () => {
+      const pool = new pg.Pool(config);
+      // An idle connection that fails (reset by the network, database restarted) is dropped by pg-pool; the
+      // error must not crash the process. Reported at most every 10 s with a count, not once per connection.
+      pool.on('error', (error) => this.#idleError(error));
+      return pool;
+    };
+    this.#pool = this.#make();
+  }
+
+  #idleError(error: Error): void {
+    this.#idleErrors += 1;
+    const now = Date.now();
+    if (now - this.#lastReport < 10_000) return;
+    this.#lastReport = now;
+    this.#log?.warn(
+      { event: 'db.idle_connection_lost', count: this.#idleErrors, err: { message: error.message } },
+      'idle database connections were lost; new ones are opened when needed',
+    );
+    this.#idleErrors = 0;
+  }
+
+  /** A connection of the current pool. A caller still waiting for one when the pool is renewed gets one of the new pool. */
+  async #client(): Promise<pg.PoolClient> {
+    for (;;) {
+      const pool = this.#pool;
+      const renewed = this.#renewed.promise;
+      const pending = pool.connect();
+      const first = await Promise.race([pending, renewed.then(() => null)]);
+      if (first) return first;
+      // The old pool would never serve this waiter: take one from the new pool, give the old one back.
+      pending.then(
+        (c) => c.release(),
+        () => undefined,
+      );
+    }
+  }
+
+  async connect(): Promise<PostgresPoolClient> {
+    const client = await this.#client();
+    let broken = false;
+    const query = ((...args: [string, unknown[]]) => {
+      const out = client.query(...args) as unknown;
+      if (out instanceof Promise)
+        return out.catch((error: unknown) => {
+          if (isConnectionError(error)) broken = true;
+          throw error;
+        });
+      return out;
+    }) as PostgresPoolClient['query'];
+    return {
+      query,
+      release: () => client.release(broken ? true : undefined),
+    };
+  }
+
+  /** Connections of the current pool: total, idle and callers waiting for one. */
+  stats(): { total: number; idle: number; waiting: number } {
+    return {
+      total: this.#pool.totalCount,
+      idle: this.#pool.idleCount,
+      waiting: this.#pool.waitingCount,
+    };
+  }
+
+  /** New queries go to a fresh pool; the old one closes each connection once its query is done. */
+  renew(): void {
+    const old = this.#pool;
+    this.#pool = this.#make();
+    const renewed = this.#renewed;
+    this.#renewed = signal();
+    renewed.resolve();
+    old.end().catch(() => undefined);
+  }
+
+  async end(): Promise<void> {
+    await this.#pool.end();
+  }
+}
