@@ -10,6 +10,9 @@
 #   federa/base-python:local  host /usr/bin/python3 + its standard library (/usr/lib/python3.X) + ldd libraries
 #                             of the interpreter and of every lib-dynload extension + CA certificates + busybox
 #   federa/helper:local       busybox only; default command `sleep infinity` (network-namespace helper)
+#   federa/vpn:local          busybox + host OpenVPN, iproute2 and iptables (nft) with their libraries; tagged
+#                             federa/vpn-server:local (the server's VPN in Docker mode) and
+#                             federa/vpn-client:local (a node's VPN client), docs/vpn.md
 #
 # Each image carries the label `federa.recipe-hash`: a hash of this script and of the content of every file
 # put into the image. An image whose label matches is skipped, so running the script again is cheap.
@@ -184,6 +187,33 @@ copy_in "$R" $(ldd_libs "$(readlink -f "$PYTHON_BIN")" "$PYLIB"/lib-dynload/*.so
 import_rootfs federa/base-python:local "$R" "$(elapsed "$t")" \
   'ENV PATH=/usr/local/bin:/usr/bin:/bin' 'ENV LANG=C.UTF-8' 'ENV PYTHONUNBUFFERED=1' 'CMD ["/usr/bin/python3"]'
 
+# ---- federa/vpn:local (tags vpn-server, vpn-client) -----------------------------------------------------------
+t=$(now)
+OPENVPN_BIN="$(command -v openvpn || true)"
+if [ -z "$OPENVPN_BIN" ]; then
+  log "openvpn: installing Debian's openvpn"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openvpn >/tmp/build-images-apt.log 2>&1 ||
+    die "apt-get install openvpn failed (see /tmp/build-images-apt.log)"
+  OPENVPN_BIN="$(command -v openvpn)"
+fi
+XT_MULTI="$(readlink -f /usr/sbin/xtables-nft-multi)"
+IP_BIN="$(readlink -f /bin/ip)"
+XT_DIR=/usr/lib/x86_64-linux-gnu/xtables
+[ -d "$XT_DIR" ] || XT_DIR="$(dirname "$(find /usr/lib -name 'libxt_DNAT.so' -print -quit)")"
+R="$WORK/vpn"
+skeleton "$R"
+mkdir -p "$R/usr/sbin" "$R/sbin" "$R/etc/openvpn" "$R/run" "$R$XT_DIR"
+cp "$(readlink -f "$OPENVPN_BIN")" "$R/usr/sbin/openvpn"
+cp "$XT_MULTI" "$R/usr/sbin/xtables-nft-multi"
+for cmd in iptables iptables-save iptables-restore; do ln -sf xtables-nft-multi "$R/usr/sbin/$cmd"; done
+rm -f "$R/bin/ip" && cp "$IP_BIN" "$R/bin/ip" && ln -sf /bin/ip "$R/sbin/ip"
+cp "$XT_DIR"/*.so "$R$XT_DIR/"
+copy_in "$R" $(ldd_libs "$(readlink -f "$OPENVPN_BIN")" "$XT_MULTI" "$IP_BIN" "$XT_DIR"/*.so)
+import_rootfs federa/vpn:local "$R" "$(elapsed "$t")" \
+  'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' 'CMD ["/usr/sbin/openvpn", "--version"]'
+docker tag federa/vpn:local federa/vpn-server:local
+docker tag federa/vpn:local federa/vpn-client:local
+
 # ---- verification ----------------------------------------------------------------------------------------------
 if [ "$VERIFY" = 1 ]; then
   t=$(now)
@@ -194,7 +224,9 @@ if [ "$VERIFY" = 1 ]; then
   [ "$out" = '{"ok": 1}' ] || die "federa/base-python:local: stdlib check printed '$out'"
   out="$(docker run --rm --network none federa/helper:local sh -c 'echo ok')"
   [ "$out" = ok ] || die "federa/helper:local: sh printed '$out'"
-  log "verify: node, python3 stdlib and /bin/sh run in the images ($(elapsed "$t"))"
+  out="$(docker run --rm --network none federa/vpn:local sh -c 'openvpn --version >/dev/null && iptables -V >/dev/null && /bin/ip -V >/dev/null && echo ok')"
+  [ "$out" = ok ] || die "federa/vpn:local: openvpn/iptables/ip check printed '$out'"
+  log "verify: node, python3 stdlib, /bin/sh, openvpn and iptables run in the images ($(elapsed "$t"))"
 
   # `docker build` FROM the local bases, with the base as a build argument (images/smoke/*.Dockerfile).
   t=$(now)
@@ -211,4 +243,4 @@ if [ "$VERIFY" = 1 ]; then
 fi
 
 log "done in $(elapsed "$T_ALL"):"
-docker image ls --format '{{.Repository}}:{{.Tag}}  {{.ID}}  {{.Size}}' | grep -E 'federa/(base-node|base-python|helper):local' | sed 's/^/  /' || true
+docker image ls --format '{{.Repository}}:{{.Tag}}  {{.ID}}  {{.Size}}' | grep -E 'federa/(base-node|base-python|helper|vpn[a-z-]*):local' | sed 's/^/  /' || true

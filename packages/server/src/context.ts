@@ -7,6 +7,7 @@ import type { Mailer } from './mail/mailer.js';
 import type { LoginThrottle } from './auth/login-throttle.js';
 import type { SocketBroker } from './broker/socket-broker.js';
 import type { ReadCache } from './http/read-cache.js';
+import type { VpnService } from './vpn/vpn-service.js';
 
 /** Emits socket events to rooms of namespace `/tasks`; through the broker when several instances run. */
 export interface EventBus {
@@ -26,6 +27,8 @@ export interface AppContext {
   throttle: LoginThrottle;
   /** Answers of GET requests kept until the database changes; null on PostgreSQL or when turned off. */
   readCache: ReadCache | null;
+  /** The VPN between algorithm containers; null when the configuration has no `vpn` section. */
+  vpn: VpnService | null;
   log: FastifyBaseLogger;
   version: string;
 }

@@ -10,6 +10,8 @@ import type { Mailer } from './mail/mailer.js';
 import type { SocketBroker } from './broker/socket-broker.js';
 import { bootstrap, type BootstrapOutcome } from './db/bootstrap.js';
 import { SERVER_VERSION } from './version.js';
+import { isAbsolute, join, resolve } from 'node:path';
+import { VpnService } from './vpn/vpn-service.js';
 
 export interface ContextOptions {
   config: ServerConfig;
@@ -32,9 +34,18 @@ export async function createContext(
     repairIntervalMs: config.database.fix_interval_seconds * 1000,
     log: options.log,
   });
+  let vpn: VpnService | null = null;
   try {
     await dbh.migrate();
     const seeded = await bootstrap(dbh.db, config);
+    if (config.vpn) {
+      const dir = config.vpn.directory ?? join(options.dataDir, 'vpn');
+      vpn = await VpnService.start(
+        config.vpn,
+        isAbsolute(dir) ? dir : resolve(options.dataDir, dir),
+        options.log,
+      );
+    }
     const accessHours = config.type === 'test' ? 24 : config.token_expires_hours;
     const ctx: AppContext = {
       config,
@@ -56,11 +67,13 @@ export async function createContext(
         dbh.changes && config.response_cache_mb > 0
           ? new ReadCache(dbh.changes, config.response_cache_mb * 1024 * 1024)
           : null,
+      vpn,
       log: options.log,
       version: SERVER_VERSION,
     };
     return { ctx, seeded };
   } catch (error) {
+    await vpn?.close();
     await dbh.close().catch(() => undefined);
     throw error;
   }

@@ -154,6 +154,9 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
         .close()
         .catch((error: unknown) => log.error({ err: error }, 'closing the HTTP server failed'));
     await ctx.dbh.close().catch((error: unknown) => log.error({ err: error }, 'closing the database failed'));
+    await ctx.vpn
+      ?.close()
+      .catch((error: unknown) => log.error({ err: error }, 'stopping the VPN server failed'));
     mailer?.close();
   };
   try {

@@ -75,7 +75,30 @@ export const ServerConfigSchema = Type.Object(
     message_broker: Type.Optional(Type.String({ pattern: '^rediss?://' })),
     /** Accepted for compatibility with vantage6 configurations; see docs/scaling.md. */
     rabbitmq_uri: Type.Optional(Type.String()),
+    /** vantage6's EduVPN portal settings: accepted, not used (Federa runs its own VPN: the `vpn` key). */
     vpn_server: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    /** Federa's own VPN between algorithm containers (docs/vpn.md); absent = no VPN (`GET /vpn` answers 501). */
+    vpn: Type.Optional(
+      Type.Object(
+        {
+          /** The address nodes' VPN clients connect to (this server's public name or IP). */
+          host: Type.String({ minLength: 1 }),
+          port: Type.Integer({ minimum: 1, maximum: 65535, default: 1194 }),
+          proto: Type.Union([Type.Literal('udp'), Type.Literal('tcp')], { default: 'udp' }),
+          subnet: Type.String({
+            default: '10.76.0.0/16',
+            pattern: '^\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}/\\d{1,2}$',
+          }),
+          /** Lifetime of a node's certificate; nodes renew when a third of it is left. */
+          certificate_days: Type.Number({ exclusiveMinimum: 0, default: 30 }),
+          /** Folder of the certificate authority and the OpenVPN server files (default: `<data dir>/vpn`). */
+          directory: Type.Optional(Type.String({ minLength: 1 })),
+          /** Run OpenVPN as a child process (local mode); false when the `federa/vpn-server` container runs it. */
+          run_server: Type.Boolean({ default: true }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     logging: Type.Object(
       {
         level: Type.Union(

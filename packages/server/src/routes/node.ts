@@ -289,6 +289,8 @@ export const nodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         );
       }
       await deleteNode(db(), node.id);
+      // A deleted node keeps no way into the VPN (docs/vpn.md, "Revocation").
+      await ctx.vpn?.revokeNode(node.id);
       request.log.info({ event: 'node.deleted', node_id: node.id }, 'node deleted');
       return { msg: `Successfully deleted node id=${node.id}` };
     },

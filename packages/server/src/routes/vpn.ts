@@ -5,7 +5,7 @@ import { ApiError, badRequest, forbidden, notFound } from '../errors.js';
 import { truthy } from '../http/filters.js';
 import { ErrorSchema, Nullable, errorResponses } from '../serializers/common.js';
 
-/** Federa runs no VPN server: nodes that get this answer disable their VPN features (node-protocol.md §10). */
+/** The answer when the configuration has no `vpn` section: nodes then run without VPN (docs/vpn.md). */
 const NO_VPN = 'This server has no VPN configured';
 
 const Flag = (description: string) =>
@@ -20,24 +20,34 @@ const Address = Type.Object({
   parent_id: Nullable(Type.Integer()),
 });
 
-/** `/vpn…` (api.md §4.12). */
+const OvpnConfig = Type.Object({
+  ovpn_config: Type.String({ description: 'OpenVPN client configuration with its own certificate and key' }),
+});
+
+/** `/vpn…`: a node's VPN configuration, its renewal, and the addresses of related algorithm runs (docs/vpn.md). */
 export const vpnRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;
-  const notConfigured = { ...errorResponses, 501: ErrorSchema };
+  const responses = { 200: OvpnConfig, ...errorResponses, 501: ErrorSchema };
+
+  /** Issues a configuration for the calling node, whose certificate carries its id. */
+  const issue = (request: { caller?: unknown }) => {
+    if (!ctx.vpn) throw new ApiError('not_configured', NO_VPN);
+    const caller = request.caller as Caller;
+    return { ovpn_config: ctx.vpn.issue(caller.id).ovpn_config };
+  };
 
   app.get(
     '/vpn',
     {
       schema: {
         tags: ['vpn'],
-        summary: 'VPN client configuration for a node (not available: Federa has no VPN server)',
-        response: notConfigured,
+        summary:
+          'VPN client configuration for the calling node, with a certificate of its own (501 without VPN)',
+        response: responses,
       },
     },
-    async () => {
-      throw new ApiError('not_configured', NO_VPN);
-    },
+    async (request) => issue(request),
   );
 
   app.post(
@@ -45,14 +55,18 @@ export const vpnRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['vpn'],
-        summary: "Renew a node's VPN key pair (not available: Federa has no VPN server)",
-        // Documented for the API docs only: the answer is 501 whatever is sent, as vantage6 without a VPN server.
+        summary: "Renew the calling node's VPN certificate (501 without VPN)",
+        // Checked in the handler: without VPN the answer is 501 whatever is sent (as vantage6 without one).
         body: Type.Unknown({ description: '`{"vpn_config": "<the node\'s current OpenVPN config>"}`' }),
-        response: notConfigured,
+        response: responses,
       },
     },
-    async () => {
-      throw new ApiError('not_configured', NO_VPN);
+    async (request) => {
+      if (!ctx.vpn) throw new ApiError('not_configured', NO_VPN);
+      const body = request.body as { vpn_config?: unknown } | null | undefined;
+      if (typeof body?.vpn_config !== 'string' || body.vpn_config.length > 65_536)
+        throw badRequest("Field 'vpn_config' is required: the node's current VPN configuration (text).");
+      return issue(request);
     },
   );
 

@@ -126,6 +126,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     close: async () => {
       await app.close();
       await ctx.dbh.close();
+      await ctx.vpn?.close();
       await db.drop();
     },
   };
