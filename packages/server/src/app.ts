@@ -52,6 +52,25 @@ function validationField(error: FastifyError): string {
 }
 
 /**
+ * The security headers of every answer (docs/security.md). The API's JSON is never a page: nothing may load or
+ * frame it. `/apidocs` is a page whose scripts and styles all come from the server itself.
+ */
+function securityHeaders(url: string, apiPath: string): Record<string, string> {
+  const page = url.startsWith('/apidocs') && !url.startsWith(`${apiPath}/`);
+  return {
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+    'cross-origin-opener-policy': 'same-origin',
+    'strict-transport-security': 'max-age=31536000',
+    'x-permitted-cross-domain-policies': 'none',
+    'content-security-policy': page
+      ? "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+      : "default-src 'none'; frame-ancestors 'none'",
+  };
+}
+
+/**
  * Builds the Federa API as a Fastify instance that does not listen (server.ts runs it). Every route has a policy
  * from the one policy table; errors answer from the one error table.
  */
@@ -65,6 +84,19 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: ctx.config.body_limit_bytes,
+    // A request whose headers or body never arrive is answered 408 and its connection closed (docs/security.md).
+    requestTimeout: ctx.config.http.request_timeout_ms,
+    http: {
+      requestTimeout: ctx.config.http.request_timeout_ms,
+      headersTimeout: Math.min(ctx.config.http.headers_timeout_ms, ctx.config.http.request_timeout_ms),
+      connectionsCheckingInterval: Math.max(
+        50,
+        Math.min(
+          5_000,
+          Math.floor(Math.min(ctx.config.http.headers_timeout_ms, ctx.config.http.request_timeout_ms) / 4),
+        ),
+      ),
+    },
     ajv: {
       customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false },
     },
@@ -98,7 +130,16 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     }
   });
 
-  await app.register(cors, { origin: '*', exposedHeaders: ['total-count', 'Link', 'jwt-token'] });
+  // Browsers: only the configured origins may call the API from their pages (default: the server's own).
+  const origins = ctx.config.cors_origins;
+  await app.register(cors, {
+    origin: origins.includes('*') ? '*' : origins.length > 0 ? origins : false,
+    exposedHeaders: ['total-count', 'Link', 'jwt-token'],
+  });
+  app.addHook('onSend', async (request, reply) => {
+    for (const [name, value] of Object.entries(securityHeaders(request.url, apiPath)))
+      if (!reply.hasHeader(name)) void reply.header(name, value);
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',

@@ -131,6 +131,27 @@ export const ServerConfigSchema = Type.Object(
      * http/read-cache.ts). 0 turns the cache off.
      */
     response_cache_mb: Type.Number({ minimum: 0, default: 64 }),
+    /**
+     * Origins (`https://host[:port]`) whose web pages may call the API from a browser (CORS). Empty: only pages
+     * of the server's own origin. `['*']`: any page, as vantage6 did.
+     */
+    cors_origins: Type.Array(
+      Type.String({
+        pattern: '^(\\*|https?://[^/\\s]+)$',
+        description: 'an origin such as https://ui.example.org',
+      }),
+      { default: [] },
+    ),
+    /** Time-outs of the HTTP server: a request whose headers or body do not arrive in time is answered 408. */
+    http: Type.Object(
+      {
+        /** The whole request (headers and body) must have arrived within this time. */
+        request_timeout_ms: Type.Integer({ minimum: 100, default: 120_000 }),
+        /** The headers must have arrived within this time (at most request_timeout_ms). */
+        headers_timeout_ms: Type.Integer({ minimum: 100, default: 30_000 }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
     /** Largest accepted request body in bytes. */
     body_limit_bytes: Type.Integer({ minimum: 1024, default: 64 * 1024 * 1024 }),
     directories: Type.Optional(

@@ -16,7 +16,10 @@ describe('read cache (SQLite)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'federa-read-cache-'));
     file = join(dir, 'server.sqlite');
-    t = await startTestApp({ dialect: 'sqlite', config: { uri: `sqlite:///${file}` } });
+    t = await startTestApp({
+      dialect: 'sqlite',
+      config: { uri: `sqlite:///${file}`, cors_origins: ['*'] },
+    });
   });
   afterAll(async () => {
     await t.close();
