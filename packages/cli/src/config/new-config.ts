@@ -36,7 +36,9 @@ export async function askNameAndEnvironment(
   if (existsSync(file) && environmentsIn(file).includes(environment)) {
     throw new CliError(
       'state',
-      `the ${type} configuration '${name}' already has an environment '${environment}' (${file})`,
+      `the ${type} configuration '${name}' already has an environment '${environment}' (${file}). ` +
+        `Change a setting with: ${type === 'node' ? 'vnode' : 'vserver'} set -n ${name}${options.scope === 'system' ? ' --system' : ' --user'} -e ${environment} <key>=<value> ` +
+        `(e.g. ${type === 'node' ? 'server_url=http://host.docker.internal' : 'port=7601'}), or write another environment with -e`,
     );
   }
   assertWritable(typeDirs(type, options.scope, env).config);

@@ -67,6 +67,17 @@ export class DockerEngine {
     }));
   }
 
+  /** Containers carrying `label=value`, running or not. */
+  async allWithLabel(label: string, value: string): Promise<ContainerInfo[]> {
+    const list = await this.docker.listContainers({ all: true, filters: { label: [`${label}=${value}`] } });
+    return list.map((c) => ({
+      name: (c.Names[0] ?? '').replace(/^\//, ''),
+      running: c.State === 'running',
+      labels: c.Labels ?? {},
+      image: c.Image,
+    }));
+  }
+
   async run(spec: RunSpec): Promise<void> {
     const exposed: Record<string, object> = {};
     const bindings: Record<string, { HostIp: string; HostPort: string }[]> = {};

@@ -79,7 +79,7 @@ export async function ensureImage(
     return 'up-to-date';
   }
   if (problem !== undefined && local !== undefined) {
-    check.fail('registry not reachable');
+    check.warn('registry not reachable');
     progress.warn(`could not ask the registry about ${ref} (${problem}); using the local image`);
     return 'local-fallback';
   }
@@ -110,11 +110,12 @@ export async function ensureImage(
     pull.succeed();
     return 'pulled';
   } catch (error) {
-    pull.fail(errorText(error));
     if (local !== undefined) {
+      pull.warn(errorText(error));
       progress.warn(`pulling ${ref} failed (${errorText(error)}); using the local image`);
       return 'local-fallback';
     }
+    pull.fail(errorText(error));
     throw new CliError(
       'docker',
       `the image ${ref} is neither available locally nor from its registry (${problem ?? errorText(error)}). ` +

@@ -16,20 +16,73 @@ export interface NodeListRow {
   name: string;
   scope: Scope;
   environments: string[];
-  status: 'online' | 'offline';
+  /** The Docker container: `running`, `stopped` (kept with --keep) or `-` (none). */
+  container: 'running' | 'stopped' | '-';
+  /**
+   * What the server says of the node (asked with the node's API key, from this host): `online`, `offline`,
+   * `unreachable` (no answer), `refused` (the API key was refused) or `-` (no API key configured).
+   */
+  server: 'online' | 'offline' | 'unreachable' | 'refused' | '-';
   file: string;
+}
+
+/** The node's status as the server holds it, asked with its API key (docs/cli.md `vnode list`). */
+async function serverView(raw: Record<string, unknown>): Promise<NodeListRow['server']> {
+  if (typeof raw.api_key !== 'string' || raw.api_key === '' || typeof raw.server_url !== 'string') return '-';
+  let api: string;
+  try {
+    api = hostSideApi(raw);
+  } catch {
+    return '-';
+  }
+  let res: { access_token?: string; node_url?: string };
+  try {
+    res = (await sendJson('POST', `${api}/token/node`, { api_key: raw.api_key }, { timeoutMs: 2000 })) as {
+      access_token?: string;
+      node_url?: string;
+    };
+  } catch (error) {
+    return /answered 40[13]/.test((error as Error).message) ? 'refused' : 'unreachable';
+  }
+  try {
+    const node = (await getJson(`${new URL(api).origin}${res.node_url ?? ''}`, {
+      token: res.access_token ?? '',
+      timeoutMs: 2000,
+    })) as { status?: string };
+    return node.status === 'online' ? 'online' : 'offline';
+  } catch {
+    return 'unreachable';
+  }
 }
 
 export async function listNodes(env: Env = process.env, engine?: DockerEngine): Promise<NodeListRow[]> {
   const docker = engine ?? (await connectDocker(env));
-  const running = new Set((await docker.runningWithLabel(TYPE_LABEL, 'node')).map((c) => c.name));
-  return listInstances('node', env).map((i) => ({
-    name: i.name,
-    scope: i.scope,
-    environments: i.environments,
-    status: running.has(nodeContainerName(i.name, i.scope)) ? 'online' : 'offline',
-    file: i.file,
-  }));
+  const containers = new Map(
+    (await docker.allWithLabel(TYPE_LABEL, 'node')).map((c) => [c.name, c.running] as const),
+  );
+  return Promise.all(
+    listInstances('node', env).map(async (i): Promise<NodeListRow> => {
+      const state = containers.get(nodeContainerName(i.name, i.scope));
+      let raw: Record<string, unknown> = {};
+      try {
+        const doc = readDocument(i.file);
+        raw = environmentOf(
+          doc,
+          i.environments.includes('application') ? 'application' : (i.environments[0] ?? 'application'),
+        );
+      } catch {
+        raw = {};
+      }
+      return {
+        name: i.name,
+        scope: i.scope,
+        environments: i.environments,
+        container: state === undefined ? '-' : state ? 'running' : 'stopped',
+        server: await serverView(raw),
+        file: i.file,
+      };
+    }),
+  );
 }
 
 export function nodeFiles(ref: InstanceRef, environment: string, env: Env = process.env): [string, string][] {
@@ -45,6 +98,12 @@ export function nodeFiles(ref: InstanceRef, environment: string, env: Env = proc
     ['private key', layout.privateKey],
     ...layout.databases.map((d): [string, string] => [`database '${d.label}'`, d.hostFile ?? d.uri]),
   ];
+}
+
+/** Names of the node containers that run on this Docker host (every user's). */
+export async function runningNodes(env: Env = process.env, engine?: DockerEngine): Promise<string[]> {
+  const docker = engine ?? (await connectDocker(env));
+  return (await docker.runningWithLabel(TYPE_LABEL, 'node')).map((c) => c.name).sort();
 }
 
 export async function stopNodes(
@@ -152,8 +211,21 @@ export async function createPrivateKey(
   options: PrivateKeyOptions,
   env: Env = process.env,
   log: (line: string) => void = () => undefined,
+  engine?: DockerEngine,
 ): Promise<{ file: string; organization: string; created: boolean; uploaded: boolean }> {
   const raw = checkNodeConfig(ref.file, options.environment, ref.name, env);
+  // A running node keeps the key it started with: a new public key on the server would make every run it
+  // receives undecryptable (docs/cli.md `vnode create-private-key`).
+  const docker = engine ?? (await connectDocker(env));
+  const container = nodeContainerName(ref.name, ref.scope);
+  if (await docker.isRunning(container)) {
+    const scopeFlag = ref.scope === 'system' ? ' --system' : '';
+    throw new CliError(
+      'state',
+      `the node '${ref.name}' is running with its current key (container ${container}); a new key now would leave it unable to decrypt its tasks. ` +
+        `Stop it first (vnode stop -n ${ref.name}${scopeFlag}), create the key, then start it again (vnode start -n ${ref.name}${scopeFlag})`,
+    );
+  }
   const layout = nodeLayout(ref, raw, env);
   const api = hostSideApi(raw);
   let session: { token: string; organizationId: number; organizationName: string } | undefined;
@@ -193,6 +265,10 @@ export async function createPrivateKey(
     key = await createPrivateKeyFile(file, { overwrite: true });
     created = true;
     log(`Wrote a new 4096-bit RSA key to ${file}`);
+    if (options.upload)
+      log(
+        'warning: results and tasks encrypted for the previous public key of this organization can no longer be decrypted with the new key; every node of the organization must use this key file',
+      );
   }
   setKey(ref.file, options.environment, 'encryption.private_key', file);
   log(`Set encryption.private_key in ${ref.file}`);

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Asker } from '../util/asker.js';
@@ -9,6 +10,9 @@ import { newNodeConfig, parseDataSource } from './new.js';
 
 const dirs = tempXdg();
 afterAll(() => dirs.cleanup());
+const patients = join(dirs.root, 'patients.csv');
+mkdirSync(dirs.root, { recursive: true });
+writeFileSync(patients, 'age\n1\n');
 
 describe('vnode new, driven through its prompts', () => {
   it('asks every question and writes a configuration the node accepts', async () => {
@@ -21,7 +25,12 @@ describe('vnode new, driven through its prompts', () => {
       { ask: /Server port/, type: `70x${KEYS.enter}` }, // refused: not a number
       { ask: /expected a whole number/, type: `\x7f\x7f\x7f7601${KEYS.enter}` },
       { ask: /API path of the server/, type: KEYS.enter },
-      { ask: /Path or URI of the 'default' data source/, type: `/data/patients.csv${KEYS.enter}` },
+      { ask: /Path or URI of the 'default' data source/, type: `/no/such/patients.csv${KEYS.enter}` },
+      // Refused: the file does not exist. Then a path relative to the working directory, stored absolute.
+      {
+        ask: /no file at \/no\/such\/patients\.csv/,
+        type: `${'\x7f'.repeat(22)}${relative(process.cwd(), patients)}${KEYS.enter}`,
+      },
       { ask: /Type of that data source/, type: KEYS.enter }, // guessed: csv
       { ask: /Add another data source\?/, type: `y${KEYS.enter}` },
       { ask: /Label of the data source/, type: `omop${KEYS.enter}` },
@@ -46,11 +55,11 @@ describe('vnode new, driven through its prompts', () => {
       port: 7601,
       api_path: '/api',
       databases: [
-        { label: 'default', uri: '/data/patients.csv', type: 'csv' },
+        { label: 'default', uri: patients, type: 'csv' },
         { label: 'omop', uri: 'postgresql://db/omop', type: 'sql' },
       ],
       logging: { level: 'WARNING', use_console: true },
-      encryption: { enabled: true, private_key: 'keys/org.pem' },
+      encryption: { enabled: true, private_key: join(process.cwd(), 'keys/org.pem') },
       vpn_subnet: '10.76.0.0/16',
     });
   });
@@ -76,6 +85,38 @@ describe('vnode new, driven through its prompts', () => {
       port: 443,
       databases: [{ label: 'default', uri: '/etc/hostname', type: 'other' }],
     });
+  });
+
+  it('refuses a data file that does not exist and stores a relative one as an absolute path', async () => {
+    await expect(
+      newNodeConfig(
+        { scope: 'user', name: uniqueName('nofile'), apiKey: 'k', database: ['default=./missing.csv'] },
+        new Asker(false),
+        dirs.env,
+      ),
+    ).rejects.toThrow(new RegExp(`--database default: no file at ${join(process.cwd(), 'missing.csv')}`));
+    const result = await newNodeConfig(
+      {
+        scope: 'user',
+        name: uniqueName('rel'),
+        apiKey: 'k',
+        database: [`default=${relative(process.cwd(), patients)}`],
+      },
+      new Asker(false),
+      dirs.env,
+    );
+    expect(result.values.databases).toEqual([{ label: 'default', uri: patients, type: 'csv' }]);
+  });
+
+  it('on an existing name, says how to change the configuration', async () => {
+    const name = uniqueName('again');
+    const opts = { scope: 'user' as const, name, apiKey: 'k', database: [`default=${patients}`] };
+    await newNodeConfig(opts, new Asker(false), dirs.env);
+    await expect(newNodeConfig(opts, new Asker(false), dirs.env)).rejects.toThrow(
+      new RegExp(
+        `already has an environment 'application'.*vnode set -n ${name} --user -e application <key>=<value>`,
+      ),
+    );
   });
 
   it('names the missing flag when it cannot ask', async () => {

@@ -1,4 +1,6 @@
 /** `vnode new`: the wizard that writes a node configuration (cli-config.md §6). */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { CliError } from '../exit-codes.js';
 import type { Env, Scope } from '../paths.js';
 import { writeEnvironment } from '../config/store.js';
@@ -51,6 +53,24 @@ export function parseDataSource(text: string): DataSource {
   return { label, uri: m[3] as string, type };
 }
 
+const isUri = (s: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(s);
+
+/**
+ * A data source's path made absolute (against the working directory, where the admin typed it), so that it means
+ * the same file wherever the configuration is read from; a URI stays as it is. Undefined with a message when the
+ * file does not exist.
+ */
+export function absoluteSource(
+  uri: string,
+  cwd: string = process.cwd(),
+): { uri: string } | { error: string } {
+  if (isUri(uri)) return { uri };
+  const path = resolve(cwd, uri);
+  return existsSync(path)
+    ? { uri: path }
+    : { error: `no file at ${path}: give an existing file, or a URI such as postgresql://host/db` };
+}
+
 export function guessType(uri: string): DatabaseType {
   const lower = uri.toLowerCase();
   if (lower.endsWith('.csv')) return 'csv';
@@ -73,6 +93,11 @@ export async function newNodeConfig(
   asker: Asker,
   env: Env = process.env,
 ): Promise<{ file: string; name: string; environment: string; values: Record<string, unknown> }> {
+  const sourceCheck = (s: string): true | string => {
+    if (nonEmpty(s) !== true) return nonEmpty(s);
+    const checked = absoluteSource(s);
+    return 'error' in checked ? checked.error : true;
+  };
   const { name, environment, file } = await askNameAndEnvironment('node', options, asker, 'application', env);
 
   const apiKey = await asker.text(options.apiKey, {
@@ -107,7 +132,7 @@ export async function newNodeConfig(
     const uri = await asker.text(undefined, {
       message: "Path or URI of the 'default' data source",
       flag: '--database',
-      validate: nonEmpty,
+      validate: sourceCheck,
     });
     const type = await asker.choose(undefined, {
       message: 'Type of that data source',
@@ -132,7 +157,7 @@ export async function newNodeConfig(
       const more = await asker.text(undefined, {
         message: `Path or URI of '${label}'`,
         flag: '--database',
-        validate: nonEmpty,
+        validate: sourceCheck,
       });
       const moreType = await asker.choose(undefined, {
         message: `Type of '${label}'`,
@@ -147,6 +172,9 @@ export async function newNodeConfig(
   for (const d of databases) {
     if (labels.has(d.label)) throw new CliError('usage', `--database: the label '${d.label}' is given twice`);
     labels.add(d.label);
+    const checked = absoluteSource(d.uri);
+    if ('error' in checked) throw new CliError('usage', `--database ${d.label}: ${checked.error}`);
+    d.uri = checked.uri;
   }
 
   const level = await asker.choose(options.logLevel?.toUpperCase(), {
@@ -182,7 +210,7 @@ export async function newNodeConfig(
     api_path: apiPath,
     databases: databases.map((d) => ({ label: d.label, uri: d.uri, type: d.type })),
     logging: { level, use_console: true },
-    encryption: { enabled: encryption, ...(privateKey ? { private_key: privateKey } : {}) },
+    encryption: { enabled: encryption, ...(privateKey ? { private_key: resolve(privateKey) } : {}) },
     ...(vpnSubnet ? { vpn_subnet: vpnSubnet } : {}),
     ...(options.image ? { image: options.image } : {}),
   };

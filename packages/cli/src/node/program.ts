@@ -17,11 +17,14 @@ import {
   nodeVersion,
   removalPlan,
   removeNode,
+  runningNodes,
   runVolumes,
   stopNodes,
 } from './commands.js';
 import { nodeContainerName } from './naming.js';
 import { newNodeConfig } from './new.js';
+import { parseAssignment, setKeys } from '../config/set.js';
+import { checkNodeConfig } from '../config/validate.js';
 import { startNode } from './start.js';
 
 interface Ctx extends ScopeFlags {
@@ -95,8 +98,13 @@ export function buildNodeProgram(): Command {
         { scope: scopeOf(o, 'user'), ...given },
         defaultAsker(o.yes === true),
       );
+      const flag = scopeOf(o, 'user') === 'system' ? ' --system' : '';
+      const encrypted = (result.values.encryption as { enabled?: boolean } | undefined)?.enabled === true;
       process.stdout.write(
-        `Wrote environment '${result.environment}' of ${result.file}\nStart it with: vnode start -n ${result.name}${scopeOf(o, 'user') === 'system' ? ' --system' : ''}\n`,
+        `Wrote environment '${result.environment}' of ${result.file}\n` +
+          (encrypted
+            ? `The collaboration is encrypted: before the first start, create the organization's key (it needs the server): vnode create-private-key -n ${result.name}${flag}\nThen start the node with: vnode start -n ${result.name}${flag}\n`
+            : `Start it with: vnode start -n ${result.name}${flag}\n`),
       );
     }),
     [
@@ -164,29 +172,46 @@ export function buildNodeProgram(): Command {
         .command('stop')
         .description('Stop a running node')
         .option('-n, --name <name>', 'name of the node configuration')
-        .option('--all', 'stop every running node')
-        .option('--force', 'kill instead of a graceful stop'),
+        .option('--all', 'stop every running node on this Docker host (asks first)')
+        .option('--force', 'kill instead of a graceful stop')
+        .option('-y, --yes', 'do not ask for confirmation (--all)'),
       'user',
-    ).action(async (o: ScopeFlags & { name?: string; all?: boolean; force?: boolean }) => {
+    ).action(async (o: ScopeFlags & { name?: string; all?: boolean; force?: boolean; yes?: boolean }) => {
+      if (o.all) {
+        const running = await runningNodes();
+        if (running.length === 0) {
+          process.stdout.write('No node was running\n');
+          return;
+        }
+        process.stdout.write(
+          `Running nodes on this Docker host:\n${running.map((c) => `  ${c}`).join('\n')}\n`,
+        );
+        await defaultAsker(o.yes).approve(`Stop these ${running.length} nodes?`, o.yes);
+      }
       const target = o.all
         ? ('all' as const)
         : { name: o.name ?? (await resolveRef(o)).name, scope: scopeOf(o, 'user') };
       const stopped = await stopNodes(target, { force: o.force === true });
       process.stdout.write(stopped.length ? `Stopped ${stopped.join(', ')}\n` : 'No node was running\n');
     }),
-    ['vnode stop -n hospital-a', 'vnode stop --all', 'vnode stop -n hospital-a --force'],
+    ['vnode stop -n hospital-a', 'vnode stop --all --yes', 'vnode stop -n hospital-a --force'],
   );
 
   examples(
     program
       .command('list')
-      .description('List node configurations (user and system) and whether they run')
+      .description(
+        "List node configurations (user and system): the container's state and, separately, the node's status at the server",
+      )
       .action(async () => {
         const rows = await listNodes();
         table([
-          ['NAME', 'SCOPE', 'STATUS', 'ENVIRONMENTS', 'FILE'],
-          ...rows.map((r) => [r.name, r.scope, r.status, r.environments.join(','), r.file]),
+          ['NAME', 'SCOPE', 'CONTAINER', 'SERVER', 'ENVIRONMENTS', 'FILE'],
+          ...rows.map((r) => [r.name, r.scope, r.container, r.server, r.environments.join(','), r.file]),
         ]);
+        process.stdout.write(
+          "CONTAINER: running, stopped or - (none). SERVER: what the server reports for the node's API key (online, offline), unreachable (no answer from this host) or refused (wrong API key).\n",
+        );
       }),
     ['vnode list'],
   );
@@ -207,6 +232,32 @@ export function buildNodeProgram(): Command {
       await attachLogs(docker, container);
     }),
     ['vnode attach -n hospital-a'],
+  );
+
+  examples(
+    withContext(
+      program
+        .command('set')
+        .description(
+          'Change keys of a node configuration (checked as start checks it; nothing is saved when a check fails)',
+        )
+        .argument('<key=value...>', 'dotted keys; values are read as YAML (5000, true, "text")'),
+    ).action(async (pairs: string[], o: Ctx) => {
+      const ref = await resolveRef(o);
+      const assignments = pairs.map(parseAssignment);
+      setKeys(ref.file, o.environment, assignments, () => {
+        checkNodeConfig(ref.file, o.environment, ref.name, process.env);
+      });
+      process.stdout.write(
+        `Set ${assignments.map((a) => a.key).join(', ')} in environment '${o.environment}' of ${ref.file}\n` +
+          `A running node reads its configuration at start: restart it (vnode stop -n ${ref.name}, vnode start -n ${ref.name}) to apply.\n`,
+      );
+    }),
+    [
+      'vnode set -n hospital-a server_url=http://host.docker.internal port=5000',
+      'vnode set -n hospital-a api_key=0f7c…',
+      'vnode set -n hospital-a encryption.enabled=true',
+    ],
   );
 
   examples(

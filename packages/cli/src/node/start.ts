@@ -8,7 +8,7 @@ import { connectDocker, type DockerEngine } from '../docker/engine.js';
 import { chooseImage, ensureImage, warnOnMajorMismatch } from '../docker/images.js';
 import { CliError } from '../exit-codes.js';
 import { type Env, instanceDataDir, typeDirs } from '../paths.js';
-import { getJson, sendJson, waitFor } from '../util/http.js';
+import { waitFor } from '../util/http.js';
 import type { Progress } from '../util/progress.js';
 import { attachLogs } from '../server/start.js';
 import {
@@ -18,6 +18,7 @@ import {
   nodeDataVolumeName,
   nodeVpnVolumeName,
 } from './naming.js';
+import { type NodeVerdict, nodeVerdict, unreachableAdvice } from './verdict.js';
 
 export interface NodeStartOptions {
   environment: string;
@@ -184,9 +185,7 @@ export async function startNode(
     const step = progress.step(`creating a private key at ${layout.privateKey}`);
     mkdirSync(dirname(layout.privateKey), { recursive: true });
     await createPrivateKeyFile(layout.privateKey);
-    step.succeed(
-      `created (or run 'vnode create-private-key -n ${ref.name}' to name it after the organization)`,
-    );
+    step.succeed('created; the node uploads its public key when it logs in');
   }
 
   const image = chooseImage('node', options.image, raw);
@@ -232,7 +231,7 @@ export async function startNode(
 
   let online: boolean | undefined;
   const waitSeconds = options.wait ?? 60;
-  if (waitSeconds > 0) online = await waitOnline(docker, container, raw, waitSeconds, progress);
+  if (waitSeconds > 0) online = await waitOnline(docker, container, ref, raw, waitSeconds, progress);
   progress.info(
     `Node '${ref.name}' runs in container ${container}. Follow it with: vnode attach -n ${ref.name}${ref.scope === 'system' ? ' --system' : ''}`,
   );
@@ -240,72 +239,96 @@ export async function startNode(
   return { container, image: image.ref, online };
 }
 
+/** The server's API as the node in its container sees it (the configuration's server_url, port and api_path). */
+export function nodeSideApi(raw: Record<string, unknown>): string {
+  const base = String(raw.server_url).replace(/\/$/, '');
+  const port = raw.port === null || raw.port === undefined || raw.port === '' ? '' : `:${String(raw.port)}`;
+  return `${base}${port}${typeof raw.api_path === 'string' ? raw.api_path : '/api'}`;
+}
+
 /**
- * Waits until the server reports the node online (logging in with the node's API key, as the node does). When the
- * server cannot be reached from this host, only checks that the container keeps running.
+ * Waits for the node's own verdict on its start (read from its log: docs/cli.md "What `vnode start` reports") and
+ * turns it into a message, advice and exit code.
  */
 async function waitOnline(
   docker: DockerEngine,
   container: string,
+  ref: InstanceRef,
   raw: Record<string, unknown>,
   seconds: number,
   progress: Progress,
-): Promise<boolean | undefined> {
-  const api = hostSideApi(raw);
+): Promise<boolean> {
+  const api = nodeSideApi(raw);
+  const setCmd = `vnode set -n ${ref.name}${ref.scope === 'system' ? ' --system' : ''}`;
+  const stopCmd = `vnode stop -n ${ref.name}${ref.scope === 'system' ? ' --system' : ''}`;
   const step = progress.step('waiting for the node to come online');
-  const tail = docker.tail(container);
-  let nodeUrl: string | undefined;
-  let token: string | undefined;
-  let unreachable = false;
-  const status = await waitFor(
+  const tail = docker.tail(container, 400);
+  const final = new Set(['ready', 'wrong-key', 'encryption', 'failed']);
+  let verdict: NodeVerdict = { kind: 'starting' };
+  const describe = (v: NodeVerdict): string => {
+    if (v.kind === 'unreachable')
+      return `server unreachable at ${v.url ?? api} (${v.error}); retrying (attempt ${v.attempts})`;
+    if (v.kind === 'logged-in') return `logged in to ${api}; setting up`;
+    return 'starting';
+  };
+  await waitFor(
     async () => {
-      if (!token) {
-        try {
-          const res = (await sendJson(
-            'POST',
-            `${api}/token/node`,
-            { api_key: raw.api_key },
-            { timeoutMs: 3000 },
-          )) as { access_token?: string; node_url?: string };
-          token = res.access_token;
-          nodeUrl = res.node_url;
-        } catch (error) {
-          unreachable = /fetch failed|ECONNREFUSED|ENOTFOUND|timeout/i.test((error as Error).message);
-          if (!unreachable) throw error;
-          return undefined;
-        }
-      }
-      const origin = new URL(api).origin;
-      const node = (await getJson(`${origin}${nodeUrl ?? ''}`, { token: token ?? '', timeoutMs: 3000 })) as {
-        status?: string;
-      };
-      return node.status === 'online' ? 'online' : undefined;
+      verdict = nodeVerdict(tail.lines());
+      return final.has(verdict.kind) ? verdict : undefined;
     },
     {
       timeoutMs: seconds * 1000,
-      intervalMs: 1000,
-      onTick: (ms) =>
-        step.update(
-          `${Math.round(ms / 1000)}s${unreachable ? ' (server not reachable from this host yet)' : ''}`,
-        ),
+      intervalMs: 500,
+      onTick: (ms) => step.update(`${Math.round(ms / 1000)}s: ${describe(verdict)}`),
       stop: async () => !(await docker.isRunning(container)),
     },
   );
+  const stillRunning = await docker.isRunning(container);
+  if (!stillRunning) await new Promise((r) => setTimeout(r, 300)); // the last lines of a stopped container
   tail.stop();
-  if (status === 'online') {
-    step.succeed('the server reports it online');
-    return true;
+  verdict = nodeVerdict(tail.lines());
+  const lastLines = (): string => tail.lines().slice(-10).join('\n  ');
+  switch (verdict.kind) {
+    case 'ready':
+      step.succeed(`logged in to ${api}; the node takes tasks`);
+      return true;
+    case 'wrong-key':
+      step.fail('the server refused the API key');
+      throw new CliError(
+        'remote',
+        `the server at ${api} refused the node's API key; the node stopped. Ask the server admin for this node's API key and set it with: ${setCmd} api_key=<key>`,
+      );
+    case 'encryption':
+      step.fail('encryption setting does not match the collaboration');
+      throw new CliError(
+        'config',
+        `${verdict.message}; the node stopped. Change it with: ${setCmd} encryption.enabled=<true|false>`,
+      );
+    case 'failed':
+      step.fail('the node stopped');
+      throw new CliError('failure', `the node stopped: ${verdict.message}\n  ${lastLines()}`);
+    default:
+      break;
   }
-  if (!(await docker.isRunning(container))) {
+  if (!stillRunning) {
     step.fail('the container stopped');
     throw new CliError(
       'failure',
-      `the node container ${container} stopped. Last log lines:\n  ${tail.lines().slice(-15).join('\n  ')}`,
+      `the node container ${container} stopped. Last log lines:\n  ${lastLines()}`,
     );
   }
-  step.fail(
-    unreachable ? `the server at ${api} cannot be reached from this host` : `not online after ${seconds}s`,
+  if (verdict.kind === 'unreachable') {
+    const url = verdict.url ?? api;
+    step.fail(`server unreachable at ${url} (${verdict.error})`);
+    throw new CliError(
+      'timeout',
+      `the node cannot reach the server at ${url} (${verdict.error}) after ${seconds}s. ${unreachableAdvice(String(raw.server_url))}. ` +
+        `The node keeps trying; to change its configuration: ${stopCmd}, then ${setCmd} <key>=<value>, then vnode start again.`,
+    );
+  }
+  step.fail(`not online after ${seconds}s (${describe(verdict)})`);
+  throw new CliError(
+    'timeout',
+    `the node did not finish starting within ${seconds}s (it still runs; follow it with vnode attach -n ${ref.name}). Last log lines:\n  ${lastLines()}`,
   );
-  progress.warn('the node container runs; check its logs with vnode attach');
-  return false;
 }

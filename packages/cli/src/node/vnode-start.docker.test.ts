@@ -134,7 +134,7 @@ describe('vnode start with the node image, at a server started by vserver', () =
     const run = await vnode('start', '-n', nodeName, '--wait', '120');
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/✓ waiting for the node to come online/);
-    expect((await vnode('list')).stdout).toMatch(new RegExp(`${nodeName}\\s+user\\s+online`));
+    expect((await vnode('list')).stdout).toMatch(new RegExp(`${nodeName}\\s+user\\s+running\\s+online`));
     const version = await vnode('version', '-n', nodeName);
     expect(JSON.parse(version.stdout)).toMatchObject({ node: expect.stringMatching(/^\d+\.\d+\.\d+/) });
 

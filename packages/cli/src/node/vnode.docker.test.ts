@@ -71,7 +71,7 @@ describe('vnode with Docker', () => {
 
     const list = await vnode('list');
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(new RegExp(`${name}\\s+user\\s+offline\\s+application`));
+    expect(list.stdout).toMatch(new RegExp(`${name}\\s+user\\s+-\\s+unreachable\\s+application`));
 
     const files = await vnode('files', '-n', name);
     expect(files.code).toBe(0);
@@ -128,7 +128,7 @@ describe('vnode with Docker', () => {
 
   it('remove refuses while the node runs, then leaves nothing behind', async () => {
     docker('run', '-d', '--name', container, '--label', 'federa-type=node', 'federa/helper:local');
-    expect((await vnode('list')).stdout).toMatch(new RegExp(`${name}\\s+user\\s+online`));
+    expect((await vnode('list')).stdout).toMatch(new RegExp(`${name}\\s+user\\s+running\\s`));
     const refused = await vnode('remove', '-n', name, '--yes');
     expect(refused.code).toBe(5);
     expect(refused.stderr).toMatch(/is running/);

@@ -13,6 +13,8 @@ import { listServers, serverFiles, serverVersion, stopServers } from './commands
 import { importIntoServer } from './import.js';
 import { attachLogs, startServer } from './start.js';
 import { serverContainerName } from './naming.js';
+import { parseAssignment, setKeys } from '../config/set.js';
+import { checkServerConfig } from '../config/validate.js';
 
 interface Ctx extends ScopeFlags {
   name?: string;
@@ -189,6 +191,32 @@ export function buildServerProgram(): Command {
       await attachLogs(docker, container);
     }),
     ['vserver attach -n demo'],
+  );
+
+  examples(
+    withContext(
+      program
+        .command('set')
+        .description(
+          'Change keys of a server configuration (checked as start checks it; nothing is saved when a check fails)',
+        )
+        .argument('<key=value...>', 'dotted keys; values are read as YAML (5000, true, "text")'),
+    ).action(async (pairs: string[], o: Ctx) => {
+      const ref = await resolveRef(o);
+      const assignments = pairs.map(parseAssignment);
+      setKeys(ref.file, o.environment, assignments, () => {
+        checkServerConfig(ref.file, o.environment);
+      });
+      process.stdout.write(
+        `Set ${assignments.map((a) => a.key).join(', ')} in environment '${o.environment}' of ${ref.file}\n` +
+          'A running server reads its configuration at start: restart it (vserver stop, vserver start) to apply.\n',
+      );
+    }),
+    [
+      'vserver set -n demo port=7601',
+      'vserver set --user -n demo -e dev logging.level=DEBUG',
+      'vserver set -n demo uri=postgresql://federa:pw@db/federa',
+    ],
   );
 
   examples(

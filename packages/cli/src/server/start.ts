@@ -99,44 +99,63 @@ export async function startServer(
   const network = serverNetworkName(ref.name, ref.scope);
   await docker.ensureNetwork(network, { [TYPE_LABEL]: 'server-network' });
   await docker.removeContainer(container); // a stopped leftover of --keep
-  await docker.run({
-    name: container,
-    image: image.ref,
-    cmd: [
-      'vserver-local',
-      'start',
-      '-c',
-      '/mnt/config.yaml',
-      '-e',
-      options.environment,
-      '--ip',
-      '0.0.0.0',
-      '-p',
-      String(CONTAINER_PORT),
-    ],
-    env: containerEnv,
-    labels: {
-      [TYPE_LABEL]: 'server',
-      [LABELS.name]: ref.name,
-      [LABELS.system]: ref.scope === 'system' ? 'True' : 'False',
-      [LABELS.environment]: options.environment,
-      [LABELS.hostIp]: hostIp,
-      [LABELS.hostPort]: String(hostPort),
-      [LABELS.apiPath]: apiPath,
-    },
-    binds,
-    ports: [{ container: CONTAINER_PORT, hostIp, hostPort }],
-    network,
-    autoRemove: !options.keep,
-    extraHosts: ['host.docker.internal:host-gateway'],
-  });
+  try {
+    await runServerContainer();
+  } catch (error) {
+    // Leave nothing behind: the created (not started) container and the network made above.
+    await docker.removeContainer(container).catch(() => undefined);
+    await docker.removeNetwork(network).catch(() => undefined);
+    const text = (error as Error).message;
+    if (/port is already allocated|address already in use|bind for .* failed/i.test(text)) {
+      throw new CliError(
+        'state',
+        `the port ${hostIp}:${hostPort} is already in use on this host (another server or program listens there). ` +
+          `Start on another port with -p <port>, or change it for good with: vserver set -n ${ref.name}${ref.scope === 'user' ? ' --user' : ''} port=<port>`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+  async function runServerContainer(): Promise<void> {
+    await docker.run({
+      name: container,
+      image: image.ref,
+      cmd: [
+        'vserver-local',
+        'start',
+        '-c',
+        '/mnt/config.yaml',
+        '-e',
+        options.environment,
+        '--ip',
+        '0.0.0.0',
+        '-p',
+        String(CONTAINER_PORT),
+      ],
+      env: containerEnv,
+      labels: {
+        [TYPE_LABEL]: 'server',
+        [LABELS.name]: ref.name,
+        [LABELS.system]: ref.scope === 'system' ? 'True' : 'False',
+        [LABELS.environment]: options.environment,
+        [LABELS.hostIp]: hostIp,
+        [LABELS.hostPort]: String(hostPort),
+        [LABELS.apiPath]: apiPath,
+      },
+      binds,
+      ports: [{ container: CONTAINER_PORT, hostIp, hostPort }],
+      network,
+      autoRemove: !options.keep,
+      extraHosts: ['host.docker.internal:host-gateway'],
+    });
+  }
 
   const reachable = hostIp === '0.0.0.0' || hostIp === '::' ? '127.0.0.1' : hostIp;
   const url = `http://${reachable}:${hostPort}${apiPath}`;
   const waitSeconds = options.wait ?? 60;
   if (waitSeconds > 0) {
     const step = progress.step(`waiting for the server to answer at ${url}`);
-    const tail = docker.tail(container);
+    const tail = docker.tail(container, 400);
     const version = await waitFor(
       async () => ((await getJson(`${url}/version`, { timeoutMs: 2000 })) as { version?: string }).version,
       {
@@ -146,6 +165,7 @@ export async function startServer(
       },
     );
     tail.stop();
+    const generated = generatedRootPassword(tail.lines());
     if (version === undefined) {
       const running = await docker.isRunning(container);
       step.fail(running ? 'no answer in time' : 'the container stopped');
@@ -155,12 +175,33 @@ export async function startServer(
       );
     }
     step.succeed(`version ${version}`);
+    if (generated)
+      process.stdout.write(
+        `\nThe root user '${generated.username}' was created with this generated password (shown only this once; store it now, change it after logging in):\n\n    ${generated.password}\n\n`,
+      );
   }
   progress.info(
     `Server '${ref.name}' runs in container ${container}; API at ${url}, docs at http://${reachable}:${hostPort}/apidocs`,
   );
   if (options.attach) await attachLogs(docker, container);
   return { container, url, image: image.ref };
+}
+
+/** The root password the server generated at its first start, from its log line `root.password_generated`. */
+export function generatedRootPassword(
+  lines: readonly string[],
+): { username: string; password: string } | undefined {
+  for (const line of lines) {
+    if (!line.includes('root.password_generated')) continue;
+    try {
+      const rec = JSON.parse(line.slice(line.indexOf('{'))) as { username?: unknown; msg?: unknown };
+      const m = /generated password: (\S+)/.exec(String(rec.msg));
+      if (m?.[1]) return { username: String(rec.username ?? 'root'), password: m[1] };
+    } catch {
+      /* not a JSON line */
+    }
+  }
+  return undefined;
 }
 
 /** Streams a container's logs to stdout until Ctrl-C or until the container stops. */

@@ -1,7 +1,8 @@
 /**
  * Progress output for long work (building or pulling images, waiting for an instance to come online).
  * One line per step on stderr: `… <label>` when it starts, updates when something changes (at most once a second
- * when not on a terminal) and `✓ <label> (<seconds>s)` or `✗ <label>` at the end.
+ * when not on a terminal) and `✓ <label> (<seconds>s)`, `! <label>` (done, with a warning: work goes on) or
+ * `✗ <label>` (failed) at the end.
  */
 export interface ProgressSink {
   write(text: string): unknown;
@@ -13,6 +14,8 @@ export interface Step {
   update(detail: string): void;
   succeed(detail?: string): void;
   fail(detail?: string): void;
+  /** Ends the step with a warning: something was not as hoped, and the work goes on (`! <label>: <detail>`). */
+  warn(detail?: string): void;
   /** Milliseconds since the step started. */
   elapsedMs(): number;
 }
@@ -65,6 +68,11 @@ export class Progress {
         if (!open) return;
         open = false;
         line(`✗ ${label}${detail ? `: ${detail}` : ''} (${seconds()})`, true);
+      },
+      warn: (detail) => {
+        if (!open) return;
+        open = false;
+        line(`! ${label}${detail ? `: ${detail}` : ''} (${seconds()})`, true);
       },
       elapsedMs: () => Date.now() - started,
     };

@@ -98,15 +98,15 @@ export class RestClient {
         }
         if (res.status === 401) throw new WrongApiKeyError(this.#o.apiBase);
         log.warn(
-          { event: 'login.retry', status: res.status, msg: msgOf(res.body), attempt },
-          'login failed; retrying',
+          { event: 'login.retry', url: this.#o.apiBase, status: res.status, msg: msgOf(res.body), attempt },
+          `login at ${this.#o.apiBase} failed (HTTP ${res.status}); retrying`,
         );
       } catch (error) {
         if (error instanceof WrongApiKeyError || error instanceof NodeStoppedError || signal.aborted)
           throw error;
         log.warn(
-          { event: 'login.retry', err: causeText(error), attempt },
-          'server unreachable at login; retrying',
+          { event: 'login.retry', url: this.#o.apiBase, err: causeText(error), attempt },
+          `server unreachable at ${this.#o.apiBase} (${causeText(error)}); retrying`,
         );
       }
       await sleep(backoffMs(attempt, this.#o.maxBackoffMs ?? 10_000), signal);
@@ -186,8 +186,15 @@ export class RestClient {
           throw signal.aborted ? new NodeStoppedError() : error;
         const wait = backoffMs(attempt, this.#o.maxBackoffMs ?? 30_000);
         log.warn(
-          { event: 'server.unreachable', method, path, err: causeText(error), retry_in_ms: wait },
-          'server unreachable; retrying',
+          {
+            event: 'server.unreachable',
+            url: this.#o.apiBase,
+            method,
+            path,
+            err: causeText(error),
+            retry_in_ms: wait,
+          },
+          `server unreachable at ${this.#o.apiBase} (${causeText(error)}); retrying`,
         );
         await sleep(wait, signal);
       }
