@@ -1,4 +1,11 @@
-"""The client a master algorithm uses, through the node's proxy (HOST, PORT, API_PATH, TOKEN_FILE)."""
+"""The client a master algorithm uses, through the node's proxy (HOST, PORT, API_PATH, TOKEN_FILE).
+
+Its methods carry the names of vantage6 3.x's ``ContainerClient`` (``create_new_task``, ``get_task``,
+``get_results``, ``get_organizations_in_my_collaboration``, ``post_task``, ``get_algorithm_addresses``), so a
+master function written for vantage6 runs unchanged; ``organization_ids`` and ``wait_for_results`` are Federa's
+additions. Input is sent as ``json.`` + JSON and results are read as JSON only: nothing is unpickled
+(docs/security.md).
+"""
 import base64
 import json
 import os
@@ -6,7 +13,10 @@ import time
 import urllib.error
 import urllib.request
 
-from .payload import decode_payload, encode_payload
+from .payload import encode_payload, read_result
+
+#: How much of a failed sub-task run's log an error quotes (the last characters).
+LOG_TAIL_CHARS = 1500
 
 
 def _identity(token: str) -> dict:
@@ -18,12 +28,41 @@ def _identity(token: str) -> dict:
     return ident
 
 
+def _items(body):
+    return body.get("data", []) if isinstance(body, dict) else (body or [])
+
+
+class SubTaskFailed(RuntimeError):
+    """A sub-task run ended other than ``completed``; the message has its status and the tail of its log."""
+
+    def __init__(self, task_id, run):
+        log = (run.get("log") or "").rstrip()
+        tail = log if len(log) <= LOG_TAIL_CHARS else "..." + log[-LOG_TAIL_CHARS:]
+        org = run.get("organization")
+        org = org.get("id") if isinstance(org, dict) else org
+        status = run.get("status") or "finished without output"
+        super().__init__(f"sub-task {task_id}: the run of organization {org} did not succeed ({status})"
+                         + (f"; log tail:\n{tail}" if tail else ""))
+        self.task_id = task_id
+        self.status = run.get("status")
+        self.log = run.get("log")
+
+
+def _failed(run) -> bool:
+    status = run.get("status")
+    if status:
+        return status != "completed"
+    return bool(run.get("finished_at")) and not run.get("result")
+
+
 class AlgorithmClient:
     def __init__(self, host, port, api_path, token):
         self.base = f"{host.rstrip('/')}:{port}{api_path or ''}"
         self.token = token
         ident = _identity(token)
         self.node_id = ident.get("node_id")
+        #: vantage6's name of ``node_id``.
+        self.host_node_id = self.node_id
         self.organization_id = ident.get("organization_id")
         self.collaboration_id = ident.get("collaboration_id")
         self.task_id = ident.get("task_id")
@@ -38,8 +77,9 @@ class AlgorithmClient:
         return cls(env["HOST"], env["PORT"], env.get("API_PATH", ""), token)
 
     def request(self, method, path, body=None):
+        path = "/" + path.lstrip("/")
         data = None if body is None else json.dumps(body).encode("utf-8")
-        req = urllib.request.Request(self.base + path, data=data, method=method)
+        req = urllib.request.Request(self.base + path, data=data, method=method.upper())
         req.add_header("Authorization", f"Bearer {self.token}")
         if data is not None:
             req.add_header("Content-Type", "application/json")
@@ -50,43 +90,77 @@ class AlgorithmClient:
             raise RuntimeError(f"{method} {path} answered {err.code}: {err.read().decode('utf-8', 'replace')}") from None
         return json.loads(text) if text else None
 
-    def organization_ids(self):
-        body = self.request("GET", f"/collaboration/{self.collaboration_id}/organization")
-        items = body.get("data", []) if isinstance(body, dict) else body
-        return [o["id"] for o in items]
+    # ---------------------------------------------------------------- vantage6 ContainerClient names
 
-    def create_new_task(self, input_, organization_ids, name="subtask", description=None, fmt=None):
-        """Create a sub-task; input is a dict {'method', 'args', 'kwargs'} sent as base64 of a pickle (or ``fmt``)."""
-        payload = base64.b64encode(encode_payload(input_, fmt)).decode("ascii")
+    def get_organizations_in_my_collaboration(self):
+        """The organizations (dictionaries) of this container's collaboration."""
+        return _items(self.request("GET", f"/collaboration/{self.collaboration_id}/organization"))
+
+    def get_task(self, task_id):
+        """One task (``GET /task/{id}``), e.g. to poll ``complete``."""
+        return self.request("GET", f"/task/{task_id}")
+
+    def post_task(self, name, image, collaboration_id, input_="", description="", organization_ids=None,
+                  database="default"):
+        """Create a task (the proxy encrypts the input for each organization)."""
+        payload = base64.b64encode(encode_payload(input_)).decode("ascii")
         return self.request("POST", "/task", {
             "name": name,
-            "description": description or f"sub-task created by the algorithm of node {self.node_id}",
-            "image": self.image,
-            "collaboration_id": self.collaboration_id,
-            "database": self.database,
-            "organizations": [{"id": org, "input": payload} for org in organization_ids],
+            "description": description,
+            "image": image,
+            "collaboration_id": collaboration_id,
+            "database": database,
+            "organizations": [{"id": org, "input": payload} for org in (organization_ids or [])],
         })
 
+    def create_new_task(self, input_, organization_ids=None, name="subtask", description=None):
+        """Create a sub-task with this container's image and database; ``input_`` is a dict
+        ``{'method', 'args', 'kwargs'}`` sent as ``json.`` + JSON."""
+        return self.post_task(name, self.image, self.collaboration_id, input_,
+                              description or f"task from container on node_id={self.node_id}",
+                              organization_ids or [], self.database)
+
+    def get_results(self, task_id):
+        """The outputs of the task's finished runs, read as JSON (a run without output is left out, as vantage6
+        does). A run that ended other than ``completed`` raises :class:`SubTaskFailed` with its log tail; an
+        output that is not JSON is returned as bytes with a warning, never unpickled."""
+        out = []
+        for item in _items(self.request("GET", f"/task/{task_id}/result")):
+            if _failed(item):
+                raise SubTaskFailed(task_id, item)
+            if item.get("result"):
+                out.append(read_result(base64.b64decode(item["result"]), f"the result of run {item.get('id')}"))
+        return out
+
+    def get_algorithm_addresses(self, task_id):
+        """``{'ip', 'port', 'label'}`` of the task's other algorithm containers (VPN)."""
+        addresses = []
+        for item in _items(self.request("GET", f"/task/{task_id}/result")):
+            node = item.get("node") if isinstance(item.get("node"), dict) else {}
+            for port in item.get("ports") or []:
+                addresses.append({"ip": node.get("ip"), "port": port.get("port"), "label": port.get("label")})
+        return addresses
+
+    def get_algorithm_address_by_label(self, task_id, label):
+        """``"ip:port"`` of the container port labelled ``label``, or ``None``."""
+        for address in self.get_algorithm_addresses(task_id):
+            if address["label"] == label:
+                return f"{address['ip']}:{address['port']}"
+        return None
+
+    # ---------------------------------------------------------------- Federa's additions
+
+    def organization_ids(self):
+        """The ids of the organizations of this container's collaboration."""
+        return [o["id"] for o in self.get_organizations_in_my_collaboration()]
+
     def wait_for_results(self, task_id, interval=1.0, timeout=1800):
+        """Poll until the task is complete, then :meth:`get_results`."""
         deadline = time.time() + timeout
         wait = 0.2
-        while not self.request("GET", f"/task/{task_id}").get("complete"):
+        while not self.get_task(task_id).get("complete"):
             if time.time() > deadline:
                 raise TimeoutError(f"sub-task {task_id} did not complete in time")
             time.sleep(wait)
             wait = min(wait * 2, interval)
         return self.get_results(task_id)
-
-    def get_results(self, task_id):
-        body = self.request("GET", f"/task/{task_id}/result")
-        items = body.get("data", []) if isinstance(body, dict) else body
-        out = []
-        for item in items:
-            if not item.get("result"):
-                status = item.get("status")
-                if status and status != "completed":
-                    raise RuntimeError(f"a sub-task run failed ({status}): {item.get('log')}")
-                out.append(None)
-                continue
-            out.append(decode_payload(base64.b64decode(item["result"])))
-        return out

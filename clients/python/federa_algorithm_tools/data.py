@@ -37,3 +37,17 @@ def load_data(env=None):
         raise RuntimeError(f"only csv data sources are supported by these tools; this one is '{kind}'")
     with open(uri, newline="", encoding="utf-8") as handle:
         return [{k.strip(): _cell(v or "") for k, v in row.items()} for row in csv.DictReader(handle)]
+
+
+def load_data_frame(env=None):
+    """The CSV data source as a pandas ``DataFrame`` (what vantage6 3.x's wrappers hand an algorithm)."""
+    env = os.environ if env is None else env
+    uri = database_uri(env)
+    if not uri:
+        raise RuntimeError("no data source: neither <LABEL>_DATABASE_URI of USER_REQUESTED_DATABASE_LABEL nor DATABASE_URI is set")
+    try:
+        import pandas  # noqa: PLC0415 (optional: only algorithms that want a DataFrame need it)
+    except ImportError:
+        raise RuntimeError("this algorithm wants its data as a pandas DataFrame, but pandas is not installed in the "
+                           "image (Debian: apt-get install python3-pandas)") from None
+    return pandas.read_csv(uri)

@@ -17,9 +17,11 @@ from .exceptions import (
     NotFound,
     PermissionDenied,
     ServerError,
+    TaskFailed,
     TaskTimeout,
     ValidationError,
 )
+from .serialization import UnsafePayloadWarning
 
 __version__ = "0.1.0"
 
@@ -36,5 +38,7 @@ __all__ = [
     "EncryptionSetupError",
     "DecryptionError",
     "TaskTimeout",
+    "TaskFailed",
+    "UnsafePayloadWarning",
     "__version__",
 ]

@@ -22,6 +22,7 @@ from .exceptions import (
     NotFound,
     PermissionDenied,
     ServerError,
+    TaskFailed,
     TaskTimeout,
     ValidationError,
 )
@@ -35,7 +36,7 @@ from .resources import (
     TaskResource,
     UserResource,
 )
-from .serialization import deserialize
+from .serialization import read_payload
 
 __all__ = ["Client", "ResultList"]
 
@@ -404,8 +405,10 @@ class Client:
             f"{what} is encrypted: call client.setup_encryption('<private key file of your organization>') first")
 
     def decrypt_payload(self, data: Optional[str], what: str = "the result") -> Any:
-        """Decrypt (or base64-decode) a ``result``/``input`` string and deserialize it (``json.`` prefix →
-        JSON, else pickle). ``None`` and empty payloads give ``None``."""
+        """Decrypt (or base64-decode) a ``result``/``input`` string and read it: a ``json.`` payload gives its
+        value; anything else (a pickle, an unknown format) gives the raw bytes with an
+        :class:`~federa_client.serialization.UnsafePayloadWarning`. Nothing is ever unpickled (see
+        docs/security.md). ``None`` and empty payloads give ``None``."""
         if data is None:
             return None
         encrypted = "$" in data  # base64 never contains "$"; encrypted strings always do
@@ -417,9 +420,9 @@ class Client:
         if not raw:
             return None
         try:
-            return deserialize(raw)
-        except Exception as exc:  # json, pickle and unicode errors of many kinds
-            raise DecryptionError(f"cannot read {what}: the decrypted data is not valid JSON or pickle "
+            return read_payload(raw, what)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise DecryptionError(f"cannot read {what}: it says it is JSON but is not valid JSON "
                                   f"({type(exc).__name__})") from None
 
     # ------------------------------------------------------------------ server-wide helpers
@@ -439,13 +442,17 @@ class Client:
         self.request("PATCH", "/password/change",
                      json={"current_password": current_password, "new_password": new_password})
 
-    def wait_for_results(self, task_id: int, interval: float = 1, timeout: Optional[float] = 600,
-                         decrypt: bool = True) -> List[Dict[str, Any]]:
-        """Poll ``GET /task/{task_id}`` every ``interval`` seconds until ``complete``, then return the task's
-        results as :meth:`ResultResource.from_task` does (``result`` decrypted and deserialized).
+    def wait_for_results(self, task_id: int, sleep: float = 1, timeout: Optional[float] = 600,
+                         decrypt: bool = True, interval: Optional[float] = None) -> List[Dict[str, Any]]:
+        """Poll ``GET /task/{task_id}`` every ``sleep`` seconds until ``complete``, then return the task's
+        results as :meth:`ResultResource.from_task` does (``result`` decrypted and read).
 
-        Raises :class:`TaskTimeout` after ``timeout`` seconds (``None`` waits without limit).
+        Raises :class:`TaskFailed` when any run of the task ended other than ``completed`` (crashed, failed, not
+        allowed, killed, ...): the error names each failed run's status and the tail of its log, and keeps all
+        results in ``.results``. Raises :class:`TaskTimeout` after ``timeout`` seconds (``None`` waits without
+        limit). ``interval`` is the earlier name of ``sleep``.
         """
+        pause_s = float(interval if interval is not None else sleep)
         self.log(f"Waiting for the results of task {task_id}")
         start = time.monotonic()
         while True:
@@ -456,10 +463,23 @@ class Client:
             if timeout is not None and elapsed >= timeout:
                 raise TaskTimeout(f"task {task_id} was not complete after {timeout} seconds "
                                   f"(status: {task.get('status', 'unknown')})")
-            pause = interval if timeout is None else max(0.0, min(interval, timeout - elapsed))
+            pause = pause_s if timeout is None else max(0.0, min(pause_s, timeout - elapsed))
             time.sleep(pause)
+        results = self.result.from_task(task_id, decrypt=decrypt)
+        failed = [r for r in results if _run_failed(r)]
+        if failed:
+            raise TaskFailed(int(task_id), failed, results)
         self.log(f"Task {task_id} is complete")
-        return self.result.from_task(task_id, decrypt=decrypt)
+        return results
+
+
+def _run_failed(result: Dict[str, Any]) -> bool:
+    """A finished run whose status is not ``completed`` (older servers report no status: then only an empty
+    output of a finished run counts as failed)."""
+    status = result.get("status")
+    if isinstance(status, str) and status:
+        return status != "completed"
+    return bool(result.get("finished_at")) and not result.get("result")
 
 
 def _int_or_none(value: Optional[str]) -> Optional[int]:

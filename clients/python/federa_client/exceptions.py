@@ -10,7 +10,7 @@ server sent, if any) and ``code`` (Federa's error code such as ``forbidden``, if
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Dict, List, Optional
 
 __all__ = [
     "FederaError",
@@ -23,6 +23,7 @@ __all__ = [
     "EncryptionSetupError",
     "DecryptionError",
     "TaskTimeout",
+    "TaskFailed",
 ]
 
 
@@ -88,3 +89,39 @@ class DecryptionError(FederaError):
 
 class TaskTimeout(FederaError):
     """:meth:`Client.wait_for_results` gave up because the task was not complete in time."""
+
+
+#: How much of a failed run's log :class:`TaskFailed` quotes (the last characters).
+LOG_TAIL_CHARS = 1500
+
+
+def _ref(value: Any) -> Any:
+    return value.get("id") if isinstance(value, dict) else value
+
+
+def log_tail(log: Optional[str], limit: int = LOG_TAIL_CHARS) -> str:
+    """The last ``limit`` characters of a run's log (``""`` when there is none)."""
+    text = (log or "").rstrip()
+    return text if len(text) <= limit else "..." + text[-limit:]
+
+
+class TaskFailed(FederaError):
+    """:meth:`Client.wait_for_results` found runs of the task that did not complete (status ``crashed``,
+    ``failed``, ``not allowed``, ``killed by user``, ...).
+
+    ``failed`` lists those runs (result dictionaries with ``status`` and ``log``), ``results`` every run of the
+    task, so the outputs of the runs that did complete are not lost.
+    """
+
+    def __init__(self, task_id: int, failed: List[Dict[str, Any]], results: List[Dict[str, Any]]):
+        parts = []
+        for run in failed:
+            status = run.get("status") or "finished without output"
+            tail = log_tail(run.get("log"))
+            parts.append(f"run {run.get('id')} (organization {_ref(run.get('organization'))}): {status}"
+                         + (f"; log tail:\n{tail}" if tail else "; no log"))
+        super().__init__(f"task {task_id} did not succeed: {len(failed)} of {len(results)} run(s) failed\n"
+                         + "\n".join(parts))
+        self.task_id = task_id
+        self.failed = failed
+        self.results = results

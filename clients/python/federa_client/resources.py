@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Union
 
 from .encryption import EncryptionError
 from .exceptions import EncryptionSetupError, NotFound
-from .serialization import DATA_FORMATS, serialize
+from .serialization import serialize
 
 if TYPE_CHECKING:  # pragma: no cover
     from .client import Client, ResultList
@@ -258,18 +258,20 @@ class TaskResource(_Resource):
                data_format: str = "json") -> Dict[str, Any]:
         """Post a task to ``organizations`` (ids) of ``collaboration`` (id).
 
-        ``input_`` (normally ``{"method": ..., "args": [...], "kwargs": {...}}``) is serialized as
-        ``json.`` + JSON (``data_format="json"``), ``pickle.`` + pickle (``"pickle"``) or a bare pickle
-        (``"legacy"``), then encrypted separately for each organization with the public key the server holds
-        for it (``GET /organization/{id}``). In an unencrypted collaboration it is only base64-encoded.
+        ``input_`` (normally ``{"method": ..., "args": [...], "kwargs": {...}}``) is written as ``json.`` + JSON;
+        when it is a dictionary without ``output_format``, ``"output_format": "json"`` is added so that vantage6
+        3.x algorithm images answer in JSON rather than a pickle (which this client never unpickles). It is then
+        encrypted separately for each organization with the public key the server holds for it
+        (``GET /organization/{id}``). In an unencrypted collaboration it is only base64-encoded.
+        ``data_format`` ``"pickle"``/``"legacy"`` is refused (see docs/security.md).
         """
         client = self._client
         collaboration_id = _id(collaboration, "collaboration")
         org_ids = _ids(organizations, "organization")
         if not org_ids:
             raise ValueError("organizations must name at least one organization id")
-        if (data_format or "").lower() not in DATA_FORMATS:
-            raise ValueError(f"unknown data_format {data_format!r}; use one of {', '.join(DATA_FORMATS)}")
+        if isinstance(input_, dict) and "output_format" not in input_:
+            input_ = {**input_, "output_format": "json"}
         payload = serialize(input_, data_format)
         collab = client.request_json("GET", f"/collaboration/{collaboration_id}")
         encrypted = bool(collab.get("encrypted"))
@@ -331,14 +333,15 @@ class ResultResource(_Resource):
         return item
 
     def get(self, id: IdLike, include_task: bool = False, decrypt: bool = True) -> Dict[str, Any]:
-        """One result. With ``decrypt`` (default) its ``result`` field is decrypted and deserialized
-        (``json.`` prefix → JSON, otherwise pickle); ``None`` while the run has not finished."""
+        """One result. With ``decrypt`` (default) its ``result`` field is decrypted and read: a
+        ``json.`` output gives its value, anything else (a pickle, an unknown format) the raw bytes with an
+        ``UnsafePayloadWarning`` (nothing is unpickled); ``None`` while the run has not finished."""
         params = {"include": "task"} if include_task else None
         item = self._client.request_json("GET", f"/result/{_id(id)}", params=params)
         return self._decode(item) if decrypt else item
 
     def from_task(self, task_id: IdLike, decrypt: bool = True) -> List[Dict[str, Any]]:
-        """All results of a task, each with ``result`` decrypted and deserialized (see :meth:`get`)."""
+        """All results of a task, each with ``result`` decrypted and read (see :meth:`get`)."""
         items = self._client.collect(f"/task/{_id(task_id, 'task_id')}/result")
         return [self._decode(i) for i in items] if decrypt else list(items)
 

@@ -51,7 +51,8 @@ class NodeSim:
             self.request("GET", f"/task/{_ref_id(result['task'])}")
         return self.request("GET", f"/organization/{task['initiator']}")["public_key"]
 
-    def finish(self, result_id: int, encrypted_output: str, log: str = "done") -> Dict[str, Any]:
+    def finish(self, result_id: int, encrypted_output: str, log: str = "done",
+               status: str = "completed") -> Dict[str, Any]:
         now = _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None)
         started = (now - _dt.timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%S.%f")
         self.request("PATCH", f"/result/{result_id}", json={"started_at": started, "status": "active"})
@@ -60,16 +61,17 @@ class NodeSim:
             "finished_at": now.strftime("%Y-%m-%dT%H:%M:%S.%f"),
             "result": encrypted_output,
             "log": log,
-            "status": "completed",
+            "status": status,
         })
 
-    def run(self, task_id: int, cryptor: CryptorBase, compute) -> Any:
+    def run(self, task_id: int, cryptor: CryptorBase, compute, log: str = "done", status: str = "completed") -> Any:
         """Decrypt the input of this node's result of ``task_id``, call ``compute(input_bytes)`` for the output
         bytes, encrypt them for the initiator and finish the result. Returns the input bytes."""
         result = self.result_for(task_id)
         raw_input = cryptor.decrypt_str_to_bytes(result["input"])
         output = compute(raw_input)
-        self.finish(result["id"], cryptor.encrypt_bytes_to_str(output, self.initiator_public_key(result)))
+        self.finish(result["id"], cryptor.encrypt_bytes_to_str(output, self.initiator_public_key(result)), log,
+                    status)
         return raw_input
 
 

@@ -9,9 +9,21 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from federa_algorithm_tools import decode_payload, detect_format, encode_payload, load_data  # noqa: E402
+from federa_algorithm_tools import (PayloadFormatError, UnsafePayloadWarning, decode_payload,  # noqa: E402
+                                    detect_format, encode_payload, load_data)
+from federa_algorithm_tools.payload import read_result  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Exploit:
+    """Unpickling this creates the folder ``path``: proof that code ran."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (os.mkdir, (self.path,))
 
 
 class PayloadTest(unittest.TestCase):
@@ -19,9 +31,20 @@ class PayloadTest(unittest.TestCase):
         self.assertEqual(detect_format(b'json.{"a": 1}')[0], "json")
         self.assertEqual(detect_format(pickle.dumps({"a": 1}))[0], "legacy")
         self.assertEqual(decode_payload(encode_payload({"a": 1}, "json")), {"a": 1})
-        self.assertEqual(decode_payload(encode_payload({"a": 1}, "pickle")), {"a": 1})
-        self.assertEqual(decode_payload(encode_payload({"a": 1})), {"a": 1})
-        self.assertTrue(encode_payload([1], "json").startswith(b"json."))
+        self.assertEqual(decode_payload(encode_payload({"a": (1, 2)})), {"a": [1, 2]})
+        self.assertTrue(encode_payload([1]).startswith(b"json."))
+
+    def test_pickles_are_refused_and_never_run(self):
+        marker = os.path.join(tempfile.mkdtemp(), "pwned")
+        for data, words in ((b"pickle." + pickle.dumps(Exploit(marker)), "is a pickle ('pickle.' prefix)"),
+                            (pickle.dumps(Exploit(marker)), "no format prefix: it is a Python pickle")):
+            with self.assertRaisesRegex(PayloadFormatError, words.replace("(", r"\(").replace(")", r"\)")):
+                decode_payload(data, "the task input")
+            with self.assertWarns(UnsafePayloadWarning):
+                self.assertEqual(read_result(data), data)
+        self.assertFalse(os.path.exists(marker))
+        with self.assertRaisesRegex(PayloadFormatError, "pickle output is not written"):
+            encode_payload(1, "pickle")
 
 
 class WrapperTest(unittest.TestCase):
@@ -37,13 +60,22 @@ class WrapperTest(unittest.TestCase):
         with open(f"{d}/output", "rb") as f:
             return proc.returncode, f.read(), proc.stderr.decode()
 
-    def test_partial_average_json_and_pickle(self):
+    def test_partial_average_writes_json(self):
         code, out, _ = self.run_algorithm(b'json.{"method": "partial_average", "args": ["age"], "output_format": "json"}')
         self.assertEqual(code, 0)
         self.assertEqual(json.loads(out[5:]), {"sum": 30.0, "count": 2})
-        code, out, _ = self.run_algorithm(pickle.dumps({"method": "partial_average", "args": ["w"]}))
+        # A vantage6 client asking for pickle output still gets JSON (which it reads as well).
+        code, out, _ = self.run_algorithm(b'json.{"method": "partial_average", "args": ["w"], "output_format": "pickle"}')
         self.assertEqual(code, 0)
-        self.assertEqual(pickle.loads(out), {"sum": 1.0, "count": 1})
+        self.assertEqual(out, b'json.{"sum": 1.0, "count": 1}')
+
+    def test_pickled_input_is_refused_without_running_it(self):
+        marker = os.path.join(tempfile.mkdtemp(), "pwned")
+        code, out, err = self.run_algorithm(pickle.dumps({"method": "partial_average", "args": [Exploit(marker)]}))
+        self.assertEqual(code, 1)
+        self.assertEqual(out, b"")
+        self.assertIn("the task input has no format prefix: it is a Python pickle", err)
+        self.assertFalse(os.path.exists(marker))
 
     def test_unknown_method_exits_1_with_traceback(self):
         code, _, err = self.run_algorithm(b'json.{"method": "nope"}')

@@ -80,7 +80,7 @@ def test_task_round_trip_with_a_typescript_node(root, root_key, keys, server, un
 
     result = node.result_for(task["id"])
     plain = base64.b64decode(ts("decrypt", private_key_pem=node_key, data=result["input"])["plaintext_b64"])
-    assert deserialize(plain) == task_input
+    assert deserialize(plain) == {**task_input, "output_format": "json"}
     output = b"json." + json.dumps({"median": 2, "by": "typescript"}).encode()
     encrypted_output = ts("encrypt", private_key_pem=node_key, public_key_b64=node.initiator_public_key(result),
                           plaintext_b64=base64.b64encode(output).decode())["data"]

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import pickle
 from types import SimpleNamespace
 
 import pytest
 
 from conftest import ROOT_PASSWORD, ROOT_USERNAME
-from federa_client import DecryptionError, EncryptionSetupError, NotFound, TaskTimeout
+from federa_client import (DecryptionError, EncryptionSetupError, NotFound, TaskFailed, TaskTimeout,
+                           UnsafePayloadWarning)
 from federa_client.encryption import DummyCryptor, EncryptionError, RSACryptor
 from federa_client.serialization import deserialize
 from nodesim import NodeSim
@@ -68,7 +70,7 @@ def test_encrypted_round_trip(root, encrypted):
         return compute
 
     encrypted.nodes[encrypted.a].run(task["id"], encrypted.cryptors[encrypted.a], average(encrypted.a))
-    assert seen[encrypted.a].startswith(b"json.") and deserialize(seen[encrypted.a]) == INPUT
+    assert seen[encrypted.a].startswith(b"json.") and deserialize(seen[encrypted.a]) == INPUT  # INPUT names its output_format
     assert root.task.get(task["id"])["complete"] is False
     with pytest.raises(TaskTimeout, match=f"task {task['id']} was not complete after 0.3 seconds"):
         root.wait_for_results(task["id"], interval=0.1, timeout=0.3)
@@ -91,24 +93,61 @@ def test_encrypted_round_trip(root, encrypted):
     assert root.task.get(task["id"])["complete"] is True
 
 
-def test_legacy_pickle_input_and_output(root, encrypted):
-    payload = {"method": "count", "args": [], "kwargs": {"column": ("a", "b")}}
-    task = root.task.create(encrypted.collab["id"], [encrypted.a], name="legacy", image=IMAGE, description="",
-                            input_=payload, data_format="legacy")
-    raw = encrypted.nodes[encrypted.a].run(task["id"], encrypted.cryptors[encrypted.a],
-                                           lambda raw: pickle.dumps({"count": 7, "tuple": (1, 2)}))
-    assert not raw.startswith(b"json.") and pickle.loads(raw) == payload
-    [result] = root.wait_for_results(task["id"], interval=0.2, timeout=30)
-    assert result["result"] == {"count": 7, "tuple": (1, 2)}
+class Exploit:
+    """Unpickling this creates the folder ``path``: proof that code ran on the researcher's machine."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (os.mkdir, (self.path,))
 
 
-def test_pickle_prefixed_input(root, encrypted):
-    task = root.task.create(encrypted.collab["id"], [encrypted.b], name="pickle-prefixed", image=IMAGE,
-                            description="", input_={"method": "x", "kwargs": {"when": {1, 2}}}, data_format="pickle")
-    raw = encrypted.nodes[encrypted.b].run(task["id"], encrypted.cryptors[encrypted.b],
-                                           lambda raw: b"pickle." + pickle.dumps([1, 2, 3]))
-    assert raw.startswith(b"pickle.") and deserialize(raw) == {"method": "x", "kwargs": {"when": {1, 2}}}
-    assert root.wait_for_results(task["id"], timeout=30)[0]["result"] == [1, 2, 3]
+def test_a_pickled_result_is_never_unpickled(root, encrypted, tmp_path):
+    marker = tmp_path / "pwned"
+    task = root.task.create(encrypted.collab["id"], [encrypted.a, encrypted.b], name="malicious node", image=IMAGE,
+                            description="", input_={"method": "count"})
+    evil = b"pickle." + pickle.dumps(Exploit(marker))
+    bare = pickle.dumps(Exploit(marker))
+    raw_a = encrypted.nodes[encrypted.a].run(task["id"], encrypted.cryptors[encrypted.a], lambda raw: evil)
+    encrypted.nodes[encrypted.b].run(task["id"], encrypted.cryptors[encrypted.b], lambda raw: bare)
+    # The input asked the algorithm for JSON output (vantage6 images answer in pickle otherwise).
+    assert deserialize(raw_a) == {"method": "count", "output_format": "json"}
+    with pytest.warns(UnsafePayloadWarning, match=r"result \d+ is a Python pickle; Federa never unpickles"):
+        results = root.wait_for_results(task["id"], sleep=0.1, timeout=30)
+    assert sorted(r["result"] for r in results) == sorted([evil, bare])
+    one = [r for r in results if r["organization"] == encrypted.a][0]
+    with pytest.warns(UnsafePayloadWarning, match=f"result {one['id']} is a Python pickle"):
+        assert root.result.get(one["id"])["result"] == evil
+    assert not marker.exists()
+
+
+def test_pickle_input_is_refused(root, encrypted):
+    for fmt in ("pickle", "legacy"):
+        with pytest.raises(ValueError, match=f"data_format '{fmt}' \\(a Python pickle\\) is not supported"):
+            root.task.create(encrypted.collab["id"], [encrypted.a], name="p", image=IMAGE, description="",
+                             input_={"method": "x"}, data_format=fmt)
+
+
+def test_a_crashed_run_is_not_reported_as_success(server, root, encrypted, root_key, capsys):
+    client = server.client(verbose=True)
+    client.authenticate(ROOT_USERNAME, ROOT_PASSWORD)
+    client.setup_encryption(root_key)
+    task = client.task.create(encrypted.collab["id"], [encrypted.a, encrypted.b], name="crash", image=IMAGE,
+                              description="", input_=INPUT)
+    encrypted.nodes[encrypted.a].run(task["id"], encrypted.cryptors[encrypted.a], lambda raw: json_output(4))
+    log = "line\n" * 500 + "Traceback (most recent call last):\nZeroDivisionError: division by zero\n"
+    encrypted.nodes[encrypted.b].run(task["id"], encrypted.cryptors[encrypted.b], lambda raw: b"", log=log,
+                                     status="crashed")
+    with pytest.raises(TaskFailed) as caught:
+        client.wait_for_results(task["id"], sleep=0.1, timeout=30)
+    error = caught.value
+    assert f"task {task['id']} did not succeed: 1 of 2 run(s) failed" in str(error)
+    assert f"(organization {encrypted.b}): crashed; log tail:" in str(error)
+    assert str(error).endswith("ZeroDivisionError: division by zero") and len(str(error)) < 2000
+    assert [r["status"] for r in error.failed] == ["crashed"]
+    assert {r["organization"]: r["result"] for r in error.results} == {encrypted.a: 4, encrypted.b: None}
+    assert f"Task {task['id']} is complete" not in capsys.readouterr().out
 
 
 def test_unencrypted_collaboration(root, server, unique):
@@ -123,7 +162,7 @@ def test_unencrypted_collaboration(root, server, unique):
                              input_={"method": "sum"}, database="other-db")
     assert task["database"] == "other-db"
     stored = node.result_for(task["id"])["input"]
-    assert "$" not in stored and base64.b64decode(stored) == b'json.{"method": "sum"}'
+    assert "$" not in stored and base64.b64decode(stored) == b'json.{"method": "sum", "output_format": "json"}'
     node.run(task["id"], DummyCryptor(), lambda raw: json_output([1, "two", None]))
     assert fresh.wait_for_results(task["id"], interval=0.1, timeout=30)[0]["result"] == [1, "two", None]
 

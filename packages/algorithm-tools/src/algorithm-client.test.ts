@@ -59,6 +59,11 @@ beforeAll(async () => {
         ]);
       if (req.url === '/task/97/result')
         return reply(200, [{ id: 3, organization: 2, result: null, status: 'crashed', log: 'boom' }]);
+      if (req.url === '/task/96/result')
+        return reply(200, [
+          { id: 4, organization: 2, result: b64('json.{"sum":3}'), status: 'completed' },
+          { id: 5, organization: 3, result: b64('json.{"partial":1}'), status: 'crashed', log: 'half done' },
+        ]);
       return reply(500, { msg: 'upstream refused the request' });
     });
   });
@@ -122,7 +127,13 @@ describe('AlgorithmClient (algorithm-tools)', () => {
   });
 
   it('says what failed: a crashed sub-run, a refusal, a timeout, no proxy', async () => {
-    await expect(client().results(97)).rejects.toThrow(/a sub-task run failed \(crashed\): boom/);
+    await expect(client().results(97)).rejects.toThrow(
+      /sub-task 97: the run of organization 2 did not succeed \(crashed\); log tail:\nboom/,
+    );
+    // A crashed run that left some output is still a failure, not a result.
+    await expect(client().results(96)).rejects.toThrow(
+      /organization 3 did not succeed \(crashed\); log tail:\nhalf done/,
+    );
     const refused = await client()
       .getTask(5)
       .catch((e: unknown) => e);

@@ -471,14 +471,21 @@ export class AlgorithmClient {
 
   /**
    * The decoded outputs of a (complete) task, one per organization, in the order the server lists them. A run that
-   * failed (no output, a status other than `completed`) throws with its log.
+   * did not succeed (a status other than `completed`, or no output and no status) throws with the tail of its log,
+   * even when it left some output.
    */
   async results<T = unknown>(
     taskId: number,
   ): Promise<{ organization: number; status: string | null; value: T }[]> {
     return (await this.getResults(taskId)).map((r) => {
-      if (r.output === null && r.status && r.status !== 'completed')
-        throw new AlgorithmClientError(`a sub-task run failed (${r.status}): ${r.log ?? ''}`);
+      if (r.status ? r.status !== 'completed' : r.output === null) {
+        const log = (r.log ?? '').trimEnd();
+        const tail = log.length <= 1500 ? log : `...${log.slice(-1500)}`;
+        throw new AlgorithmClientError(
+          `sub-task ${taskId}: the run of organization ${r.organizationId} did not succeed (${r.status ?? 'no output'})` +
+            (tail ? `; log tail:\n${tail}` : ''),
+        );
+      }
       return { organization: r.organizationId, status: r.status, value: r.output as T };
     });
   }

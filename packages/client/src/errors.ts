@@ -110,6 +110,50 @@ export class WaitTimeoutError extends FederaClientError {
   }
 }
 
+/** How much of a failed run's log {@link TaskFailedError} quotes (the last characters). */
+export const LOG_TAIL_CHARS = 1500;
+
+/** The last {@link LOG_TAIL_CHARS} characters of a run's log (`''` when there is none). */
+export function logTail(log: string | null | undefined, limit = LOG_TAIL_CHARS): string {
+  const text = (log ?? '').trimEnd();
+  return text.length <= limit ? text : `...${text.slice(-limit)}`;
+}
+
+/** What {@link TaskFailedError} says about one run that did not complete. */
+export interface FailedRun {
+  /** The result (run) id. */
+  readonly id: number;
+  readonly organizationId: number;
+  /** Its status (`crashed`, `failed`, `not allowed`, …), or `null` from a server that reports none. */
+  readonly status: string | null;
+  /** The tail of its log. */
+  readonly logTail: string;
+}
+
+/**
+ * {@link UserClient.waitForResults}: the task completed, but some of its runs did not succeed. `results` holds
+ * every run (so the outputs of those that did succeed are not lost), `failed` the runs that did not.
+ */
+export class TaskFailedError extends FederaClientError {
+  readonly taskId: number;
+  readonly failed: readonly FailedRun[];
+  readonly results: readonly unknown[];
+
+  constructor(taskId: number, failed: readonly FailedRun[], results: readonly unknown[]) {
+    const lines = failed.map(
+      (run) =>
+        `run ${run.id} (organization ${run.organizationId}): ${run.status ?? 'finished without output'}` +
+        (run.logTail ? `; log tail:\n${run.logTail}` : '; no log'),
+    );
+    super(
+      `Task ${taskId} did not succeed: ${failed.length} of ${results.length} run(s) failed\n${lines.join('\n')}`,
+    );
+    this.taskId = taskId;
+    this.failed = failed;
+    this.results = results;
+  }
+}
+
 /** Server error codes that mean "you lack a permission" rather than "who are you?". */
 const PERMISSION_CODES = new Set(['forbidden', 'wrong_caller']);
 

@@ -25,6 +25,8 @@ export {
   ValidationError,
   ConnectionError,
   WaitTimeoutError,
+  TaskFailedError,
+  type FailedRun,
   EncryptionError,
   type ApiErrorDetails,
   type EncryptionErrorReason,

@@ -26,6 +26,10 @@ describe('payload', () => {
     expect(payloadFormat(Buffer.from('averyveryverylongword.x'))).toBeNull();
   });
 
+  it('reads no bytes (a run without output) as null, not an empty buffer', () => {
+    expect(deserializePayload(new Uint8Array(0))).toBeNull();
+  });
+
   it('refuses values JSON cannot hold', () => {
     expect(() => serializePayload(undefined)).toThrow(TypeError);
   });

@@ -33,11 +33,13 @@ export function payloadFormat(bytes: Uint8Array): string | null {
 }
 
 /**
- * Deserializes output bytes: `json.` payloads become their value; anything else (a pickle, unknown formats)
- * is returned as the raw bytes.
+ * Deserializes output bytes: `json.` payloads become their value; no bytes (a run that wrote no output) become
+ * `null`; anything else (a pickle, unknown formats) is returned as the raw bytes and never interpreted
+ * (docs/security.md, "Clients: nothing from the wire is executed").
  * @throws SyntaxError when a `json.` payload does not hold valid JSON.
  */
 export function deserializePayload(bytes: Uint8Array): unknown {
+  if (bytes.length === 0) return null;
   if (payloadFormat(bytes) !== 'json') return Buffer.from(bytes);
   const buffer = Buffer.from(bytes);
   const dot = buffer.indexOf(0x2e);

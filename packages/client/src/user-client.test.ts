@@ -19,6 +19,7 @@ import {
   FederaClientError,
   NotFoundError,
   PermissionError,
+  TaskFailedError,
   ValidationError,
   WaitTimeoutError,
 } from './errors.js';
@@ -414,5 +415,61 @@ describe('UserClient: tasks and results', () => {
     const [result] = await waiting;
     expect(Buffer.isBuffer(result?.result)).toBe(true);
     expect([...(result?.result as Buffer)]).toEqual([...pickle]);
+  });
+
+  it('rejects a wait whose runs crashed, naming each failed run, its status and log tail; keeps every result', async () => {
+    const { client } = await rootClient();
+    const rootOrg = (await client.user.me()).organization.id;
+    const good = await client.organization.create({ name: unique('good') });
+    const bad = await client.organization.create({ name: unique('bad') });
+    const collab = await client.collaboration.create({
+      name: unique('crash'),
+      organizationIds: [rootOrg, good.id, bad.id],
+    });
+    const goodNode = await t.fx.node(good.id, collab.id);
+    const badNode = await t.fx.node(bad.id, collab.id);
+    const task = await client.task.create({
+      collaborationId: collab.id,
+      organizations: [good.id, bad.id],
+      image: 'federa/echo:1',
+      input: { method: 'x' },
+    });
+    for (const [node, output, status, log] of [
+      [goodNode, 'json.{"sum":6}', 'completed', 'fine'],
+      [badNode, '', 'crashed', `${'noise\n'.repeat(400)}Traceback\nZeroDivisionError: division by zero`],
+    ] as const) {
+      const token = await node.token();
+      const [run] = (await nodeApi(token, 'GET', `/result?task_id=${task.id}&node_id=${node.id}`))
+        .body as Result[];
+      const patched = await nodeApi(token, 'PATCH', `/result/${run!.id}`, {
+        started_at: nodeTime(),
+        finished_at: nodeTime(),
+        result: Buffer.from(output).toString('base64'),
+        log,
+        status,
+      });
+      expect(patched.status).toBe(200);
+    }
+    const error = await client
+      .waitForResults(task.id, { useSocket: false, intervalMs: 20, timeoutMs: 10_000 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TaskFailedError);
+    const failed = error as TaskFailedError;
+    expect(failed.message).toMatch(
+      new RegExp(
+        `^Task ${task.id} did not succeed: 1 of 2 run\\(s\\) failed\\nrun \\d+ \\(organization ${bad.id}\\): crashed; log tail:`,
+      ),
+    );
+    expect(failed.message.endsWith('ZeroDivisionError: division by zero')).toBe(true);
+    expect(failed.message.length).toBeLessThan(2000);
+    expect(failed.failed).toEqual([expect.objectContaining({ organizationId: bad.id, status: 'crashed' })]);
+    const byOrg = new Map(
+      (failed.results as { organizationId: number; result: unknown }[]).map((r) => [
+        r.organizationId,
+        r.result,
+      ]),
+    );
+    expect(byOrg.get(good.id)).toEqual({ sum: 6 });
+    expect(byOrg.get(bad.id)).toBeNull();
   });
 });

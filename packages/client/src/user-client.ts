@@ -4,6 +4,7 @@
  */
 import { createCryptor, type Cryptor } from '@federa/common';
 
+import { TaskFailedError, logTail } from './errors.js';
 import { HttpTransport, type QueryValue } from './http.js';
 import type { ClientContext } from './resources/base.js';
 import { CollaborationResource } from './resources/collaboration.js';
@@ -168,6 +169,8 @@ export class UserClient {
    * Waits until every result of the task has finished, then returns the results with their outputs
    * decrypted. Listens to the server's socket.io events and falls back to polling `GET /task/{id}`.
    * @throws WaitTimeoutError when the task does not complete within `options.timeoutMs`.
+   * @throws TaskFailedError when a run ended other than `completed` (crashed, failed, not allowed, killed, …):
+   *   it names each such run's status and the tail of its log, and keeps every result in `results`.
    */
   async waitForResults(taskId: number, options: WaitOptions = {}): Promise<DecryptedResult[]> {
     const isDone = async (): Promise<boolean> => (await this.task.get(taskId)).complete === true;
@@ -188,7 +191,15 @@ export class UserClient {
               wake,
             );
     await waitUntil(taskId, isDone, subscribe, options);
-    return this.result.fromTask(taskId);
+    const results = await this.result.fromTask(taskId);
+    const failed = results.filter(runFailed).map((run) => ({
+      id: run.id,
+      organizationId: run.organizationId,
+      status: typeof run.status === 'string' && run.status !== '' ? run.status : null,
+      logTail: logTail(run.log),
+    }));
+    if (failed.length > 0) throw new TaskFailedError(taskId, failed, results);
+    return results;
   }
 
   /**
@@ -215,4 +226,15 @@ export class UserClient {
     const answer = await this.#session.request({ method, path, ...options });
     return answer.body as T;
   }
+}
+
+/**
+ * A finished run that did not succeed: a status other than `completed`; from a server that reports no status,
+ * a finished run without output.
+ */
+function runFailed(run: DecryptedResult): boolean {
+  if (typeof run.status === 'string' && run.status !== '') return run.status !== 'completed';
+  return (
+    run.finished_at !== null && run.finished_at !== undefined && (run.result === null || run.result === '')
+  );
 }
