@@ -103,11 +103,14 @@ class UserResource(_Resource):
 
     def update(self, id: IdLike, username: Optional[str] = None, firstname: Optional[str] = None,
                lastname: Optional[str] = None, email: Optional[str] = None,
-               roles: Optional[Iterable[IdLike]] = None, rules: Optional[Iterable[IdLike]] = None) -> Dict[str, Any]:
-        """Change a user's fields; ``roles``/``rules`` replace the current lists. Passwords change only through
-        :meth:`Client.change_password`."""
+               roles: Optional[Iterable[IdLike]] = None, rules: Optional[Iterable[IdLike]] = None,
+               current_password: Optional[str] = None) -> Dict[str, Any]:
+        """Change a user's fields; ``roles``/``rules`` replace the current lists. Changing your own ``email``
+        needs your ``current_password`` (sent, never printed); only users themselves change their username.
+        Passwords change only through :meth:`Client.change_password`."""
         return self._update(id, _body(username=username, firstname=firstname, lastname=lastname, email=email,
-                                      roles=_ids(roles, "role"), rules=_ids(rules, "rule")))
+                                      roles=_ids(roles, "role"), rules=_ids(rules, "rule"),
+                                      current_password=current_password))
 
     def delete(self, id: IdLike) -> Dict[str, Any]:
         """Delete a user."""

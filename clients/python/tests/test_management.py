@@ -182,6 +182,20 @@ def test_user_lifecycle(root, server, unique):
         alice.user.get(user["id"])  # the session belongs to a user that no longer exists
 
 
+def test_user_changes_own_email_with_current_password(root, server, unique):
+    org = root.organization.create(unique("email-org"))["id"]
+    username = unique("bob")
+    user = root.user.create(username, USER_PASSWORD, f"{username}@example.org", organization_id=org,
+                            roles=[r["id"] for r in root.role.list(name="Viewer")])
+    bob = server.client()
+    bob.authenticate(username, USER_PASSWORD)
+    with pytest.raises(ValidationError) as refused:
+        bob.user.update(user["id"], email=f"new-{username}@example.org")
+    assert refused.value.status == 400 and "current_password" in refused.value.server_message
+    changed = bob.user.update(user["id"], email=f"new-{username}@example.org", current_password=USER_PASSWORD)
+    assert changed["email"] == f"new-{username}@example.org"
+
+
 def test_user_create_refusals(root, unique):
     username = unique("bob")
     with pytest.raises(ValidationError) as info:

@@ -266,6 +266,19 @@ describe('UserClient: managing resources', () => {
     expect((duplicate as ValidationError).serverMessage.length).toBeGreaterThan(0);
   });
 
+  it('changes your own e-mail address only with your current password', async () => {
+    const orgId = await t.fx.organization();
+    const viewer = await t.fx.user(orgId, { roles: ['Viewer'] });
+    const client = new UserClient({ host: 'http://127.0.0.1', port });
+    await client.authenticate(viewer.username, viewer.password);
+    const email = `${viewer.username}-new@example.org`;
+    const refused = await client.user.update(viewer.id, { email }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect(refused).toMatchObject({ status: 400, code: 'current_password_required' });
+    const changed = await client.user.update(viewer.id, { email, currentPassword: viewer.password });
+    expect(changed.email).toBe(email);
+  });
+
   it('refuses a user without the needed rule with a PermissionError', async () => {
     const orgId = await t.fx.organization();
     const plain = await t.fx.user(orgId);

@@ -24,6 +24,18 @@ export const ERROR_CODES = {
     description: 'The operation is refused for this input (see the message).',
   },
   password_policy: { status: 400, description: 'The password does not meet the password policy.' },
+  current_password_required: {
+    status: 400,
+    description: 'Changing your own e-mail address needs your current password in `current_password`.',
+  },
+  current_password_wrong: {
+    status: 400,
+    description: 'The `current_password` given is not your current password.',
+  },
+  root_protected: {
+    status: 400,
+    description: 'The root account cannot be renamed or deleted (the server would recreate it).',
+  },
   missing_authorization: { status: 401, description: 'The Authorization header is missing.' },
   token_expired: { status: 401, description: 'The token has expired; refresh it or log in again.' },
   invalid_credentials: { status: 401, description: 'Unknown user or wrong password.' },

@@ -34,12 +34,17 @@ export interface NewUser {
   rules?: number[];
 }
 
-/** Fields of a user update. `roles` and `rules`, when given, replace the current ones. */
+/**
+ * Fields of a user update. `roles` and `rules`, when given, replace the current ones. Only users themselves
+ * change their username; nobody changes a user's organization.
+ */
 export interface UserUpdate {
   username?: string;
   firstname?: string;
   lastname?: string;
   email?: string;
+  /** Your current password: the server needs it (only) when you change your own `email`. Sent, never logged. */
+  currentPassword?: string;
   roles?: number[];
   rules?: number[];
 }

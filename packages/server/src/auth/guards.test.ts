@@ -217,15 +217,21 @@ describe('root manages every user', () => {
     expect((await t.api('DELETE', `/user/${u.id}`, { token: t.rootToken })).status).toBe(200);
   });
 
-  it('a user with zero roles can be patched (firstname, username)', async () => {
+  it('a user with zero roles can be patched (names, e-mail); usernames are changed by their owner', async () => {
     const u = await t.fx.user(await t.fx.organization());
     const r = await t.api('PATCH', `/user/${u.id}`, {
       token: t.rootToken,
-      body: { firstname: 'Zero', username: `zero-${u.id}` },
+      body: { firstname: 'Zero', email: `zero-${u.id}@example.org` },
     });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ firstname: 'Zero', username: `zero-${u.id}`, roles: null });
-    expect(await t.login(`zero-${u.id}`, u.password)).toBeTruthy();
+    expect(r.body).toMatchObject({ firstname: 'Zero', email: `zero-${u.id}@example.org`, roles: null });
+    const v = await t.fx.user(await t.fx.organization(), { roles: ['Viewer'] });
+    const renamed = await t.api('PATCH', `/user/${v.id}`, {
+      token: await v.token(),
+      body: { username: `renamed-${v.id}` },
+    });
+    expect(renamed.status).toBe(200);
+    expect(await t.login(`renamed-${v.id}`, v.password)).toBeTruthy();
   });
 
   it('passwords cannot be set through PATCH /user (400)', async () => {

@@ -1,6 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
-import type { Caller } from './caller.js';
+import type { Database, Role, User } from '../db/schema.js';
+import { forbidden } from '../errors.js';
+import { roleIdsOfUser, ruleIdsOfUser, ruleKeysById, ruleKeysOfRoles } from '../repositories/role.js';
+import { userRules, type Caller } from './caller.js';
+import { describeRule, RULES, type RuleKey } from './rules.js';
 
 /**
  * Scope helpers shared by the routes: which collaborations and organizations a caller's organization reaches.
@@ -50,4 +53,91 @@ export async function partnerOrganizations(db: Kysely<Database>, organizationId:
     .distinct()
     .execute();
   return [...new Set([organizationId, ...rows.map((r) => r.organization_id)])];
+}
+
+/*
+ * Accounts of others (docs/security.md, "Accounts of others"): a caller changes or deletes another user's
+ * account, or a role someone else holds, only when they hold every rule that user holds; and nobody shrinks
+ * their own rules through a role they hold.
+ */
+
+/** The first rule (in catalogue order) in `held` that the caller lacks; undefined when they hold them all. */
+const firstLacking = (caller: Caller, held: Iterable<RuleKey>): RuleKey | undefined => {
+  const lacking = [...held].filter((key) => !caller.rules.has(key));
+  return RULES.find((r) => lacking.includes(r.key))?.key ?? lacking[0];
+};
+
+/**
+ * Refuses (401) when `target` holds a rule the caller lacks. `purpose` completes "so you cannot …".
+ * A caller acting on themselves is not checked here (see {@link requireNoSelfLoss}).
+ */
+export async function requireOutranks(
+  db: Kysely<Database>,
+  caller: Caller,
+  target: Pick<User, 'id' | 'username'>,
+  purpose: string,
+): Promise<void> {
+  if (target.id === caller.id) return;
+  const missing = firstLacking(caller, await userRules(db, target.id));
+  if (missing !== undefined)
+    throw forbidden(
+      `User '${target.username}' (id=${target.id}) holds the rule '${describeRule(missing)}' (${missing}), which you lack, so you cannot ${purpose}.`,
+    );
+}
+
+/** The users holding a role, in id order. */
+export async function holdersOfRole(
+  db: Kysely<Database>,
+  roleId: number,
+): Promise<Pick<User, 'id' | 'username'>[]> {
+  return db
+    .selectFrom('user_role')
+    .innerJoin('user', 'user.id', 'user_role.user_id')
+    .select(['user.id', 'user.username'])
+    .where('user_role.role_id', '=', roleId)
+    .orderBy('user.id')
+    .execute();
+}
+
+/**
+ * Refuses (401) changing the rules of, or deleting, a role that another user holds when that user
+ * holds a rule the caller lacks: widening or narrowing their role is managing their account.
+ */
+export async function requireOutranksHolders(
+  db: Kysely<Database>,
+  caller: Caller,
+  role: Pick<Role, 'id' | 'name'>,
+  purpose: string,
+): Promise<void> {
+  for (const holder of await holdersOfRole(db, role.id))
+    await requireOutranks(
+      db,
+      caller,
+      holder,
+      `${purpose} role '${role.name}' (id=${role.id}), which they hold`,
+    );
+}
+
+/**
+ * Refuses (401) a change to a role the caller holds when, after it, the caller would lack a
+ * rule they hold now. `rulesAfter` is the role's rules after the change (empty when the role is deleted).
+ * Rules the caller also holds through another role or directly are not lost.
+ */
+export async function requireNoSelfLoss(
+  db: Kysely<Database>,
+  caller: Caller,
+  role: Pick<Role, 'id' | 'name'>,
+  rulesAfter: Iterable<RuleKey>,
+): Promise<void> {
+  const held = await roleIdsOfUser(db, caller.id);
+  if (!held.includes(role.id)) return;
+  const others = held.filter((id) => id !== role.id);
+  const after = new Set<RuleKey>(rulesAfter);
+  for (const keys of (await ruleKeysOfRoles(db, others)).values()) for (const key of keys) after.add(key);
+  for (const key of (await ruleKeysById(db, await ruleIdsOfUser(db, caller.id))).values()) after.add(key);
+  const lost = firstLacking({ ...caller, rules: after }, caller.rules);
+  if (lost !== undefined)
+    throw forbidden(
+      `You hold role '${role.name}' (id=${role.id}); this change would take the rule '${describeRule(lost)}' (${lost}) away from you. Ask another administrator to make it.`,
+    );
 }

@@ -11,6 +11,7 @@ import { errorResponses, IdParams, MessageSchema, Paginated } from '../serialize
 import { loadRoles, RoleSchema } from '../serializers/role.js';
 import { loadRules, RuleSchema } from '../serializers/rule.js';
 import { organizationExists } from '../repositories/user.js';
+import { requireNoSelfLoss, requireOutranksHolders } from '../auth/scope.js';
 import {
   findRole,
   requireGrantableRules,
@@ -269,6 +270,10 @@ export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const current = await ruleIdsOfRole(db(), role.id);
         const removed = current.filter((id) => !ruleIds.includes(id));
         requireHeld(caller, (await ruleKeysById(db(), removed)).values(), 'take it out of a role');
+        if (removed.length > 0 || ruleIds.some((id) => !current.includes(id))) {
+          await requireNoSelfLoss(db(), caller, role, (await ruleKeysById(db(), ruleIds)).values());
+          await requireOutranksHolders(db(), caller, role, 'change the rules of');
+        }
       }
       await db()
         .transaction()
@@ -310,6 +315,8 @@ export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       requireManage(caller, role, 'd');
       if (isDefaultRole(role))
         throw badRequest(`Role '${role.name}' is a default role and cannot be deleted.`);
+      await requireNoSelfLoss(db(), caller, role, []);
+      await requireOutranksHolders(db(), caller, role, 'delete');
       await db()
         .transaction()
         .execute(async (trx) => {
@@ -370,6 +377,7 @@ export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       requireManage(caller, role, 'e');
       requireHeld(caller, keys.values(), 'put it in a role');
       if (!(await ruleIdsOfRole(db(), role.id)).includes(ruleId)) {
+        await requireOutranksHolders(db(), caller, role, 'add a rule to');
         await db().insertInto('role_rule').values({ role_id: role.id, rule_id: ruleId }).execute();
       }
       return reply.status(201).send(await rulesOf(role.id));
@@ -394,8 +402,12 @@ export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!keys.has(ruleId)) throw notFound('rule', ruleId);
       requireManage(caller, role, 'd');
       requireHeld(caller, keys.values(), 'take it out of a role');
-      if (!(await ruleIdsOfRole(db(), role.id)).includes(ruleId))
+      const current = await ruleIdsOfRole(db(), role.id);
+      if (!current.includes(ruleId))
         throw new ApiError('not_found', `Rule id=${ruleId} is not part of role id=${role.id}.`);
+      const remaining = current.filter((id) => id !== ruleId);
+      await requireNoSelfLoss(db(), caller, role, (await ruleKeysById(db(), remaining)).values());
+      await requireOutranksHolders(db(), caller, role, 'remove a rule from');
       await db()
         .deleteFrom('role_rule')
         .where('role_id', '=', role.id)

@@ -3,9 +3,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, badRequest, forbidden, notFound } from '../errors.js';
 import { can, type Caller } from '../auth/caller.js';
-import { hashPassword, passwordPolicyProblem } from '../auth/passwords.js';
+import { hashPassword, passwordPolicyProblem, verifyPassword } from '../auth/passwords.js';
+import { requireOutranks } from '../auth/scope.js';
+import type { User } from '../db/schema.js';
+import { nowStored, parseClientTime } from '../http/datetime.js';
 import { paginate, PaginationQuery } from '../http/pagination.js';
-import { parseClientTime } from '../http/datetime.js';
 import { errorResponses, IdParams, MessageSchema, Paginated } from '../serializers/common.js';
 import { loadUsers, UserSchema } from '../serializers/user.js';
 import {
@@ -68,10 +70,18 @@ const UserPatchBody = Type.Object({
   password: Opt(Type.String({ description: 'refused: change passwords with PATCH /password/change' })),
   roles: Opt(Ids),
   rules: Opt(Ids),
+  current_password: Opt(
+    Type.String({
+      description: 'your current password: needed (only) to change your own e-mail address',
+    }),
+  ),
   organization_id: Opt(
-    Type.Integer({ description: 'move the user to another organization (needs user EDIT GLOBAL)' }),
+    Type.Integer({ description: 'refused unless it is the current one: users cannot change organization' }),
   ),
 });
+
+const sameIds = (a: readonly number[], b: readonly number[]): boolean =>
+  a.length === b.length && a.every((id) => b.includes(id));
 
 const callerOf = (request: FastifyRequest): Caller => {
   if (!request.caller) throw new ApiError('wrong_caller');
@@ -98,6 +108,54 @@ const conflictOnRace = (error: unknown): never => {
 export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;
+
+  /**
+   * Changing one's own e-mail address needs the current password (docs/security.md, "Accounts of others"): a
+   * stolen session must not be enough to redirect the password recovery. Wrong guesses count like failed logins,
+   * per address and per account.
+   */
+  const requireCurrentPassword = async (
+    request: FastifyRequest,
+    user: User,
+    given: string | null | undefined,
+  ): Promise<void> => {
+    if (!given)
+      throw new ApiError(
+        'current_password_required',
+        'Changing your own e-mail address needs your current password: send it as `current_password`.',
+      );
+    const address = request.ip;
+    const wait = ctx.throttle.blockedFor(address);
+    if (wait > 0)
+      throw new ApiError(
+        'address_throttled',
+        `Too many wrong passwords from your address. Try again in ${Math.ceil(wait / 60)} minute(s).`,
+      );
+    const policy = ctx.config.password_policy;
+    const lockMs = policy.inactivation_minutes * 60_000;
+    if (user.failed_login_attempts >= policy.max_failed_attempts && user.last_login_attempt) {
+      const since = Date.now() - Date.parse(`${user.last_login_attempt}Z`);
+      if (since < lockMs)
+        throw new ApiError(
+          'account_locked',
+          `This account is locked after ${user.failed_login_attempts} wrong passwords. Try again later, or reset the password.`,
+        );
+    }
+    if (await verifyPassword(given, user.password)) return;
+    ctx.throttle.fail(address);
+    const attempts =
+      user.failed_login_attempts >= policy.max_failed_attempts ? 1 : user.failed_login_attempts + 1;
+    await db()
+      .updateTable('user')
+      .set({ failed_login_attempts: attempts, last_login_attempt: nowStored() })
+      .where('id', '=', user.id)
+      .execute();
+    request.log.info({ event: 'user.email_password_wrong', user_id: user.id, attempts }, 'wrong password');
+    throw new ApiError(
+      'current_password_wrong',
+      'The `current_password` you gave is not your current password; your e-mail address was not changed.',
+    );
+  };
 
   app.get(
     '/user',
@@ -257,40 +315,63 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         );
       if (b.username === '') throw badRequest('The username cannot be empty.');
       if (b.email === '') throw badRequest('The e-mail address cannot be empty.');
+
+      // A user keeps their organization: moved, they would keep their roles and rules there (CVE-2023-22738).
+      if (b.organization_id != null && b.organization_id !== user.organization_id)
+        throw new ApiError(
+          'not_allowed_input',
+          'A user cannot be moved to another organization: they would keep their roles and rules there. Create a new account in the other organization instead.',
+        );
+
       const newUsername = b.username ?? user.username;
-      if (newUsername !== user.username) {
+      const renamed = newUsername !== user.username;
+      if (renamed) {
+        // The username is the login name: only its owner changes it, and never that of the root account.
+        if (!self) throw new ApiError('not_allowed_input', 'You cannot change the username of another user.');
+        if (user.username === ctx.config.root_user.username)
+          throw new ApiError(
+            'root_protected',
+            `The root account '${user.username}' cannot be renamed: the server would create a new root account at its next start.`,
+          );
         if (await usernameTaken(db(), newUsername, user.id))
           throw new ApiError('conflict', `A user with username '${newUsername}' already exists.`);
-        // Only the user themselves (or a global user editor such as root) renames an account: it is their login.
-        if (!self && !can(caller, 'user.e_glo'))
-          throw new ApiError('not_allowed_input', 'You cannot change the username of another user.');
       }
       const newEmail = b.email ?? user.email;
-      if (newEmail !== user.email && (await emailTaken(db(), newEmail, user.id))) {
+      const emailChanged = newEmail !== user.email;
+      if (emailChanged && (await emailTaken(db(), newEmail, user.id))) {
         throw new ApiError('conflict', `A user with e-mail address '${newEmail}' already exists.`);
-      }
-
-      const organizationId = b.organization_id ?? user.organization_id;
-      if (organizationId !== user.organization_id) {
-        if (!can(caller, 'user.e_glo'))
-          throw forbidden(
-            'You lack the permission to move a user to another organization (user EDIT GLOBAL).',
-          );
-        if (!(await organizationExists(db(), organizationId))) throw notFound('organization', organizationId);
       }
 
       const currentRoles = await roleIdsOfUser(db(), user.id);
       const roleIds = b.roles ? [...new Set(b.roles)] : null;
-      // A user who moves keeps their roles, so those are checked against the new organization too.
-      if (roleIds || organizationId !== user.organization_id) {
-        const wanted = roleIds ?? currentRoles;
-        await checkRoleAssignment(db(), caller, { current: currentRoles, wanted, self, organizationId });
+      if (roleIds) {
+        const organizationId = user.organization_id;
+        await checkRoleAssignment(db(), caller, {
+          current: currentRoles,
+          wanted: roleIds,
+          self,
+          organizationId,
+        });
       }
+      const currentRules = await ruleIdsOfUser(db(), user.id);
       const ruleIds = b.rules ? [...new Set(b.rules)] : null;
-      if (ruleIds) {
-        const current = await ruleIdsOfUser(db(), user.id);
-        await checkRuleAssignment(db(), caller, { current, wanted: ruleIds, self });
+      if (ruleIds) await checkRuleAssignment(db(), caller, { current: currentRules, wanted: ruleIds, self });
+
+      const firstname = b.firstname ?? user.firstname;
+      const lastname = b.lastname ?? user.lastname;
+      const changes = {
+        email: emailChanged,
+        names: firstname !== user.firstname || lastname !== user.lastname,
+        roles: roleIds !== null && !sameIds(roleIds, currentRoles),
+        rules: ruleIds !== null && !sameIds(ruleIds, currentRules),
+      };
+      if (!self && Object.values(changes).some(Boolean)) {
+        // Managing another account needs every rule it holds: else a lower admin takes over a higher one (its
+        // e-mail receives the password reset) or demotes it.
+        const what = changes.email ? 'change their e-mail address' : 'change their account';
+        await requireOutranks(db(), caller, user, what);
       }
+      if (self && emailChanged) await requireCurrentPassword(request, user, b.current_password);
 
       await db()
         .transaction()
@@ -300,9 +381,8 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
             .set({
               username: newUsername,
               email: newEmail,
-              firstname: b.firstname ?? user.firstname,
-              lastname: b.lastname ?? user.lastname,
-              organization_id: organizationId,
+              firstname,
+              lastname,
             })
             .where('id', '=', user.id)
             .execute();
@@ -340,6 +420,12 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw forbidden(
           'You lack the permission to delete this user (user DELETE OWN, ORGANIZATION or GLOBAL).',
         );
+      if (user.username === ctx.config.root_user.username)
+        throw new ApiError(
+          'root_protected',
+          `The root account '${user.username}' cannot be deleted: the server would create a new root account at its next start. Change its password instead.`,
+        );
+      await requireOutranks(db(), caller, user, 'delete their account');
       await deleteUser(db(), id);
       request.log.info({ event: 'user.deleted', user_id: id, by: caller.id }, 'user deleted');
       return { msg: `User id=${id} is removed from the database.` };
