@@ -256,7 +256,12 @@ export class DatabaseHandle {
 
   /** Runs the pending migrations. Throws with the failing migration's name. */
   async migrate(): Promise<void> {
-    const migrator = new Migrator({ db: this.#db, provider: new FederaMigrations(this.target.dialect) });
+    // Unordered: migrations written in parallel (0003 landing after 0004 ran somewhere) still apply.
+    const migrator = new Migrator({
+      db: this.#db,
+      provider: new FederaMigrations(this.target.dialect),
+      allowUnorderedMigrations: true,
+    });
     const { error, results } = await migrator.migrateToLatest();
     if (error) {
       const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';

@@ -29,6 +29,8 @@ export interface CollaborationTable {
 export interface MemberTable {
   collaboration_id: number;
   organization_id: number;
+  /** The highest task id when the organization joined: it sees results of later tasks only (migration 0004). */
+  since_task_id: Generated<number>;
 }
 
 export interface UserTable {

@@ -17,6 +17,7 @@ import type { ServerConfig } from '../config/schema.js';
 import type { Database } from '../db/schema.js';
 import { nowStored } from '../http/datetime.js';
 import { defaultNodeName } from '../repositories/node.js';
+import { lastTaskId } from '../repositories/collaboration.js';
 import { insertUserRows } from '../repositories/user.js';
 import { nextRunId } from '../repositories/task.js';
 import { FixtureError, type Fixture, type FixtureOrganization } from './fixture.js';
@@ -149,10 +150,17 @@ export async function importFixture(
         ).map((m) => m.organization_id),
       );
       const missing = members.filter((m) => !have.has(m.id));
+      const since = await lastTaskId(trx);
       if (missing.length)
         await trx
           .insertInto('member')
-          .values(missing.map((m) => ({ collaboration_id: collaborationId, organization_id: m.id })))
+          .values(
+            missing.map((m) => ({
+              collaboration_id: collaborationId,
+              organization_id: m.id,
+              since_task_id: since,
+            })),
+          )
           .execute();
 
       for (const [j, p] of collab.participants.entries()) {

@@ -55,10 +55,29 @@ async function insertMembers(
 ): Promise<void> {
   const ids = [...new Set(organizationIds)];
   if (ids.length === 0) return;
+  const since = await lastTaskId(db);
   await db
     .insertInto('member')
-    .values(ids.map((organization_id) => ({ collaboration_id: collaborationId, organization_id })))
+    .values(
+      ids.map((organization_id) => ({
+        collaboration_id: collaborationId,
+        organization_id,
+        since_task_id: since,
+      })),
+    )
     .execute();
+}
+
+/**
+ * The highest task id so far: an organization joining now sees the results of later tasks only
+ * (docs/security.md, "Results only for members at posting time").
+ */
+export async function lastTaskId(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('task')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst();
+  return Number(row?.id ?? 0);
 }
 
 /** Updates a collaboration; `organizationIds` replaces the whole member list. One transaction. */
@@ -74,8 +93,23 @@ export async function updateCollaboration(
     if (Object.keys(set).length > 0)
       await trx.updateTable('collaboration').set(set).where('id', '=', id).execute();
     if (values.organizationIds !== undefined) {
-      await trx.deleteFrom('member').where('collaboration_id', '=', id).execute();
-      await insertMembers(trx, id, values.organizationIds);
+      // Members that stay keep their membership (and so the tasks whose results they see); only the changes apply.
+      const wanted = [...new Set(values.organizationIds)];
+      const current = (
+        await trx.selectFrom('member').select('organization_id').where('collaboration_id', '=', id).execute()
+      ).map((m) => m.organization_id);
+      const gone = current.filter((o) => !wanted.includes(o));
+      if (gone.length > 0)
+        await trx
+          .deleteFrom('member')
+          .where('collaboration_id', '=', id)
+          .where('organization_id', 'in', gone)
+          .execute();
+      await insertMembers(
+        trx,
+        id,
+        wanted.filter((o) => !current.includes(o)),
+      );
     }
   });
 }

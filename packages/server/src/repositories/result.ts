@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Caller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
@@ -52,8 +52,44 @@ export async function resultCollaborations(db: Kysely<Database>, caller: Caller)
 }
 
 /**
+ * A condition on a query that joins `task`: the caller's organization was a member of the task's collaboration when
+ * the task was posted (docs/security.md, "Results only for members at posting time"). An organization added to a
+ * collaboration later sees the results of tasks posted after it joined, never those of earlier tasks.
+ */
+export function postedWhileMember(organizationId: number) {
+  return (eb: ExpressionBuilder<Database, 'task'>) =>
+    eb.exists(
+      eb
+        .selectFrom('member')
+        .select('member.organization_id')
+        .whereRef('member.collaboration_id', '=', 'task.collaboration_id')
+        .where('member.organization_id', '=', organizationId)
+        .whereRef('member.since_task_id', '<', 'task.id'),
+    );
+}
+
+/** The ids among `taskIds` whose results the caller may see: see {@link resultCollaborations} and {@link postedWhileMember}. */
+export async function tasksWithVisibleResults(
+  db: Kysely<Database>,
+  caller: Caller,
+  taskIds: readonly number[],
+): Promise<Set<number>> {
+  if (taskIds.length === 0) return new Set();
+  const visible = await resultCollaborations(db, caller);
+  if (visible.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('task')
+    .select('task.id')
+    .where('task.id', 'in', taskIds)
+    .where('task.collaboration_id', 'in', visible)
+    .where(postedWhileMember(caller.organizationId))
+    .execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
  * Tasks in the "task with results" form, embedding a task's results only when the caller may view them (see
- * {@link resultCollaborations}); otherwise `results` is `[]`. Every listing with `include=results` uses this,
+ * {@link tasksWithVisibleResults}); otherwise `results` is `[]`. Every listing with `include=results` uses this,
  * so `task.v_glo` alone never reveals results of a collaboration the caller is not part of.
  */
 export async function loadTasksWithVisibleResults(
@@ -63,9 +99,7 @@ export async function loadTasksWithVisibleResults(
 ): Promise<TaskWithResultsOut[]> {
   const [tasks, visible] = await Promise.all([
     loadTasksWithResults(ctx, ids),
-    resultCollaborations(ctx.dbh.db, caller),
+    tasksWithVisibleResults(ctx.dbh.db, caller, ids),
   ]);
-  return tasks.map((t) =>
-    t.collaboration && visible.includes(t.collaboration.id) ? t : { ...t, results: [] },
-  );
+  return tasks.map((t) => (visible.has(t.id) ? t : { ...t, results: [] }));
 }

@@ -14,7 +14,12 @@ import {
   type ResultOut,
   type ResultWithTaskOut,
 } from '../serializers/task.js';
-import { findResult, resultCollaborations } from '../repositories/result.js';
+import {
+  findResult,
+  postedWhileMember,
+  resultCollaborations,
+  tasksWithVisibleResults,
+} from '../repositories/result.js';
 import { collaborationRoom } from '../repositories/task.js';
 import type { Updateable } from 'kysely';
 import type { ResultTable } from '../db/schema.js';
@@ -115,6 +120,7 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .innerJoin('task', 'task.id', 'result.task_id')
         .select('result.id')
         .where('task.collaboration_id', 'in', visible.length ? visible : [-1])
+        .where(postedWhileMember(caller.organizationId))
         .orderBy('result.id', 'desc');
       if (q.task_id !== undefined) ids = ids.where('result.task_id', '=', q.task_id);
       if (q.organization_id !== undefined) ids = ids.where('result.organization_id', '=', q.organization_id);
@@ -166,9 +172,10 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const caller = request.caller as Caller;
       const result = await findResult(db(), request.params.id);
       if (!result) throw notFound('Result', request.params.id);
-      const visible = await resultCollaborations(db(), caller);
-      if (result.collaboration_id === null || !visible.includes(result.collaboration_id)) {
-        throw forbidden(`You cannot view result ${result.id}: only members of its task's collaboration can.`);
+      if (!(await tasksWithVisibleResults(db(), caller, [result.task_id])).has(result.task_id)) {
+        throw forbidden(
+          `You cannot view result ${result.id}: only organizations that were members of its task's collaboration when the task was posted can.`,
+        );
       }
       const [out] = includes(request.query, 'task')
         ? await loadResultsWithTask(ctx, [result.id])

@@ -24,7 +24,7 @@ import {
   taskCollaborations,
   taskStatusIs,
 } from '../repositories/task.js';
-import { loadTasksWithVisibleResults, resultCollaborations } from '../repositories/result.js';
+import { loadTasksWithVisibleResults, tasksWithVisibleResults } from '../repositories/result.js';
 import { CreateTaskBody, createTask } from './task/create.js';
 
 const TaskItem = Type.Union([TaskWithResultsSchema, TaskSchema]);
@@ -212,10 +212,9 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const caller = request.caller as Caller;
       const task = await findTask(db(), request.params.id);
       if (!task) throw notFound('Task', request.params.id);
-      const visible = await resultCollaborations(db(), caller);
-      if (task.collaboration_id === null || !visible.includes(task.collaboration_id)) {
+      if (!(await tasksWithVisibleResults(db(), caller, [task.id])).has(task.id)) {
         throw forbidden(
-          `You cannot view the results of task ${task.id}: only members of its collaboration can.`,
+          `You cannot view the results of task ${task.id}: only organizations that were members of its collaboration when it was posted can.`,
         );
       }
       const ids = db()
