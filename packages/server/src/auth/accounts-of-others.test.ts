@@ -46,6 +46,12 @@ describe('nobody edits the e-mail of a user who holds a rule they lack', () => {
     expect(r.body.code).toBe('forbidden');
     expect(r.body.msg).toMatch(/holds the rule '[a-z]+ [A-Z]+ GLOBAL'/);
     expect(await emailOf(higher.id)).toBe(`${higher.username}@example.org`);
+    // An address in use gets the same refusal: the refusal tells nothing about other accounts.
+    const inUse = await t.api('PATCH', `/user/${higher.id}`, {
+      token: await admin.token(),
+      body: { email: await emailOf(rootId) },
+    });
+    expect(inUse.status).toBe(401);
     // Nor their names: any change to a higher account is refused.
     const names = await t.api('PATCH', `/user/${higher.id}`, {
       token: await admin.token(),
@@ -89,6 +95,8 @@ describe('changing your own e-mail address needs your current password', () => {
     expect(missing.status).toBe(400);
     expect(missing.body.code).toBe('current_password_required');
     expect(missing.body.msg).toContain('current_password');
+    const inUse = await t.api('PATCH', `/user/${u.id}`, { token, body: { email: await emailOf(rootId) } });
+    expect(inUse.body.code).toBe('current_password_required');
     const wrong = await t.api('PATCH', `/user/${u.id}`, {
       token,
       body: { email: `mine-${u.id}@example.org`, current_password: 'Not-The-Password-1!' },

@@ -316,7 +316,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (b.username === '') throw badRequest('The username cannot be empty.');
       if (b.email === '') throw badRequest('The e-mail address cannot be empty.');
 
-      // A user keeps their organization: moved, they would keep their roles and rules there (CVE-2023-22738).
+      // A user keeps their organization: moved, they would keep their roles and rules there (docs/security.md).
       if (b.organization_id != null && b.organization_id !== user.organization_id)
         throw new ApiError(
           'not_allowed_input',
@@ -338,9 +338,6 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       const newEmail = b.email ?? user.email;
       const emailChanged = newEmail !== user.email;
-      if (emailChanged && (await emailTaken(db(), newEmail, user.id))) {
-        throw new ApiError('conflict', `A user with e-mail address '${newEmail}' already exists.`);
-      }
 
       const currentRoles = await roleIdsOfUser(db(), user.id);
       const roleIds = b.roles ? [...new Set(b.roles)] : null;
@@ -372,6 +369,9 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await requireOutranks(db(), caller, user, what);
       }
       if (self && emailChanged) await requireCurrentPassword(request, user, b.current_password);
+      // Only now, so that nobody learns which addresses are in use without the right to change this one.
+      if (emailChanged && (await emailTaken(db(), newEmail, user.id)))
+        throw new ApiError('conflict', `A user with e-mail address '${newEmail}' already exists.`);
 
       await db()
         .transaction()
@@ -390,7 +390,11 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
           if (ruleIds) await replaceUserRules(trx, user.id, ruleIds);
         })
         .catch(conflictOnRace);
-      request.log.info({ event: 'user.updated', user_id: user.id, by: caller.id }, 'user updated');
+      const changed = [
+        ...(renamed ? ['username'] : []),
+        ...Object.entries(changes).flatMap(([field, yes]) => (yes ? [field] : [])),
+      ];
+      request.log.info({ event: 'user.updated', user_id: user.id, by: caller.id, changed }, 'user updated');
       const [out] = await loadUsers(ctx, [user.id]);
       if (!out) throw notFound('user', user.id);
       return out;
