@@ -1,3 +1,4 @@
 export * from './config/config-file.js';
 export * from './encryption/index.js';
 export * from './socket-events.js';
+export * from './image-reference.js';

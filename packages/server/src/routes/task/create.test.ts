@@ -80,13 +80,48 @@ describe('POST /task by a user', () => {
     const w = await world(t);
     const r = await t.api('POST', '/task', {
       token: w.token,
-      body: { collaboration_id: w.collab, organizations: [{ id: w.orgA, input: { method: 'avg' } }] },
+      body: {
+        collaboration_id: w.collab,
+        organizations: [{ id: w.orgA, input: { method: 'avg' } }],
+        image: 'algorithm',
+      },
     });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ name: '', description: '', image: '', database: '' });
+    expect(r.body).toMatchObject({ name: '', description: '', image: 'algorithm', database: '' });
     const results = await t.api('GET', `/task/${r.body.id}/result`, { token: w.token });
     expect(JSON.parse(results.body[0].input)).toEqual({ method: 'avg' });
   });
+
+  it.each([
+    ['missing', undefined, /must not be empty/],
+    ['empty', '', /must not be empty/],
+    ['null', null, /must not be empty/],
+    ['blank', '   ', /whitespace/],
+    ['with a newline', 'alpine\n', /whitespace/],
+    ['with a NUL', 'alp\u0000ine', /control characters/],
+    ['in uppercase', 'Harbor.example.org/Algo', /invalid path component 'Algo'/],
+    ['climbing with ..', '../../images/x', /invalid registry host '\.\.'/],
+    ['with .. inside', 'a/../b', /invalid path component '\.\.'/],
+    ['huge', 'a'.repeat(100_000), /at most 512/],
+    ['with a bad tag', 'algorithm:-1', /invalid tag/],
+  ])(
+    'refuses an image that is %s with 400 naming the field, and stores nothing',
+    async (_what, image, why) => {
+      const w = await world(t);
+      const before = await countRows(t);
+      const r = await t.api('POST', '/task', {
+        token: w.token,
+        body: { ...taskBody(w.collab, [w.orgA]), image },
+      });
+      expect(r.status).toBe(400);
+      expect(r.body.code).toBe('validation_failed');
+      expect(r.body.msg).toMatch(/^field 'image' /);
+      expect(r.body.msg).toMatch(why);
+      expect(r.body.message.image).toMatch(why);
+      expect(await countRows(t)).toEqual(before);
+      expect(events.named('new_task')).toEqual([]);
+    },
+  );
 
   it('refuses a task for an organization without a node in the collaboration, listing it, and stores nothing', async () => {
     const w = await world(t);

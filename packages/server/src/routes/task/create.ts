@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Caller } from '../../auth/caller.js';
+import { imageReferenceProblem } from '@federa/common';
 import type { Database } from '../../db/schema.js';
 import { ApiError, badRequest, forbidden, notFound } from '../../errors.js';
 import { nowStored } from '../../http/datetime.js';
@@ -74,6 +75,14 @@ async function policyRefusals(
 export async function createTask(ctx: AppContext, caller: Caller, body: CreateTaskInput): Promise<number> {
   const db = ctx.dbh.db;
   const collaborationId = body.collaboration_id;
+
+  // 0. The image is a usable reference: a node must never be handed one its engine cannot parse
+  // (docs/security.md, "The node survives any task").
+  const imageProblem = imageReferenceProblem(body.image ?? '');
+  if (imageProblem)
+    throw new ApiError('validation_failed', `field 'image' ${imageProblem}`, {
+      extra: { message: { image: imageProblem } },
+    });
 
   // 1. The collaboration exists.
   const collaboration = await db
