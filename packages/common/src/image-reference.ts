@@ -29,7 +29,6 @@ export function imageReferenceProblem(ref: unknown): string | undefined {
     return 'must not be empty: name the algorithm image, e.g. harbor.example.org/project/algorithm:1.0';
   if (ref.length > MAX_IMAGE_REFERENCE_LENGTH)
     return `is ${ref.length} characters long; an image reference has at most ${MAX_IMAGE_REFERENCE_LENGTH}`;
-  // eslint-disable-next-line no-control-regex
   if (/[\s\u0000-\u001f\u007f]/.test(ref)) return 'must not contain whitespace or control characters';
 
   let rest = ref;
