@@ -2,6 +2,7 @@
 # Builds the example algorithm images locally, without any registry:
 #   federa/average-python:local  (algorithms/average-python, FROM federa/base-python:local)
 #   federa/average-ts:local      (algorithms/average-ts,     FROM federa/base-node:local)
+#   federa/start-line:local      (algorithms/start-line,     FROM federa/helper:local; the fault-injection tests)
 # An image whose label federa.recipe-hash matches its sources is skipped. --force rebuilds.
 # Needs the base images (scripts/build-images.sh). Override the bases with BASE_PYTHON / BASE_NODE.
 set -euo pipefail
@@ -10,6 +11,7 @@ FORCE=0
 [[ "${1:-}" == "--force" ]] && FORCE=1
 BASE_PYTHON="${BASE_PYTHON:-federa/base-python:local}"
 BASE_NODE="${BASE_NODE:-federa/base-node:local}"
+BASE_HELPER="${BASE_HELPER:-federa/helper:local}"
 LOCK=/tmp/federa-build-algorithms.lock
 exec 9>"$LOCK"
 flock 9
@@ -47,3 +49,4 @@ build federa/average-python:local "$BASE_PYTHON" algorithms/average-python/Docke
   clients/python/federa_algorithm_tools algorithms/average-python/average.py algorithms/average-python/main.py
 build federa/average-ts:local "$BASE_NODE" algorithms/average-ts/Dockerfile \
   packages/algorithm-tools/package.json packages/algorithm-tools/dist algorithms/average-ts/package.json algorithms/average-ts/dist
+build federa/start-line:local "$BASE_HELPER" algorithms/start-line/Dockerfile algorithms/start-line/start-line.sh

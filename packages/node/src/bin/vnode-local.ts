@@ -10,6 +10,7 @@ import { loadNodeConfig, DEFAULT_ENVIRONMENT } from '../config/node-config.js';
 import { NodeStoppedError, StartupError, WrongApiKeyError } from '../errors.js';
 import { createNodeLogger } from '../logger.js';
 import { startNode } from '../node.js';
+import { installProcessGuard } from '../process-guard.js';
 import { NODE_VERSION } from '../version.js';
 import { exitWith } from './exit.js';
 
@@ -71,6 +72,7 @@ Examples:
       throw error;
     }
     const log = createNodeLogger(config);
+    installProcessGuard(log);
     const starting = new AbortController();
     let running: Awaited<ReturnType<typeof startNode>> | undefined;
     let stopping = false;

@@ -29,12 +29,13 @@ export interface E2eServer {
   close(): Promise<void>;
 }
 
-export async function startE2eServer(): Promise<E2eServer> {
+/** `listen`: the address to listen on; a node in a container needs `0.0.0.0` (it comes from the Docker bridge). */
+export async function startE2eServer(listen = '127.0.0.1'): Promise<E2eServer> {
   const sockets = new SocketServer();
   const t = await startTestApp({ events: sockets.events });
   sockets.bind(t.ctx);
   sockets.attach(t.app.server);
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  await t.app.listen({ host: listen, port: 0 });
   const port = (t.app.server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
   return {

@@ -39,6 +39,9 @@ async function removeTagged(tag: string): Promise<void> {
   }
 }
 
+/** Removes the rules a node left behind (a node killed with SIGKILL could not remove them itself). */
+export const removeHostGuard = (tag: string): Promise<void> => removeTagged(tag).catch(() => undefined);
+
 export async function installHostGuard(options: {
   networkId: string;
   gateway: string;

@@ -33,6 +33,7 @@ import { readRunOutput, removeRunFiles, writeRunFiles } from './run-files.js';
 import { RunReporter, type RecipientKey, type RunOutcome } from './run-reporter.js';
 import { RunStatus, type RunStatusValue } from './run-status.js';
 import type { RunRecord, RunStore } from './run-store.js';
+import { checkTask, quote, runIds } from './task-check.js';
 
 export interface NodeIdentity {
   readonly nodeId: number;
@@ -106,21 +107,33 @@ export class RunManager {
     await this.#o.helpers?.settled();
   }
 
-  /** Takes on an open result unless it is already running here, recorded, or reported. Returns whether it did. */
+  /**
+   * Takes on an open result unless it is already running here, recorded, or reported. Returns whether it did. Never
+   * throws: whatever the item holds, it is checked in the run (task-check.ts) and the run ends reported.
+   */
   accept(item: WireResultWithTask): boolean {
-    const id = item.id;
+    const ids = runIds(item);
+    if (!ids) {
+      this.#o.log.warn(
+        { event: 'run.unreportable', item: quote(item) },
+        'an open result without a valid id was ignored: it cannot be reported',
+      );
+      return false;
+    }
+    const id = ids.resultId;
     if (this.#active.has(id) || this.#finished.has(id) || this.#o.store.has(id)) {
       this.#o.log.debug({ event: 'run.skip', result_id: id }, 'run already in progress or reported here');
       return false;
     }
     if (item.finished_at) return false;
+    const task = item.task as Partial<WireResultWithTask['task']>;
     const info: RunInfo = {
       resultId: id,
-      taskId: item.task.id,
-      runId: item.task.run_id,
-      parentId: refId(item.task.parent) ?? null,
-      image: item.task.image,
-      initiator: item.task.initiator,
+      taskId: ids.taskId,
+      runId: ids.runId,
+      parentId: refId(task.parent ?? undefined) ?? null,
+      image: typeof task.image === 'string' ? task.image : '',
+      ...(typeof task.initiator === 'number' ? { initiator: task.initiator } : {}),
       containerName: algorithmContainerName(this.#o.names, id),
       startedAtMs: Date.now(),
       marks: {},
@@ -227,6 +240,20 @@ export class RunManager {
   async #execute(run: RunInfo, item: WireResultWithTask): Promise<void> {
     const { log, store, rest, runtime, config } = this.#o;
     const rlog = log.child({ result_id: run.resultId, task_id: run.taskId, run_id: run.runId });
+    // A task that fails the checks is reported at once: nothing is recorded, pulled or started for it.
+    const refusal = checkTask(item, this.#o.identity.collaborationId);
+    if (refusal) {
+      rlog.warn(
+        { event: 'run.refused', status: refusal.status, reason: refusal.reason },
+        'the task cannot be run',
+      );
+      return this.#finish(run, rlog, {
+        status: refusal.status,
+        output: Buffer.alloc(0),
+        log: nodeNote(`this run cannot start: ${refusal.reason}`),
+        reason: refusal.reason,
+      });
+    }
     rlog.info({ event: 'run.started', image: run.image }, 'run started');
     // The record and the `initializing` report go out while the run is prepared; the time reported is the time
     // the node took the run on. Every later report waits for it (the server sees the statuses in order), and the
@@ -261,10 +288,12 @@ export class RunManager {
       try {
         input = item.input ? this.#o.cryptor.decryptStringToBytes(item.input) : Buffer.alloc(0);
       } catch (error) {
+        const reason = `the task input could not be read: ${(error as Error).message}`;
         return await finish({
           status: RunStatus.failed,
           output: Buffer.alloc(0),
-          log: nodeNote(`the task input could not be read: ${(error as Error).message}`),
+          log: nodeNote(reason),
+          reason,
         });
       }
 
@@ -276,6 +305,7 @@ export class RunManager {
           status: RunStatus.notAllowed,
           output: Buffer.alloc(0),
           log: nodeNote(`this node refuses the run: ${verdict.reason}`),
+          reason: verdict.reason,
         });
       }
 
@@ -291,12 +321,12 @@ export class RunManager {
       ]);
       mark(run, 'token_image_volume');
       if (pull.action === 'missing') {
+        const reason = `the image ${run.image} does not exist on this node and could not be pulled${pull.warning ? `: ${pull.warning}` : ''}`;
         return await finish({
           status: RunStatus.nonExistingImage,
           output: Buffer.alloc(0),
-          log: nodeNote(
-            `the image ${run.image} does not exist on this node and could not be pulled${pull.warning ? `: ${pull.warning}` : ''}`,
-          ),
+          log: nodeNote(reason),
+          reason,
         });
       }
       if (pull.action === 'local-fallback')
@@ -372,12 +402,12 @@ export class RunManager {
       }
       if (!handle) {
         await removeRunFiles(this.#o.volumeDir, run.resultId);
+        const reason = `the container could not be started: ${(startError as Error)?.message ?? String(startError)}`;
         return await finish({
           status: RunStatus.startFailed,
           output: Buffer.alloc(0),
-          log: nodeNote(
-            `the container could not be started: ${(startError as Error)?.message ?? String(startError)}`,
-          ),
+          log: nodeNote(reason),
+          reason,
         });
       }
       mark(run, 'container_started');
@@ -394,13 +424,8 @@ export class RunManager {
         { event: 'run.node_error', err: String(error) },
         'the node failed while running this algorithm',
       );
-      await finish({
-        status: RunStatus.failed,
-        output: Buffer.alloc(0),
-        log: nodeNote(
-          `the node failed while running this algorithm: ${(error as Error).message ?? String(error)}`,
-        ),
-      });
+      const reason = `the node failed while running this algorithm: ${(error as Error)?.message ?? String(error)}`;
+      await finish({ status: RunStatus.failed, output: Buffer.alloc(0), log: nodeNote(reason), reason });
     }
   }
 
@@ -466,6 +491,7 @@ export class RunManager {
         duration_ms: Date.now() - run.startedAtMs,
         output_bytes: outcome.output.length,
         steps_ms: run.marks,
+        ...(outcome.reason ? { reason: outcome.reason } : {}),
       },
       'run finished',
     );

@@ -20,6 +20,8 @@ export interface RunOutcome {
   readonly status: RunStatusValue;
   readonly output: Uint8Array;
   readonly log: string;
+  /** Why a run did not complete, for the node's log line (the run's log says it too). */
+  readonly reason?: string;
 }
 
 /** An organization's public key and when it was read from the server. */

@@ -3,6 +3,7 @@
  */
 import { PassThrough, Writable } from 'node:stream';
 import Docker from 'dockerode';
+import { imageReferenceProblem } from '@federa/common';
 import type {
   ContainerHandle,
   ContainerRuntime,
@@ -25,6 +26,7 @@ import type {
 import {
   ContainerRuntimeError,
   ImageUnavailableError,
+  InvalidReferenceError,
   RegistryError,
   RuntimeNotFoundError,
   RuntimeTimeoutError,
@@ -110,6 +112,23 @@ export function normalizeRegistry(registry: string): string {
 
 function sameRepository(a: ImageRef, b: ImageRef): boolean {
   return a.registry === b.registry && a.repository === b.repository;
+}
+
+/**
+ * Refuses a reference the engine cannot parse before it is put into a request path: the engine answers some of
+ * them with a redirect that the Docker client follows to a host named after the reference, and that failure
+ * escapes every promise (docs/security.md, "The node survives any task").
+ */
+function checkReference(operation: string, ref: string): void {
+  const problem = imageReferenceProblem(ref);
+  if (problem)
+    throw new InvalidReferenceError(
+      operation,
+      `the image reference ${JSON.stringify(ref).slice(0, 80)} ${problem}`,
+      {
+        context: { image: ref.slice(0, 80) },
+      },
+    );
 }
 
 function isSocketDown(err: unknown): boolean {
@@ -361,6 +380,7 @@ export class DockerRuntime implements ContainerRuntime {
   // ---------------------------------------------------------------- containers
 
   async runContainer(spec: ContainerSpec): Promise<ContainerHandle> {
+    checkReference('runContainer', spec.image);
     const context = { container: spec.name, image: spec.image };
     const network = spec.network;
     const namedNetwork =
@@ -551,6 +571,7 @@ export class DockerRuntime implements ContainerRuntime {
   }
 
   async inspectImage(ref: string): Promise<ImageInfo | undefined> {
+    checkReference('inspectImage', ref);
     const info = await this.#maybe('inspectImage', { image: ref }, () =>
       this.#docker.getImage(ref).inspect(),
     );
@@ -618,6 +639,7 @@ export class DockerRuntime implements ContainerRuntime {
   }
 
   async pullIfNewer(ref: string, credentials?: RegistryCredentials): Promise<PullResult> {
+    checkReference('pullIfNewer', ref);
     const wanted = parseImageRef(ref);
     const auth = this.#authFor(ref, credentials);
     const local = await this.inspectImage(ref);

@@ -31,6 +31,9 @@ export class RuntimeNotFoundError extends ContainerRuntimeError {}
 /** An image could neither be found locally nor pulled. */
 export class ImageUnavailableError extends ContainerRuntimeError {}
 
+/** An image reference the engine cannot parse (refused before it reaches the engine). */
+export class InvalidReferenceError extends ContainerRuntimeError {}
+
 /** A registry refused the credentials or could not be reached. */
 export class RegistryError extends ContainerRuntimeError {}
 
