@@ -7,7 +7,7 @@
 See docs/client-python.md.
 """
 
-from .client import Client, ResultList
+from .client import Client, ResultList, UserClient, WhoAmI
 from .exceptions import (
     AuthenticationError,
     ConnectionFailed,
@@ -27,6 +27,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Client",
+    "UserClient",
+    "WhoAmI",
     "ResultList",
     "FederaError",
     "AuthenticationError",

@@ -8,11 +8,12 @@ import logging
 import os
 import sys
 import time
-from typing import Any, Dict, List, Optional, Union
+import warnings
+from typing import Any, Dict, Iterable, List, Optional, Union
 
 import requests
 
-from .encryption import CryptorBase, DummyCryptor, EncryptionError, RSACryptor
+from .encryption import CryptorBase, DummyCryptor, EncryptionError, RSACryptor, create_new_rsa_key
 from .exceptions import (
     AuthenticationError,
     ConnectionFailed,
@@ -36,9 +37,11 @@ from .resources import (
     TaskResource,
     UserResource,
 )
-from .serialization import read_payload
+from .serialization import read_payload, serialize
 
-__all__ = ["Client", "ResultList"]
+IdLike = Union[int, str, Dict[str, Any]]
+
+__all__ = ["Client", "UserClient", "ResultList", "WhoAmI"]
 
 log = logging.getLogger("federa_client")
 
@@ -65,6 +68,79 @@ def _jwt_expiry(token: str) -> Optional[float]:
         return None
 
 
+class WhoAmI(dict):
+    """Who is logged in. A dictionary (``whoami["organization_id"]``, Federa's form) whose keys are also
+    attributes in vantage6 3.x's form: ``type_``, ``id_``, ``name``, ``organization_id``, ``organization_name``
+    (and ``id``, ``username``)."""
+
+    def __getattr__(self, key: str) -> Any:
+        aliases = {"id_": "id", "type_": "type"}
+        try:
+            return self[aliases.get(key, key)]
+        except KeyError:
+            raise AttributeError(key) from None
+
+
+class Util:
+    """``client.util``: vantage6 3.x's general utilities."""
+
+    def __init__(self, client: "Client"):
+        self._client = client
+
+    def get_server_version(self) -> Dict[str, Any]:
+        """``{"version": ...}`` of the server (``GET /version``)."""
+        return self._client.request_json("GET", "/version", authenticated=False)
+
+    def get_server_health(self) -> Dict[str, Any]:
+        """The server's health (``GET /health``)."""
+        return self._client.request_json("GET", "/health", authenticated=False)
+
+    def change_my_password(self, current_password: str, new_password: str) -> Dict[str, Any]:
+        """Change the logged-in user's password; returns the server's message."""
+        self._client.log("Changing the password of the logged-in user")
+        return self._client.request_json("PATCH", "/password/change", json={
+            "current_password": current_password, "new_password": new_password}) or {}
+
+    def reset_my_password(self, email: Optional[str] = None, username: Optional[str] = None) -> Dict[str, Any]:
+        """Ask the server to mail a password-reset token to the account's address."""
+        if not email and not username:
+            raise ValueError("give the email or the username of the account")
+        return self._client.request_json("POST", "/recover/lost", authenticated=False,
+                                         json={k: v for k, v in (("email", email), ("username", username)) if v})
+
+    def set_my_password(self, token: str, password: str) -> Dict[str, Any]:
+        """Set a new password with the token of :meth:`reset_my_password`."""
+        return self._client.request_json("POST", "/recover/reset", authenticated=False,
+                                         json={"reset_token": token, "password": password})
+
+    def reset_two_factor_auth(self, password: str, email: Optional[str] = None,
+                              username: Optional[str] = None) -> Dict[str, Any]:
+        """Ask the server to mail a token to reset two-factor authentication."""
+        if not email and not username:
+            raise ValueError("give the email or the username of the account")
+        body = {k: v for k, v in (("email", email), ("username", username)) if v}
+        return self._client.request_json("POST", "/recover/2fa/lost", authenticated=False,
+                                         json={**body, "password": password})
+
+    def set_two_factor_auth(self, token: str) -> Dict[str, Any]:
+        """Reset two-factor authentication with the token of :meth:`reset_two_factor_auth`; the answer holds the
+        new secret (``qr_uri``, ``otp_secret``) for an authenticator app."""
+        return self._client.request_json("POST", "/recover/2fa/reset", authenticated=False,
+                                         json={"reset_token": token})
+
+    def generate_private_key(self, file_: Union[str, "os.PathLike[str]", None] = None) -> None:
+        """Make a new private key for your organization at ``file_`` (``private_key.pem`` in the current folder
+        by default), use it for encryption and upload its public key to your organization."""
+        path = os.path.abspath(os.fspath(file_) if file_ else "private_key.pem")
+        self._client.log(f"Generating the private key file {path}")
+        create_new_rsa_key(path)
+        self._client.setup_encryption(path)
+        cryptor = self._client.cryptor
+        assert isinstance(cryptor, RSACryptor)
+        self._client.organization.update(self._client._whoami_org(), public_key=cryptor.public_key_str)
+        self._client.log("The public key of your organization on the server is updated")
+
+
 class Client:
     """A Federa user client.
 
@@ -81,7 +157,8 @@ class Client:
     ``client.rule``.
     """
 
-    def __init__(self, host: str, port: int, path: str = "/api", verbose: bool = False, timeout: float = 30.0):
+    def __init__(self, host: str, port: int, path: str = "/api", verbose: bool = False, log_level: str = "debug",
+                 timeout: float = 30.0):
         host = str(host).strip().rstrip("/")
         if "://" not in host:
             host = "http://" + host
@@ -96,8 +173,12 @@ class Client:
         self._refresh_url: Optional[str] = None
         self._access_expiry: Optional[float] = None
         self.cryptor: Optional[CryptorBase] = None
-        #: After :meth:`authenticate`: ``{"id", "username", "organization_id"}`` of the logged-in user.
-        self.whoami: Optional[Dict[str, Any]] = None
+        #: vantage6's ``log_level``: the level of the ``federa_client`` logger.
+        self.log_level = str(log_level or "debug")
+        log.setLevel(getattr(logging, self.log_level.upper(), logging.DEBUG))
+        #: After :meth:`authenticate`: a :class:`WhoAmI` of the logged-in user.
+        self.whoami: Optional[WhoAmI] = None
+        self.util = Util(self)
 
         self.user = UserResource(self)
         self.organization = OrganizationResource(self)
@@ -360,16 +441,34 @@ class Client:
         me = self.request_json("GET", user_path) if user_path else None
         if isinstance(me, dict):
             org = me.get("organization")
-            self.whoami = {
-                "id": me.get("id"),
-                "username": me.get("username", username),
-                "organization_id": org.get("id") if isinstance(org, dict) else org,
-            }
+            org_id = org.get("id") if isinstance(org, dict) else org
+            self.whoami = WhoAmI(type="user", id=me.get("id"), username=me.get("username", username),
+                                 name=me.get("firstname"), organization_id=org_id,
+                                 organization_name=self._organization_name(org_id))
         else:
-            self.whoami = {"id": None, "username": username, "organization_id": None}
+            self.whoami = WhoAmI(type="user", id=None, username=username, name=None, organization_id=None,
+                                 organization_name=None)
         self.log(f"Logged in as {self.whoami['username']} (user {self.whoami['id']}, organization "
                  f"{self.whoami['organization_id']})")
         return self.whoami
+
+    def _organization_name(self, org_id: Any) -> Optional[str]:
+        if org_id is None:
+            return None
+        try:
+            return self.request_json("GET", f"/organization/{int(org_id)}").get("name")
+        except FederaError:
+            return None
+
+    def _whoami_id(self) -> int:
+        if not self.whoami or self.whoami.get("id") is None:
+            raise AuthenticationError("not logged in: call authenticate() first")
+        return int(self.whoami["id"])
+
+    def _whoami_org(self) -> int:
+        if not self.whoami or self.whoami.get("organization_id") is None:
+            raise AuthenticationError("not logged in: call authenticate() first")
+        return int(self.whoami["organization_id"])
 
     def logout(self) -> None:
         """Forget the tokens (the server keeps no session state)."""
@@ -378,22 +477,39 @@ class Client:
         self.whoami = None
         self.log("Logged out")
 
-    def setup_encryption(self, private_key_path: Union[str, "os.PathLike[str]", None]) -> CryptorBase:
-        """Set up end-to-end encryption. ``private_key_path`` is the unencrypted PEM private key of your
+    def setup_encryption(self, private_key_file: Union[str, "os.PathLike[str]", None] = None, *,
+                         private_key_path: Union[str, "os.PathLike[str]", None] = None) -> CryptorBase:
+        """Set up end-to-end encryption. ``private_key_file`` is the unencrypted PEM private key of your
         organization (needed to post tasks to, and read results of, encrypted collaborations); ``None`` means
-        this client only works with unencrypted collaborations.
+        this client only works with unencrypted collaborations. ``private_key_path`` is Federa's earlier name.
 
+        Unlike vantage6, the public key on the server is never replaced silently (that would lock the other
+        members of your organization out of results in flight): when it differs from this key, or is missing, a
+        warning says so; ``util.generate_private_key`` or ``organization.update(public_key=...)`` changes it.
         Unencrypted collaborations always use plain base64, whatever is set up here.
         """
-        if private_key_path is None:
+        key_file = private_key_file if private_key_file is not None else private_key_path
+        if key_file is None:
             self.cryptor = DummyCryptor()
             self.log("Encryption disabled: only unencrypted collaborations can be used")
             return self.cryptor
         try:
-            self.cryptor = RSACryptor(private_key_path)
+            self.cryptor = RSACryptor(key_file)
         except EncryptionError as exc:
             raise EncryptionSetupError(f"cannot set up encryption: {exc}") from None
-        self.log(f"End-to-end encryption set up with the private key {os.fspath(private_key_path)}")
+        self.log(f"End-to-end encryption set up with the private key {os.fspath(key_file)}")
+        if self.whoami and self.whoami.get("organization_id") is not None:
+            try:
+                on_server = self.request_json("GET", f"/organization/{self._whoami_org()}").get("public_key")
+            except FederaError:
+                on_server = None
+            if on_server != self.cryptor.public_key_str:
+                message = ("the public key of your organization on the server " +
+                           ("is missing" if not on_server else "does not match this private key") +
+                           ": results for your organization cannot be read with it; upload it with "
+                           "client.organization.update(public_key=client.cryptor.public_key_str)")
+                warnings.warn(message, UserWarning, stacklevel=2)
+                self.log(message)
         return self.cryptor
 
     def _cryptor_for(self, encrypted: bool, what: str) -> CryptorBase:
@@ -471,6 +587,153 @@ class Client:
             raise TaskFailed(int(task_id), failed, results)
         self.log(f"Task {task_id} is complete")
         return results
+
+
+    # ------------------------------------------------------------------ vantage6 3.x's ClientBase methods
+
+    #: Federa's request form ``request(method, endpoint, *, params=None, json=None, authenticated=True)``,
+    #: returning the ``requests.Response``; :meth:`request` also accepts vantage6's form.
+    api_request = request
+
+    def request(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[no-redef]
+        """Send one API request, in either form:
+
+        * vantage6's ``request(endpoint, json=None, method="get", params=None, first_try=True, retry=True)``
+          returns the decoded JSON body (``endpoint`` relative to the API path, e.g. ``"task"``);
+        * Federa's ``request(method, endpoint, *, params=None, json=None, authenticated=True)`` returns the
+          ``requests.Response`` (see :attr:`api_request`).
+
+        Both raise the :mod:`federa_client.exceptions` error of a refused request (vantage6 returned the error
+        body instead) and refresh an expired token once.
+        """
+        if _is_federa_form(args, kwargs):
+            return self.api_request(*args, **kwargs)
+        return self._v6_request(*args, **kwargs)
+
+    def _v6_request(self, endpoint: str, json: Any = None, method: str = "get", params: Optional[Dict[str, Any]] = None,
+                    first_try: bool = True, retry: bool = True) -> Any:
+        return self.request_json(method, endpoint, params=params, json=json)
+
+    @property
+    def name(self) -> str:
+        """vantage6: ``host:port`` of the server."""
+        return f"{self.host}:{self.port}"
+
+    @property
+    def token(self) -> Optional[str]:
+        """vantage6: the current access token (never printed by the client)."""
+        return self._access_token
+
+    @property
+    def headers(self) -> Dict[str, str]:
+        """vantage6: the ``Authorization`` header of the session (empty when not logged in)."""
+        return {"Authorization": f"Bearer {self._access_token}"} if self._access_token else {}
+
+    @property
+    def base_path(self) -> str:
+        """vantage6: the API's address, e.g. ``http://localhost:5000/api``."""
+        return self.base_url
+
+    def generate_path_to(self, endpoint: str) -> str:
+        """vantage6: the full URL of ``endpoint``."""
+        return self._url(endpoint)
+
+    def refresh_token(self) -> None:
+        """vantage6: get a new access token with the refresh token now."""
+        self._refresh()
+
+    def post_task(self, name: str, image: str, collaboration_id: IdLike, input_: Any = "", description: str = "",
+                  organization_ids: Optional[Iterable[Any]] = None, data_format: str = "json",
+                  database: str = "default") -> Dict[str, Any]:
+        """vantage6's ``post_task``: the same as ``task.create`` with the arguments in this order."""
+        return self._post_task(name, image, collaboration_id, input_, description, organization_ids or [],
+                               data_format, database)
+
+    def get_results(self, id_: Optional[IdLike] = None, state: Optional[str] = None, include_task: bool = False,
+                    task_id: Optional[IdLike] = None, node_id: Optional[IdLike] = None,
+                    params: Optional[Dict[str, Any]] = None) -> Any:
+        """vantage6's ``get_results``: one result (``id_``) or the results matching the filters, with
+        ``result`` decrypted and read (see ``result.get``)."""
+        if id_:
+            return self.result.get(id_, include_task=include_task)
+        query = dict(params or {})
+        query.update({k: v for k, v in (("state", state), ("task_id", task_id), ("node_id", node_id)) if v})
+        if include_task:
+            query["include"] = "task"
+        body = self.request_json("GET", "/result", params=query)
+        items = body.get("data", []) if isinstance(body, dict) else body
+        decoded = [self.result._decode_lenient(i) for i in items]
+        return {**body, "data": decoded} if isinstance(body, dict) else decoded
+
+    def _post_task(self, name: str, image: str, collaboration: Any, input_: Any, description: str,
+                   organizations: Iterable[Any], data_format: str, database: str) -> Dict[str, Any]:
+        """Serialize ``input_`` (``json.`` + JSON, ``output_format: json`` added to a dictionary that names
+        none), encrypt it for each organization (or base64 in an unencrypted collaboration) and post the task."""
+        collaboration_id = _ref_id(collaboration, "collaboration")
+        org_ids = [_ref_id(o, "organization") for o in organizations]
+        if not org_ids:
+            raise ValueError("organizations must name at least one organization id")
+        if isinstance(input_, dict) and "output_format" not in input_:
+            input_ = {**input_, "output_format": "json"}
+        payload = serialize(input_, data_format)
+        collab = self.request_json("GET", f"/collaboration/{collaboration_id}")
+        encrypted = bool(collab.get("encrypted"))
+        cryptor = self._cryptor_for(encrypted, f"collaboration {collaboration_id}")
+        entries = []
+        for org_id in org_ids:
+            if encrypted:
+                self.log(f"Encrypting input for organization {org_id}")
+                public_key = self.request_json("GET", f"/organization/{org_id}").get("public_key") or ""
+                if not public_key.strip():
+                    raise EncryptionSetupError(
+                        f"organization {org_id} has no public key, so input for it cannot be encrypted; its node "
+                        "uploads the key when it starts (or set it with client.organization.update(id, "
+                        "public_key=...))")
+                try:
+                    text = cryptor.encrypt_bytes_to_str(payload, public_key)
+                except EncryptionError as exc:
+                    raise EncryptionSetupError(f"cannot encrypt input for organization {org_id}: {exc}") from None
+            else:
+                self.log(f"Encoding input for organization {org_id} (unencrypted collaboration)")
+                text = cryptor.encrypt_bytes_to_str(payload, "")
+            entries.append({"id": org_id, "input": text})
+        self.log(f"Posting task {name!r} to collaboration {collaboration_id} for organization(s) "
+                 f"{', '.join(str(o) for o in org_ids)}")
+        task = self.request_json("POST", "/task", json={
+            "collaboration_id": collaboration_id,
+            "organizations": entries,
+            "name": name,
+            "description": description,
+            "image": image,
+            "database": database,
+        })
+        self.log(f"Task {task.get('id')} created")
+        return task
+
+
+#: vantage6 3.x's name of the user client (``from vantage6.client import UserClient``).
+UserClient = Client
+
+_HTTP_METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}
+
+
+def _is_federa_form(args: tuple, kwargs: Dict[str, Any]) -> bool:
+    """``request("GET", "/x", ...)`` (Federa) rather than ``request("x", json=..., method=...)`` (vantage6)."""
+    if "authenticated" in kwargs:
+        return True
+    return (len(args) >= 2 and isinstance(args[0], str) and args[0].upper() in _HTTP_METHODS
+            and isinstance(args[1], str))
+
+
+def _ref_id(value: Any, what: str) -> int:
+    if isinstance(value, dict):
+        value = value.get("id")
+    if isinstance(value, bool) or value is None:
+        raise ValueError(f"{what} must be an integer id, got {value!r}")
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be an integer id, got {value!r}") from None
 
 
 def _run_failed(result: Dict[str, Any]) -> bool:

@@ -40,7 +40,7 @@ def test_authenticate_keeps_tokens_not_the_password(server):
     assert not any(ROOT_PASSWORD in repr(value) for value in vars(client).values())
     client.logout()
     with pytest.raises(AuthenticationError, match="not logged in"):
-        client.organization.list()
+        client.organization.list_all()
 
 
 @pytest.mark.parametrize("username", [ROOT_USERNAME, "nobody-at-all"])
@@ -157,7 +157,7 @@ def test_token_known_to_be_expired_is_refreshed_before_the_request(server):
     client._access_token = expired_copy(client._access_token)
     client._access_expiry = time.time() - 600
     calls = counting(client)
-    client.rule.list(page=1, per_page=1)
+    client.rule.list_all(page=1, per_page=1)
     assert calls == [("POST", "/token/refresh"), ("GET", "/rule")]
 
 
@@ -169,7 +169,7 @@ def test_session_that_cannot_be_refreshed_raises_authentication_error(server):
     client._refresh_token = expired_copy(client._refresh_token)
     calls = counting(client)
     with pytest.raises(AuthenticationError, match="the session expired and could not be refreshed") as info:
-        client.organization.list()
+        client.organization.list_all()
     assert calls == [("GET", "/organization"), ("POST", "/token/refresh")]  # one refresh, never a loop
     assert "Bearer" not in str(info.value) and not client.is_authenticated
 
@@ -179,7 +179,7 @@ def test_garbage_token_raises_authentication_error(server):
     client.authenticate(ROOT_USERNAME, ROOT_PASSWORD)
     client._access_token = "not.a.token"
     with pytest.raises(AuthenticationError, match="rejected the session token"):
-        client.organization.list()
+        client.organization.list_all()
 
 
 # --- verbose output -----------------------------------------------------------------------------------------
@@ -193,7 +193,7 @@ def test_verbose_prints_status_and_never_the_password(server, capsys, caplog, un
     with pytest.raises(AuthenticationError):
         server.client(verbose=True).authenticate(ROOT_USERNAME, ROOT_PASSWORD + "x")
     user_password = "Verbose-User-1!"
-    client.user.create(unique("verbose-user"), user_password, f"{unique('v')}@example.org", firstname="V",
+    client.user.create(unique("verbose-user"), password=user_password, email=f"{unique('v')}@example.org", firstname="V",
                        lastname="U")
     captured = capsys.readouterr()
     out = captured.out
@@ -209,7 +209,7 @@ def test_verbose_prints_status_and_never_the_password(server, capsys, caplog, un
 def test_quiet_by_default(server, capsys):
     client = server.client()
     client.authenticate(ROOT_USERNAME, ROOT_PASSWORD)
-    client.organization.list()
+    client.organization.list_all()
     assert capsys.readouterr().out == ""
 
 

@@ -76,3 +76,20 @@ def test_examples_run_as_written(server, root, root_key, keys, tmp_path, monkeyp
     assert ROOT_PASSWORD not in out and "Alice-Pass-2024!" not in out
     assert root.user.get(namespace["alice"]["id"])["lastname"] == "de Vries"
     assert (tmp_path / "my-organization.pem").exists()
+
+
+def test_every_public_method_is_documented():
+    """docs/client-python.md names every public method of the client and of each resource."""
+    from federa_client import Client
+
+    text = DOC.read_text()
+    client = Client("localhost", 5000)
+    missing = []
+    for group in ("", "util", "user", "organization", "collaboration", "node", "task", "result", "role", "rule"):
+        target = getattr(client, group) if group else client
+        for name in dir(type(target)):
+            if name.startswith("_") or not callable(getattr(target, name)):
+                continue
+            if f"{name}(" not in text and f"`{name}`" not in text:
+                missing.append(f"{group}.{name}" if group else name)
+    assert missing == []

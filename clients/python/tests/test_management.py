@@ -25,9 +25,9 @@ def test_organization_create_get_update_list(root, unique):
 
     updated = root.organization.update(org["id"], country="BE", domain="")
     assert updated["country"] == "BE" and updated["domain"] == "" and updated["zipcode"] == "1234 AB"
-    assert [o["id"] for o in root.organization.list(name=name)] == [org["id"]]
-    assert [o["id"] for o in root.organization.list(name=name, country="BE")] == [org["id"]]
-    assert root.organization.list(name=name, country="NL") == []
+    assert [o["id"] for o in root.organization.list_all(name=name)] == [org["id"]]
+    assert [o["id"] for o in root.organization.list_all(name=name, country="BE")] == [org["id"]]
+    assert root.organization.list_all(name=name, country="NL") == []
     assert root.organization.collaborations(org["id"]) == []
     assert root.organization.nodes(org["id"]) == []
 
@@ -37,7 +37,7 @@ def test_paging_collects_every_page_unless_page_is_given(root, unique):
     made = [root.organization.create(f"{prefix}-{i:02d}")["id"] for i in range(12)]
     pattern = f"{prefix}-%"
 
-    everything = root.organization.list(name=pattern)
+    everything = root.organization.list_all(name=pattern)
     assert sorted(o["id"] for o in everything) == made and everything.total == 12
 
     calls = []
@@ -49,18 +49,18 @@ def test_paging_collects_every_page_unless_page_is_given(root, unique):
 
     root._session.request = counting
     try:
-        small_pages = root.organization.list(name=pattern, per_page=5)
+        small_pages = root.organization.list_all(name=pattern, per_page=5)
     finally:
         root._session.request = original
     assert sorted(o["id"] for o in small_pages) == made
     assert [c["page"] for c in calls] == [1, 2, 3] and all(c["per_page"] == 5 for c in calls)
 
-    page2 = root.organization.list(name=pattern, page=2, per_page=5)
+    page2 = root.organization.list_all(name=pattern, page=2, per_page=5)
     assert len(page2) == 5 and page2.total == 12
-    page3 = root.organization.list(name=pattern, page=3, per_page=5)
+    page3 = root.organization.list_all(name=pattern, page=3, per_page=5)
     assert len(page3) == 2 and page3.total == 12
     assert len({o["id"] for o in page2} | {o["id"] for o in page3}) == 7
-    assert root.organization.list(name=pattern, page=4, per_page=5) == []
+    assert root.organization.list_all(name=pattern, page=4, per_page=5) == []
 
 
 def test_missing_things_raise_not_found(root):
@@ -90,8 +90,8 @@ def test_collaboration_lifecycle(root, unique):
     assert info.value.status == 400 and info.value.server_message
     assert info.value.server_message in str(info.value)
 
-    assert [x["id"] for x in root.collaboration.list(name=name)] == [collab["id"]]
-    assert collab["id"] in [x["id"] for x in root.collaboration.list(organization_id=a)]
+    assert [x["id"] for x in root.collaboration.list_all(name=name)] == [collab["id"]]
+    assert collab["id"] in [x["id"] for x in root.collaboration.list_all(organization_id=a)]
     new_name = unique("renamed")
     assert root.collaboration.update(collab["id"], name=new_name, encrypted=False)["encrypted"] is False
     assert root.collaboration.get(collab["id"])["name"] == new_name
@@ -101,7 +101,7 @@ def test_collaboration_lifecycle(root, unique):
     assert sorted(o["id"] for o in root.collaboration.organizations(collab["id"])) == [a, b, c]
     remaining = root.collaboration.remove_organization(collab["id"], b)
     assert sorted(o["id"] for o in remaining) == [a, c]
-    assert sorted(o["id"] for o in root.collaboration.update(collab["id"], organization_ids=[b])["organizations"]) \
+    assert sorted(o["id"] for o in root.collaboration.update(collab["id"], organizations=[b])["organizations"]) \
         == [b]
 
     node = root.node.create(collab["id"], organization_id=b)
@@ -133,9 +133,9 @@ def test_node_lifecycle(root, server, unique):
     with pytest.raises(ValidationError, match="POST /node"):
         root.node.create(collab, organization_id=org)  # one node per organization per collaboration
 
-    assert sorted(n["id"] for n in root.node.list(collaboration_id=collab)) == sorted([node["id"],
+    assert sorted(n["id"] for n in root.node.list_all(collaboration_id=collab)) == sorted([node["id"],
                                                                                       default_name["id"]])
-    assert [n["id"] for n in root.node.list(collaboration_id=collab, organization_id=org)] == [node["id"]]
+    assert [n["id"] for n in root.node.list_all(collaboration_id=collab, organization_id=org)] == [node["id"]]
     renamed = unique("renamed-node")
     assert root.node.update(node["id"], name=renamed)["name"] == renamed
     assert [n["id"] for n in root.organization.nodes(org)] == [node["id"]]
@@ -155,24 +155,29 @@ def test_node_lifecycle(root, server, unique):
 # --- users ------------------------------------------------------------------------------------------------
 
 def test_user_lifecycle(root, server, unique):
-    org = root.organization.create(unique("user-org"))["id"]
-    viewer = root.role.list(name="Viewer")
+    unique_org_name = unique("user-org")
+    org = root.organization.create(unique_org_name)["id"]
+    viewer = root.role.list_all(name="Viewer")
     username = unique("alice")
-    user = root.user.create(username, USER_PASSWORD, f"{username}@example.org", firstname="Alice",
+    user = root.user.create(username, password=USER_PASSWORD, email=f"{username}@example.org", firstname="Alice",
                             lastname="Smith", organization_id=org, roles=[r["id"] for r in viewer])
     assert user["username"] == username and user["organization"]["id"] == org
     assert [r["id"] for r in user["roles"]] == [viewer[0]["id"]]
     assert "password" not in user
 
-    assert [u["id"] for u in root.user.list(username=username)] == [user["id"]]
-    assert [u["id"] for u in root.user.list(organization_id=org)] == [user["id"]]
+    assert [u["id"] for u in root.user.list_all(username=username)] == [user["id"]]
+    assert [u["id"] for u in root.user.list_all(organization_id=org)] == [user["id"]]
     assert root.user.get(user["id"])["firstname"] == "Alice"
     changed = root.user.update(user["id"], firstname="Alicia", email=f"new-{username}@example.org")
     assert changed["firstname"] == "Alicia" and changed["email"] == f"new-{username}@example.org"
 
     alice = server.client()
     me = alice.authenticate(username, USER_PASSWORD)
-    assert me == {"id": user["id"], "username": username, "organization_id": org}
+    assert me == {"type": "user", "id": user["id"], "username": username, "name": "Alicia", "organization_id": org,
+                  "organization_name": unique_org_name}
+    # vantage6's attribute form of the same object.
+    assert (me.id_, me.type_, me.name, me.organization_id, me.organization_name) == (
+        user["id"], "user", "Alicia", org, unique_org_name)
     assert alice.user.get(user["id"])["username"] == username
 
     root.user.delete(user["id"])
@@ -185,8 +190,8 @@ def test_user_lifecycle(root, server, unique):
 def test_user_changes_own_email_with_current_password(root, server, unique):
     org = root.organization.create(unique("email-org"))["id"]
     username = unique("bob")
-    user = root.user.create(username, USER_PASSWORD, f"{username}@example.org", organization_id=org,
-                            roles=[r["id"] for r in root.role.list(name="Viewer")])
+    user = root.user.create(username, password=USER_PASSWORD, email=f"{username}@example.org", organization_id=org,
+                            roles=[r["id"] for r in root.role.list_all(name="Viewer")])
     bob = server.client()
     bob.authenticate(username, USER_PASSWORD)
     with pytest.raises(ValidationError) as refused:
@@ -199,19 +204,19 @@ def test_user_changes_own_email_with_current_password(root, server, unique):
 def test_user_create_refusals(root, unique):
     username = unique("bob")
     with pytest.raises(ValidationError) as info:
-        root.user.create(username, "Wq1!x", f"{username}@example.org", firstname="B", lastname="B")
+        root.user.create(username, password="Wq1!x", email=f"{username}@example.org", firstname="B", lastname="B")
     assert info.value.status == 400 and info.value.server_message and "Wq1!x" not in str(info.value)
-    root.user.create(username, USER_PASSWORD, f"{username}@example.org", firstname="B", lastname="B")
+    root.user.create(username, password=USER_PASSWORD, email=f"{username}@example.org", firstname="B", lastname="B")
     with pytest.raises(ValidationError):
-        root.user.create(username, USER_PASSWORD, f"other-{username}@example.org", firstname="B", lastname="B")
+        root.user.create(username, password=USER_PASSWORD, email=f"other-{username}@example.org", firstname="B", lastname="B")
     with pytest.raises(NotFound):
-        root.user.create(unique("carol"), USER_PASSWORD, f"{unique('c')}@example.org", firstname="C",
+        root.user.create(unique("carol"), password=USER_PASSWORD, email=f"{unique('c')}@example.org", firstname="C",
                          lastname="C", organization_id=987654)
 
 
 def test_change_password(root, server, unique):
     username = unique("dave")
-    root.user.create(username, USER_PASSWORD, f"{username}@example.org", firstname="D", lastname="D")
+    root.user.create(username, password=USER_PASSWORD, email=f"{username}@example.org", firstname="D", lastname="D")
     dave = server.client()
     dave.authenticate(username, USER_PASSWORD)
     new_password = "Another-Pass-456?"
@@ -224,9 +229,9 @@ def test_change_password(root, server, unique):
 # --- rules and roles --------------------------------------------------------------------------------------
 
 def test_rules(root):
-    rules = root.rule.list()
+    rules = root.rule.list_all()
     assert len(rules) == rules.total and len(rules) > 20
-    view_users = root.rule.list(name="user", operation="VIEW", scope="GLOBAL")
+    view_users = root.rule.list_all(name="user", operation="VIEW", scope="GLOBAL")
     assert len(view_users) == 1
     rule = root.rule.find("user", "view", "global")
     assert rule["id"] == view_users[0]["id"] and rule["operation"] == "VIEW" and rule["scope"] == "GLOBAL"
@@ -247,9 +252,9 @@ def test_role_lifecycle(root, unique):
     assert role["name"] == name and role["organization"]["id"] == org
     assert [r["id"] for r in role["rules"]] == [view_org_users]
     assert root.role.get(role["id"])["description"] == "can view the users of its organization"
-    assert role["id"] in [r["id"] for r in root.role.list(organization_id=org)]
-    assert [r["id"] for r in root.role.list(name=name)] == [role["id"]]
-    assert role["id"] in [r["id"] for r in root.role.list(rule_id=view_org_users, organization_id=[org])]
+    assert role["id"] in [r["id"] for r in root.role.list_all(organization_id=org)]
+    assert [r["id"] for r in root.role.list_all(name=name)] == [role["id"]]
+    assert role["id"] in [r["id"] for r in root.role.list_all(rule_id=view_org_users, organization_id=[org])]
 
     updated = root.role.update(role["id"], description="changed", rules=[view_org_users, view_org])
     assert updated["description"] == "changed"
@@ -272,14 +277,14 @@ def test_role_lifecycle(root, unique):
 def test_missing_permission_raises_permission_denied(root, server, unique):
     org = root.organization.create(unique("perm-org"))["id"]
     username = unique("norole")
-    user = root.user.create(username, USER_PASSWORD, f"{username}@example.org", firstname="N", lastname="R",
+    user = root.user.create(username, password=USER_PASSWORD, email=f"{username}@example.org", firstname="N", lastname="R",
                             organization_id=org)
     plain = server.client()
     plain.authenticate(username, USER_PASSWORD)
     assert plain.user.get(user["id"])["id"] == user["id"]  # everyone may see themselves
 
     with pytest.raises(PermissionDenied) as info:
-        plain.user.list()
+        plain.user.list_all()
     assert info.value.status == 401 and "permission denied for GET /user" in str(info.value)
     with pytest.raises(PermissionDenied, match="POST /organization"):
         plain.organization.create(unique("not-allowed"))

@@ -87,7 +87,7 @@ def test_encrypted_round_trip(root, encrypted):
     one = root.result.get(result_a["id"])
     assert one["result"] == {"organization": encrypted.a, "average": 41.5 + encrypted.a}
     assert root.result.get(result_a["id"], include_task=True)["task"]["id"] == task["id"]
-    stored = root.result.list(task_id=task["id"])
+    stored = root.result.list_all(task_id=task["id"])
     assert len(stored) == 2 and all(r["result"].count("$") == 2 for r in stored)
     assert {r["id"] for r in root.result.from_task(task["id"], decrypt=False)} == {r["id"] for r in stored}
     assert root.task.get(task["id"])["complete"] is True
@@ -200,11 +200,11 @@ def test_result_for_another_key_gives_decryption_error(root, server, encrypted, 
 def test_task_listing_get_and_delete(root, encrypted):
     task = root.task.create(encrypted.collab["id"], [encrypted.a, encrypted.b], name="to delete", image=IMAGE,
                             description="", input_=INPUT)
-    listed = root.task.list(collaboration_id=encrypted.collab["id"])
+    listed = root.task.list_all(collaboration_id=encrypted.collab["id"])
     assert task["id"] in [t["id"] for t in listed]
     assert [t["id"] for t in listed] == sorted((t["id"] for t in listed), reverse=True)
-    assert [t["id"] for t in root.task.list(name="to delete", collaboration_id=encrypted.collab["id"])] == [task["id"]]
-    page = root.task.list(collaboration_id=encrypted.collab["id"], page=1, per_page=1)
+    assert [t["id"] for t in root.task.list_all(name="to delete", collaboration_id=encrypted.collab["id"])] == [task["id"]]
+    page = root.task.list_all(collaboration_id=encrypted.collab["id"], page=1, per_page=1)
     assert len(page) == 1 and page.total == len(listed)
     with_results = root.task.get(task["id"], include_results=True)
     assert len(with_results["results"]) == 2 and all("input" in r for r in with_results["results"])
