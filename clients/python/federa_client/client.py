@@ -651,9 +651,11 @@ class Client:
 
     def get_results(self, id_: Optional[IdLike] = None, state: Optional[str] = None, include_task: bool = False,
                     task_id: Optional[IdLike] = None, node_id: Optional[IdLike] = None,
-                    params: Optional[Dict[str, Any]] = None) -> Any:
-        """vantage6's ``get_results``: one result (``id_``) or the results matching the filters, with
-        ``result`` decrypted and read (see ``result.get``)."""
+                    params: Optional[Dict[str, Any]] = None, *, id: Optional[IdLike] = None) -> Any:
+        """vantage6's ``get_results``: one result (``id_``; ``id`` in vantage6 3.3) or the results matching the
+        filters, with ``result`` decrypted and read (see ``result.get``)."""
+        if id_ is None:
+            id_ = id
         if id_:
             return self.result.get(id_, include_task=include_task)
         query = dict(params or {})

@@ -64,7 +64,8 @@ def test_the_same_vantage6_script_runs_under_both_names(server, stand_in, unique
         "node_has_key": True, "my_collabs": True, "nodes": [{"name": seen["nodes"][0]["name"]}],
         "own_org": True, "own_user": True, "user": ("Ada", "Lovelace", True), "user_update": "Augusta",
         "role_update": "still views users", "wait": [{"average": 41.5}], "from_task": [{"average": 41.5}],
-        "get": True, "result_list": [{"average": 41.5}], "get_results": [{"average": 41.5}], "with_results": 1,
+        "get": True, "result_list": [{"average": 41.5}], "get_results": [{"average": 41.5}], "get_result": {"average": 41.5},
+        "with_results": 1,
         "version": True,
     }
     assert seen["nodes"][0]["name"].startswith("v6-node-")

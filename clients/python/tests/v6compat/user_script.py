@@ -54,6 +54,7 @@ def main(host, port, username, password, play_node, tag):
     seen["get"] = client.result.get(results[0]["id"], include_task=True)["task"]["id"] == task["id"]
     seen["result_list"] = [r["result"] for r in client.result.list(task=task["id"])["data"]]
     seen["get_results"] = [r["result"] for r in client.get_results(task_id=task["id"])]
+    seen["get_result"] = client.get_results(id_=results[0]["id"])["result"]
     seen["with_results"] = len(client.task.get(task["id"], include_results=True)["results"])
 
     seen["version"] = "version" in client.util.get_server_version()
