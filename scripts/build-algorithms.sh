@@ -3,8 +3,9 @@
 #   federa/average-python:local  (algorithms/average-python, FROM federa/base-python:local)
 #   federa/average-ts:local      (algorithms/average-ts,     FROM federa/base-node:local)
 #   federa/start-line:local      (algorithms/start-line,     FROM federa/helper:local; the fault-injection tests)
+#   federa/average-r:local       (algorithms/average-r,      FROM federa/base-r:local)
 # An image whose label federa.recipe-hash matches its sources is skipped. --force rebuilds.
-# Needs the base images (scripts/build-images.sh). Override the bases with BASE_PYTHON / BASE_NODE.
+# Needs the base images (scripts/build-images.sh). Override the bases with BASE_PYTHON / BASE_NODE / BASE_R.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FORCE=0
@@ -12,6 +13,7 @@ FORCE=0
 BASE_PYTHON="${BASE_PYTHON:-federa/base-python:local}"
 BASE_NODE="${BASE_NODE:-federa/base-node:local}"
 BASE_HELPER="${BASE_HELPER:-federa/helper:local}"
+BASE_R="${BASE_R:-federa/base-r:local}"
 LOCK=/tmp/federa-build-algorithms.lock
 exec 9>"$LOCK"
 flock 9
@@ -50,3 +52,5 @@ build federa/average-python:local "$BASE_PYTHON" algorithms/average-python/Docke
 build federa/average-ts:local "$BASE_NODE" algorithms/average-ts/Dockerfile \
   packages/algorithm-tools/package.json packages/algorithm-tools/dist algorithms/average-ts/package.json algorithms/average-ts/dist
 build federa/start-line:local "$BASE_HELPER" algorithms/start-line/Dockerfile algorithms/start-line/start-line.sh
+build federa/average-r:local "$BASE_R" algorithms/average-r/Dockerfile \
+  clients/r/DESCRIPTION clients/r/NAMESPACE clients/r/R algorithms/average-r/DESCRIPTION algorithms/average-r/NAMESPACE algorithms/average-r/R

@@ -9,6 +9,7 @@
 #   federa/base-node:local    host /usr/bin/node + its ldd libraries + CA certificates + busybox (/bin/sh)
 #   federa/base-python:local  host /usr/bin/python3 + its standard library (/usr/lib/python3.X) + ldd libraries
 #                             of the interpreter and of every lib-dynload extension + CA certificates + busybox
+#   federa/base-r:local       Debian's R (r-base-core) + r-cran-{r6,httr,jsonlite,openssl} files as installed on this host
 #   federa/helper:local       busybox only; default command `sleep infinity` (network-namespace helper)
 #   federa/vpn:local          busybox + host OpenVPN, iproute2 and iptables (nft) with their libraries; tagged
 #                             federa/vpn-server:local (the server's VPN in Docker mode) and
@@ -214,6 +215,40 @@ import_rootfs federa/vpn:local "$R" "$(elapsed "$t")" \
 docker tag federa/vpn:local federa/vpn-server:local
 docker tag federa/vpn:local federa/vpn-client:local
 
+# ---- federa/base-r:local ---------------------------------------------------------------------------------------
+# Debian's R (r-base-core) and the R packages the Federa R package needs, as installed on this host by
+# scripts/setup-machine.sh: the files of those Debian packages (docs and manuals left out) and the ldd libraries
+# of R and of every compiled R package. See docs/client-r.md.
+t=$(now)
+R_DEBS="r-base-core r-cran-r6 r-cran-httr r-cran-jsonlite r-cran-openssl r-cran-curl r-cran-mime r-cran-askpass r-cran-sys"
+for deb in $R_DEBS; do
+  dpkg -s "$deb" >/dev/null 2>&1 || die "$deb is not installed; run scripts/setup-machine.sh"
+done
+R="$WORK/r"
+skeleton "$R"
+certs "$R"
+# shellcheck disable=SC2086
+dpkg -L $R_DEBS | grep -Ev '^/usr/share/(doc|man|info|lintian|bug)/' | while read -r f; do
+  [ -d "$f" ] && [ ! -L "$f" ] && continue
+  [ -e "$f" ] || [ -L "$f" ] && printf '%s\n' "${f#/}"
+done | sort -u >"$WORK/r-files"
+tar -C / --no-recursion -cf - -T "$WORK/r-files" | tar -C "$R" -xf -
+# /etc/R/Renviron is made at install time (ucf) rather than shipped; LANG=C.UTF-8 needs glibc's C.utf8 locale.
+copy_in "$R" /etc/R/Renviron
+mkdir -p "$R/usr/lib/locale" && cp -r /usr/lib/locale/C.utf8 "$R/usr/lib/locale/"
+# R's front-end scripts (/usr/bin/R, R CMD ...) are bash scripts.
+rm -f "$R/bin/bash"
+cp /bin/bash "$R/bin/bash"
+ln -sf ../../bin/busybox "$R/usr/bin/which" # R's utils package runs /usr/bin/which when it loads
+R_ELF=(/bin/bash /usr/lib/R/bin/exec/R /usr/lib/R/lib/*.so /usr/lib/R/modules/lapack.so /usr/lib/R/modules/internet.so)
+for so in /usr/lib/R/library/*/libs/*.so /usr/lib/R/site-library/*/libs/*.so; do
+  case "$so" in */tcltk/*) continue ;; esac
+  R_ELF+=("$so")
+done
+copy_in "$R" $(ldd_libs "${R_ELF[@]}")
+import_rootfs federa/base-r:local "$R" "$(elapsed "$t")" \
+  'ENV PATH=/usr/local/bin:/usr/bin:/bin' 'ENV LANG=C.UTF-8' 'ENV R_HOME=/usr/lib/R' 'CMD ["/usr/bin/R", "--version"]'
+
 # ---- verification ----------------------------------------------------------------------------------------------
 if [ "$VERIFY" = 1 ]; then
   t=$(now)
@@ -222,6 +257,8 @@ if [ "$VERIFY" = 1 ]; then
   out="$(docker run --rm --network none federa/base-python:local python3 -c \
     'import json, pickle, csv, base64, os, ssl, hashlib, sqlite3, urllib.request, decimal, zoneinfo; print(json.dumps(pickle.loads(pickle.dumps({"ok": 1}))))')"
   [ "$out" = '{"ok": 1}' ] || die "federa/base-python:local: stdlib check printed '$out'"
+  out="$(docker run --rm --network none federa/base-r:local Rscript -e 'suppressPackageStartupMessages({library(R6); library(httr); library(jsonlite); library(openssl)}); cat(jsonlite::toJSON(list(ok = 1L), auto_unbox = TRUE))')"
+  [ "$out" = '{"ok":1}' ] || die "federa/base-r:local: R package check printed '$out'"
   out="$(docker run --rm --network none federa/helper:local sh -c 'echo ok')"
   [ "$out" = ok ] || die "federa/helper:local: sh printed '$out'"
   out="$(docker run --rm --network none federa/vpn:local sh -c 'openvpn --version >/dev/null && iptables -V >/dev/null && /bin/ip -V >/dev/null && echo ok')"
@@ -243,4 +280,4 @@ if [ "$VERIFY" = 1 ]; then
 fi
 
 log "done in $(elapsed "$T_ALL"):"
-docker image ls --format '{{.Repository}}:{{.Tag}}  {{.ID}}  {{.Size}}' | grep -E 'federa/(base-node|base-python|helper|vpn[a-z-]*):local' | sed 's/^/  /' || true
+docker image ls --format '{{.Repository}}:{{.Tag}}  {{.ID}}  {{.Size}}' | grep -E 'federa/(base-node|base-python|base-r|helper|vpn[a-z-]*):local' | sed 's/^/  /' || true

@@ -1,0 +1,517 @@
+#' A Federa user client (docs/client-r.md).
+#'
+#' The interface of vantage6's R package vtg (`Client$new`, `$authenticate`, `$getCollaborations`,
+#' `$setCollaborationId`, `$set.task.image`, `$call`), plus management of organizations, users, roles, rules,
+#' nodes, tasks and results, waiting for results, killing tasks and reading the runs' logs.
+#'
+#' @examples
+#' \dontrun{
+#' client <- federa::Client$new("http://localhost:5000", api_path = "/api")
+#' client$authenticate("researcher", askpass::askpass())
+#' client$setupEncryption("my-organization.pem")
+#' client$setCollaborationId(1)
+#' client$set.task.image("federa/average-r:local", task.name = "average")
+#' client$call("partial_average", column = "age")
+#' }
+#' @export
+Client <- R6::R6Class("Client",
+  public = list(
+    #' @field host scheme, host and port, e.g. "http://localhost:5000".
+    host = NULL,
+    #' @field api_path the server's API prefix, "/api" by default.
+    api_path = NULL,
+    #' @field verbose print short status messages (never a password or a token).
+    verbose = FALSE,
+    #' @field timeout seconds to wait for each HTTP answer.
+    timeout = 30,
+    #' @field whoami after authenticate(): list(id, username, organization_id).
+    whoami = NULL,
+    #' @field collaboration_id set by setCollaborationId().
+    collaboration_id = NULL,
+    #' @field collaboration the collaboration set by setCollaborationId() (as the server returns it).
+    collaboration = NULL,
+    #' @field organizations ids call() sends the task to (NULL: every member of the collaboration).
+    organizations = NULL,
+    #' @field image the algorithm image call() runs.
+    image = NULL,
+    #' @field task.name the name of the tasks call() creates.
+    task.name = "",
+    #' @field use.master.container call() runs the method as a master (one organization, gets a client).
+    use.master.container = FALSE,
+    #' @field database the data source label call() asks for.
+    database = "default",
+    #' @field task.timeout seconds call() waits for results.
+    task.timeout = 600,
+
+    #' @param host server address with port, e.g. "http://localhost:5000" (http:// is assumed without scheme).
+    #' @param api_path the API prefix (server setting api_path).
+    #' @param port optional port, appended to host when given (host "http://localhost", port 5000).
+    initialize = function(host, api_path = "/api", port = NULL, verbose = FALSE, timeout = 30) {
+      host <- sub("/+$", "", trimws(as.character(host)))
+      if (!grepl("://", host, fixed = TRUE)) host <- paste0("http://", host)
+      if (!is.null(port)) host <- paste0(host, ":", as.integer(port))
+      path <- gsub("^/+|/+$", "", if (is.null(api_path)) "" else as.character(api_path))
+      self$host <- host
+      self$api_path <- if (nzchar(path)) paste0("/", path) else ""
+      self$verbose <- isTRUE(verbose)
+      self$timeout <- timeout
+      invisible(self)
+    },
+
+    print = function(...) {
+      who <- if (is.null(self$whoami)) "not logged in" else sprintf("user %s", self$whoami$username)
+      cat(sprintf("<federa::Client %s%s, %s>\n", self$host, self$api_path, who))
+      invisible(self)
+    },
+
+    log = function(...) {
+      if (self$verbose) cat("[federa] ", ..., "\n", sep = "")
+      invisible(NULL)
+    },
+
+    # ---------------------------------------------------------------- HTTP
+
+    #' Send one API request; returns the decoded JSON (lists), or raises a Federa condition.
+    #' When the access token has expired it is refreshed once and the request repeated once.
+    request = function(method, endpoint, query = NULL, body = NULL, authenticated = TRUE) {
+      method <- toupper(method)
+      endpoint <- paste0("/", sub("^/+", "", endpoint))
+      response <- private$respond(method, endpoint, query, body, authenticated)
+      json_of(response, method, endpoint)
+    },
+
+    GET = function(endpoint, query = NULL) self$request("GET", endpoint, query = query),
+    POST = function(endpoint, body = NULL) self$request("POST", endpoint, body = body),
+    PATCH = function(endpoint, body = NULL) self$request("PATCH", endpoint, body = body),
+    DELETE = function(endpoint, body = NULL) self$request("DELETE", endpoint, body = body),
+
+    #' A paginated listing: every page unless page is given. The list has the attribute "total".
+    collect = function(endpoint, filters = list(), page = NULL, per_page = NULL) {
+      filters <- drop_null(filters)
+      if (!is.null(page)) {
+        response <- private$respond("GET", endpoint, query_params(c(filters, list(page = page, per_page = per_page))))
+        items <- private$items(response, endpoint)
+        attr(items, "total") <- suppressWarnings(as.integer(httr::headers(response)[["total-count"]]))
+        return(items)
+      }
+      size <- if (is.null(per_page)) 100L else as.integer(per_page)
+      out <- list()
+      n <- 1L
+      repeat {
+        response <- private$respond("GET", endpoint, query_params(c(filters, list(page = n, per_page = size))))
+        batch <- private$items(response, endpoint)
+        total <- suppressWarnings(as.integer(httr::headers(response)[["total-count"]]))
+        out <- c(out, batch)
+        if (!length(batch) || length(batch) < size || (length(total) && !is.na(total) && length(out) >= total)) break
+        n <- n + 1L
+      }
+      attr(out, "total") <- if (length(total) && !is.na(total)) total else length(out)
+      out
+    },
+
+    # ---------------------------------------------------------------- authentication and encryption
+
+    #' Log in. Keeps the tokens (never the password); returns whoami invisibly. A wrong username or password
+    #' raises a federa_authentication_error with the server's message.
+    authenticate = function(username, password, mfa_code = NULL) {
+      self$log("Authenticating as ", username)
+      body <- drop_null(list(username = username, password = password,
+                             mfa_code = if (is.null(mfa_code)) NULL else as.character(mfa_code)))
+      response <- http_send("POST", private$url("/token/user"), body = body, timeout = self$timeout,
+                            endpoint = "/token/user")
+      rm(body, password)
+      status <- httr::status_code(response)
+      data <- response_body(response)
+      text <- server_text(data)
+      if (status %in% c(400L, 401L)) {
+        federa_stop("authentication_error", sprintf("login as '%s' failed%s", username,
+                                                    if (is.null(text)) " (wrong username or password)" else paste0(": ", text)),
+                    status = status, server_message = text, code = if (is.character(data$code)) data$code else NULL)
+      }
+      if (status != 200L) raise_for("POST", "/token/user", response)
+      if (!is.list(data) || is.null(data$access_token)) {
+        federa_stop("authentication_error", sprintf("login as '%s' gave no token%s%s", username,
+                                                    if (is.null(text)) "" else paste0(": ", text),
+                                                    " (two-factor authentication needs mfa_code =)"),
+                    status = status, server_message = text)
+      }
+      private$set_tokens(data)
+      me <- NULL
+      if (is.character(data$user_url) && startsWith(data$user_url, paste0(self$api_path, "/"))) {
+        me <- self$GET(substring(data$user_url, nchar(self$api_path) + 1L))
+      }
+      org <- if (is.list(me)) me$organization else NULL
+      self$whoami <- list(
+        id = if (is.list(me)) me$id else NULL,
+        username = if (is.list(me) && !is.null(me$username)) me$username else username,
+        organization_id = if (is.list(org)) org$id else org
+      )
+      self$log(sprintf("Logged in as %s (user %s, organization %s)", self$whoami$username,
+                       format(self$whoami$id), format(self$whoami$organization_id)))
+      invisible(self$whoami)
+    },
+
+    logout = function() {
+      private$access_token <- NULL
+      private$refresh_token <- NULL
+      self$whoami <- NULL
+      invisible(self)
+    },
+
+    #' Set up end-to-end encryption with the organization's unencrypted PEM private key (NULL: only
+    #' unencrypted collaborations).
+    setupEncryption = function(path) {
+      if (is.null(path)) {
+        private$key <- NULL
+        self$log("Encryption disabled: only unencrypted collaborations can be used")
+        return(invisible(self))
+      }
+      private$key <- tryCatch(read_private_key(path), federa_error = function(e) {
+        federa_stop("encryption_error", paste("cannot set up encryption:", conditionMessage(e)))
+      })
+      self$log("End-to-end encryption set up with the private key ", path)
+      invisible(self)
+    },
+
+    #' vtg's name for setupEncryption().
+    setPrivateKey = function(path) self$setupEncryption(path),
+
+    #' The wire form (base64 of the PEM) of the public key of the key given to setupEncryption().
+    publicKey = function() {
+      if (is.null(private$key)) federa_stop("encryption_error", "no private key: call setupEncryption(path) first")
+      public_key_base64(private$key)
+    },
+
+    #' Decrypt (or base64-decode) a task input or result string and read its JSON payload.
+    decryptPayload = function(data, what = "the result") {
+      if (is.null(data) || !nzchar(data)) return(NULL)
+      encrypted <- grepl("$", data, fixed = TRUE)
+      if (encrypted && is.null(private$key)) {
+        federa_stop("encryption_error", sprintf(
+          "%s is encrypted: call client$setupEncryption('<private key file of your organization>') first", what))
+      }
+      raw <- tryCatch(decrypt_string(data, if (encrypted) private$key else NULL), federa_error = function(e) {
+        federa_stop("encryption_error", sprintf("cannot decrypt %s: %s", what, conditionMessage(e)))
+      })
+      deserialize_payload(raw, what)
+    },
+
+    # ---------------------------------------------------------------- vtg's task interface
+
+    #' The collaborations of the logged-in user's organization: list of list(id, name, organizations).
+    getCollaborations = function() {
+      private$need_login()
+      items <- self$collect(sprintf("/organization/%d/collaboration", as_id(self$whoami$organization_id)))
+      lapply(items, function(c) {
+        list(id = c$id, name = c$name, encrypted = isTRUE(c$encrypted),
+             organizations = vapply(self$getCollaborationOrganizations(c$id), function(o) as.integer(o$id), 1L))
+      })
+    },
+
+    setCollaborationId = function(collaboration_id) {
+      self$collaboration_id <- as_id(collaboration_id, "collaboration_id")
+      self$collaboration <- self$getCollaboration(self$collaboration_id)
+      self$log(sprintf("Collaboration %d (%s, %s)", self$collaboration_id, self$collaboration$name,
+                       if (isTRUE(self$collaboration$encrypted)) "encrypted" else "unencrypted"))
+      invisible(self)
+    },
+
+    setOrganizations = function(organizations) {
+      self$organizations <- if (is.null(organizations)) NULL else vapply(as_ids(organizations, "organization"), identity, 1L)
+      invisible(self)
+    },
+
+    setUseMasterContainer = function(flag = TRUE) {
+      self$use.master.container <- isTRUE(flag)
+      invisible(self)
+    },
+
+    set.task.image = function(image, task.name = "") {
+      self$image <- image
+      self$task.name <- task.name
+      invisible(self)
+    },
+
+    #' Run method at the organizations (unnamed arguments go to args, named ones to kwargs), wait, and return
+    #' the decoded result of every organization (master container: the one result). A run that did not
+    #' complete raises federa_task_failed with its status and log.
+    call = function(method, ...) {
+      if (is.null(self$collaboration_id)) federa_stop("validation_error", "call setCollaborationId(id) first")
+      if (is.null(self$image)) federa_stop("validation_error", "call set.task.image(image, task.name) first")
+      dots <- list(...)
+      named <- if (is.null(names(dots))) rep(FALSE, length(dots)) else nzchar(names(dots))
+      kwargs <- dots[named]
+      if (!length(kwargs)) kwargs <- structure(list(), names = character(0))
+      input <- list(method = method, args = unname(dots[!named]), kwargs = kwargs, output_format = "json")
+      if (self$use.master.container) input$master <- TRUE
+      organizations <- self$organizations
+      if (is.null(organizations)) organizations <- vapply(self$getCollaborationOrganizations(self$collaboration_id),
+                                                            function(o) as.integer(o$id), 1L)
+      if (self$use.master.container) organizations <- organizations[1]
+      task <- self$createTask(self$collaboration_id, organizations, name = self$task.name, image = self$image,
+                              input = input, database = self$database)
+      self$log(sprintf("Task %d created; waiting for its results", task$id))
+      results <- self$waitForResults(task$id, timeout = self$task.timeout)
+      failed <- Filter(function(r) !identical(r$status, "completed"), results)
+      if (length(failed)) {
+        details <- vapply(failed, function(r) sprintf("organization %s: %s%s", format(r$organization_id),
+                                                      r$status, log_tail(r$log)), "")
+        federa_stop("task_failed", sprintf("task %d: %d of %d run(s) did not complete\n  %s", task$id,
+                                           length(failed), length(results), paste(details, collapse = "\n  ")),
+                    task_id = task$id, results = results)
+      }
+      values <- lapply(results, function(r) r$result)
+      if (self$use.master.container) values[[1]] else values
+    },
+
+    #' vtg's name: waits for a task (list with id, or an id) and returns its results.
+    wait.for.results = function(task) self$waitForResults(task),
+
+    # ---------------------------------------------------------------- tasks and results
+
+    #' Post a task. input is serialized as "json." + JSON and encrypted for each organization with the public
+    #' key the server holds for it (base64 only, in unencrypted collaborations).
+    createTask = function(collaboration_id, organizations, name, image, input, description = "",
+                          database = "default") {
+      collaboration_id <- as_id(collaboration_id, "collaboration_id")
+      ids <- as_ids(organizations, "organization")
+      if (!length(ids)) federa_stop("validation_error", "organizations must name at least one organization id")
+      payload <- serialize_payload(input)
+      collab <- self$getCollaboration(collaboration_id)
+      encrypted <- isTRUE(collab$encrypted)
+      if (encrypted && is.null(private$key)) {
+        federa_stop("encryption_error", sprintf(paste0(
+          "collaboration %d is encrypted: call client$setupEncryption('<private key file of your organization>') ",
+          "first"), collaboration_id))
+      }
+      entries <- lapply(ids, function(org) {
+        if (!encrypted) return(list(id = org, input = encrypt_bytes(payload, NULL)))
+        self$log("Encrypting input for organization ", org)
+        public_key <- self$getOrganization(org)$public_key
+        if (is.null(public_key) || !nzchar(trimws(public_key))) {
+          federa_stop("encryption_error", sprintf(paste0(
+            "organization %d has no public key, so input for it cannot be encrypted; its node uploads the key ",
+            "when it starts"), org))
+        }
+        text <- tryCatch(encrypt_bytes(payload, public_key), federa_error = function(e) {
+          federa_stop("encryption_error", sprintf("cannot encrypt input for organization %d: %s", org, conditionMessage(e)))
+        })
+        list(id = org, input = text)
+      })
+      self$log(sprintf("Posting task '%s' to collaboration %d", name, collaboration_id))
+      self$POST("/task", list(collaboration_id = collaboration_id, organizations = entries, name = name,
+                              description = description, image = image, database = database))
+    },
+
+    getTasks = function(..., page = NULL, per_page = NULL) self$collect("/task", list(...), page, per_page),
+    getTask = function(id, include_results = FALSE) {
+      self$GET(sprintf("/task/%d", as_id(id)), if (include_results) list(include = "results") else NULL)
+    },
+    deleteTask = function(id) invisible(self$DELETE(sprintf("/task/%d", as_id(id)))),
+    #' Ask the nodes to stop the task's containers.
+    killTask = function(id) {
+      self$log("Killing task ", as_id(id))
+      invisible(self$POST("/kill/task", list(id = as_id(id))))
+    },
+
+    #' Results as stored (encrypted). Filters: task_id, organization_id, node_id, state, ...
+    getResults = function(..., page = NULL, per_page = NULL) self$collect("/result", list(...), page, per_page),
+    #' One result; with decrypt (default) its result field is decrypted and read.
+    getResult = function(id, decrypt = TRUE) {
+      item <- self$GET(sprintf("/result/%d", as_id(id)))
+      if (decrypt) private$decode(item) else item
+    },
+    #' Every result of a task, each with its result decrypted and read.
+    getTaskResults = function(task_id, decrypt = TRUE) {
+      items <- self$collect(sprintf("/task/%d/result", as_id(task_id, "task_id")))
+      if (decrypt) lapply(items, private$decode) else items
+    },
+    #' The log of every run of a task: a named character vector (names: organization ids).
+    getTaskLogs = function(task_id) {
+      items <- self$getTaskResults(task_id, decrypt = FALSE)
+      logs <- vapply(items, function(r) if (is.null(r$log)) "" else as.character(r$log), "")
+      names(logs) <- vapply(items, function(r) format(r$organization_id %||% r$organization$id), "")
+      logs
+    },
+
+    #' Poll the task until it is complete, then return getTaskResults(). Raises federa_task_timeout.
+    waitForResults = function(task, interval = 1, timeout = 600) {
+      id <- as_id(task, "task")
+      self$log(sprintf("Waiting for the results of task %d", id))
+      start <- Sys.time()
+      repeat {
+        info <- self$getTask(id)
+        if (isTRUE(info$complete)) break
+        elapsed <- as.numeric(difftime(Sys.time(), start, units = "secs"))
+        if (!is.null(timeout) && elapsed >= timeout) {
+          federa_stop("task_timeout", sprintf("task %d was not complete after %s seconds (status: %s)", id,
+                                              format(timeout), format(info$status %||% "unknown")))
+        }
+        Sys.sleep(if (is.null(timeout)) interval else max(0, min(interval, timeout - elapsed)))
+      }
+      self$getTaskResults(id)
+    },
+
+    # ---------------------------------------------------------------- organizations and collaborations
+
+    getOrganizations = function(..., page = NULL, per_page = NULL) self$collect("/organization", list(...), page, per_page),
+    getOrganization = function(id) self$GET(sprintf("/organization/%d", as_id(id))),
+    createOrganization = function(name, address1 = NULL, address2 = NULL, zipcode = NULL, country = NULL,
+                                  domain = NULL, public_key = NULL) {
+      self$log("Creating organization ", name)
+      self$POST("/organization", drop_null(list(name = name, address1 = address1, address2 = address2,
+                                                zipcode = zipcode, country = country, domain = domain,
+                                                public_key = public_key)))
+    },
+    updateOrganization = function(id, ...) self$PATCH(sprintf("/organization/%d", as_id(id)), drop_null(list(...))),
+
+    listCollaborations = function(..., page = NULL, per_page = NULL) self$collect("/collaboration", list(...), page, per_page),
+    getCollaboration = function(id) self$GET(sprintf("/collaboration/%d", as_id(id, "collaboration_id"))),
+    getCollaborationOrganizations = function(id) self$collect(sprintf("/collaboration/%d/organization", as_id(id))),
+    createCollaboration = function(name, organization_ids, encrypted = FALSE) {
+      self$log("Creating collaboration ", name)
+      self$POST("/collaboration", list(name = name, organization_ids = as_ids(organization_ids, "organization_id"),
+                                       encrypted = isTRUE(encrypted)))
+    },
+    updateCollaboration = function(id, name = NULL, organization_ids = NULL, encrypted = NULL) {
+      self$PATCH(sprintf("/collaboration/%d", as_id(id)), drop_null(list(
+        name = name, organization_ids = as_ids(organization_ids, "organization_id"),
+        encrypted = if (is.null(encrypted)) NULL else isTRUE(encrypted))))
+    },
+    deleteCollaboration = function(id) invisible(self$DELETE(sprintf("/collaboration/%d", as_id(id)))),
+
+    # ---------------------------------------------------------------- users, roles, rules
+
+    getUsers = function(..., page = NULL, per_page = NULL) self$collect("/user", list(...), page, per_page),
+    getUser = function(id) self$GET(sprintf("/user/%d", as_id(id))),
+    createUser = function(username, password, email, firstname = "", lastname = "", organization_id = NULL,
+                          roles = NULL, rules = NULL) {
+      self$log("Creating user ", username)
+      self$POST("/user", drop_null(list(username = username, password = password, email = email,
+                                        firstname = firstname, lastname = lastname,
+                                        organization_id = if (is.null(organization_id)) NULL else as_id(organization_id),
+                                        roles = as_ids(roles, "role"), rules = as_ids(rules, "rule"))))
+    },
+    updateUser = function(id, username = NULL, firstname = NULL, lastname = NULL, email = NULL, roles = NULL,
+                          rules = NULL) {
+      self$PATCH(sprintf("/user/%d", as_id(id)), drop_null(list(
+        username = username, firstname = firstname, lastname = lastname, email = email,
+        roles = as_ids(roles, "role"), rules = as_ids(rules, "rule"))))
+    },
+    deleteUser = function(id) invisible(self$DELETE(sprintf("/user/%d", as_id(id)))),
+
+    getRoles = function(..., page = NULL, per_page = NULL) self$collect("/role", list(...), page, per_page),
+    getRole = function(id) self$GET(sprintf("/role/%d", as_id(id))),
+    createRole = function(name, description = "", rules = list(), organization_id = NULL) {
+      self$log("Creating role ", name)
+      self$POST("/role", drop_null(list(name = name, description = description,
+                                        rules = if (length(rules)) as_ids(rules, "rule") else I(list()),
+                                        organization_id = if (is.null(organization_id)) NULL else as_id(organization_id))))
+    },
+    updateRole = function(id, name = NULL, description = NULL, rules = NULL) {
+      self$PATCH(sprintf("/role/%d", as_id(id)), drop_null(list(name = name, description = description,
+                                                              rules = as_ids(rules, "rule"))))
+    },
+    deleteRole = function(id) invisible(self$DELETE(sprintf("/role/%d", as_id(id)))),
+
+    getRules = function(..., page = NULL, per_page = NULL) self$collect("/rule", list(...), page, per_page),
+    getRule = function(id) self$GET(sprintf("/rule/%d", as_id(id))),
+
+    # ---------------------------------------------------------------- nodes
+
+    getNodes = function(..., page = NULL, per_page = NULL) self$collect("/node", list(...), page, per_page),
+    getNode = function(id) self$GET(sprintf("/node/%d", as_id(id))),
+    #' Register a node; the answer holds its api_key (shown only this once).
+    createNode = function(collaboration_id, organization_id = NULL, name = NULL) {
+      self$POST("/node", drop_null(list(collaboration_id = as_id(collaboration_id, "collaboration_id"),
+                                        organization_id = if (is.null(organization_id)) NULL else as_id(organization_id),
+                                        name = name)))
+    },
+    updateNode = function(id, name = NULL) self$PATCH(sprintf("/node/%d", as_id(id)), drop_null(list(name = name))),
+    deleteNode = function(id) invisible(self$DELETE(sprintf("/node/%d", as_id(id))))
+  ),
+
+  private = list(
+    access_token = NULL,
+    refresh_token = NULL,
+    refresh_url = NULL,
+    key = NULL,
+
+    url = function(endpoint) paste0(self$host, self$api_path, endpoint),
+
+    need_login = function() {
+      if (is.null(private$access_token)) {
+        federa_stop("authentication_error", "not logged in: call authenticate(username, password) first")
+      }
+    },
+
+    set_tokens = function(data) {
+      private$access_token <- data$access_token
+      if (!is.null(data$refresh_token)) private$refresh_token <- data$refresh_token
+      if (!is.null(data$refresh_url)) private$refresh_url <- data$refresh_url
+    },
+
+    refresh = function() {
+      if (is.null(private$refresh_token)) {
+        federa_stop("authentication_error", "the session expired and there is no refresh token; log in again")
+      }
+      self$log("Refreshing the session token")
+      path <- if (is.null(private$refresh_url)) paste0(self$api_path, "/token/refresh") else private$refresh_url
+      response <- http_send("POST", paste0(self$host, path), token = private$refresh_token,
+                            timeout = self$timeout, endpoint = "/token/refresh")
+      data <- response_body(response)
+      if (httr::status_code(response) != 200L || !is.list(data) || is.null(data$access_token)) {
+        private$access_token <- NULL
+        private$refresh_token <- NULL
+        federa_stop("authentication_error", "the session expired and could not be refreshed; log in again",
+                    status = httr::status_code(response), server_message = server_text(data))
+      }
+      private$set_tokens(data)
+    },
+
+    respond = function(method, endpoint, query = NULL, body = NULL, authenticated = TRUE) {
+      if (authenticated) private$need_login()
+      refreshed <- FALSE
+      repeat {
+        response <- http_send(method, private$url(endpoint), query = query, body = body,
+                              token = if (authenticated) private$access_token else NULL,
+                              timeout = self$timeout, endpoint = endpoint)
+        status <- httr::status_code(response)
+        if (status <= 299L) return(response)
+        if (authenticated && !refreshed && status == 401L) {
+          data <- response_body(response)
+          if (identical(data$code, "token_expired") || grepl("expired", tolower(server_text(data) %||% ""), fixed = TRUE)) {
+            private$refresh()
+            refreshed <- TRUE
+            next
+          }
+        }
+        raise_for(method, endpoint, response)
+      }
+    },
+
+    items = function(response, endpoint) {
+      body <- json_of(response, "GET", endpoint)
+      if (is.list(body) && !is.null(names(body)) && is.list(body$data)) return(body$data)
+      if (!is.list(body) || !is.null(names(body))) {
+        federa_stop("server_error", sprintf("GET %s did not answer with a JSON list", endpoint))
+      }
+      body
+    },
+
+    decode = function(item) {
+      if (is.list(item) && !is.null(item$result)) {
+        item$result <- self$decryptPayload(item$result, sprintf("result %s", format(item$id)))
+      }
+      item
+    }
+  )
+)
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+log_tail <- function(log, lines = 15L) {
+  if (is.null(log) || !nzchar(log)) return("")
+  parts <- strsplit(as.character(log), "\n", fixed = TRUE)[[1]]
+  paste0("; log:\n    ", paste(utils::tail(parts, lines), collapse = "\n    "))
+}
