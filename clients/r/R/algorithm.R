@@ -7,8 +7,8 @@
 #' @export
 load_data <- function(env = Sys.getenv()) {
   get <- function(name) {
-    v <- env[name]
-    if (is.na(v) || !nzchar(v)) NULL else unname(v)
+    v <- as.character(env[name])
+    if (is.na(v) || !nzchar(v)) NULL else v
   }
   label <- get("USER_REQUESTED_DATABASE_LABEL")
   uri <- if (!is.null(label)) get(paste0(toupper(label), "_DATABASE_URI")) else NULL
@@ -50,9 +50,9 @@ docker.wrapper <- function(pkg) run_algorithm(pkg)
 
 algorithm_main <- function(pkg, env) {
   var <- function(name) {
-    v <- env[name]
+    v <- as.character(env[name])
     if (is.na(v) || !nzchar(v)) federa_stop("algorithm_error", sprintf("the node did not set %s", name))
-    unname(v)
+    v
   }
   input_file <- var("INPUT_FILE")
   raw <- readBin(input_file, "raw", n = file.size(input_file))
@@ -98,8 +98,8 @@ AlgorithmClient <- R6::R6Class("AlgorithmClient",
 
     initialize = function(env = Sys.getenv()) {
       var <- function(name, default = NULL) {
-        v <- env[name]
-        if (is.na(v)) default else unname(v)
+        v <- as.character(env[name])
+        if (is.na(v)) default else v
       }
       token_file <- var("TOKEN_FILE")
       if (is.null(token_file)) federa_stop("algorithm_error", "the node did not set TOKEN_FILE")

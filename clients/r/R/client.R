@@ -254,7 +254,7 @@ Client <- R6::R6Class("Client",
       results <- self$waitForResults(task$id, timeout = self$task.timeout)
       failed <- Filter(function(r) !identical(r$status, "completed"), results)
       if (length(failed)) {
-        details <- vapply(failed, function(r) sprintf("organization %s: %s%s", format(r$organization_id),
+        details <- vapply(failed, function(r) sprintf("organization %s: %s%s", format(result_organization(r)),
                                                       r$status, log_tail(r$log)), "")
         federa_stop("task_failed", sprintf("task %d: %d of %d run(s) did not complete\n  %s", task$id,
                                            length(failed), length(results), paste(details, collapse = "\n  ")),
@@ -330,7 +330,7 @@ Client <- R6::R6Class("Client",
     getTaskLogs = function(task_id) {
       items <- self$getTaskResults(task_id, decrypt = FALSE)
       logs <- vapply(items, function(r) if (is.null(r$log)) "" else as.character(r$log), "")
-      names(logs) <- vapply(items, function(r) format(r$organization_id %||% r$organization$id), "")
+      names(logs) <- vapply(items, function(r) format(result_organization(r)), "")
       logs
     },
 
@@ -514,4 +514,12 @@ log_tail <- function(log, lines = 15L) {
   if (is.null(log) || !nzchar(log)) return("")
   parts <- strsplit(as.character(log), "\n", fixed = TRUE)[[1]]
   paste0("; log:\n    ", paste(utils::tail(parts, lines), collapse = "\n    "))
+}
+
+# The organization of a result: an id, or an object with an id, depending on the endpoint.
+result_organization <- function(r) {
+  org <- r[["organization"]]
+  if (is.list(org)) org <- org[["id"]]
+  if (is.null(org)) org <- r[["organization_id"]]
+  if (is.null(org)) NA_integer_ else as.integer(org)
 }
