@@ -5,7 +5,8 @@
 //   TypeScript client, its decrypted result beside the average computed directly from the CSV files,
 //   and how long each step took. Then it keeps running (Ctrl-C stops it) or, with --once, tears down.
 // Run through scripts/federation.sh, which does the set-up (packages, build, Docker, images) first.
-//   node scripts/federation.mjs [--once] [--port 5000] [--image federa/average-python:local]
+//   node scripts/federation.mjs [--once] [--port 5000] [--image federa/average-python:local] [--r]
+// --r runs the R example algorithm (algorithms/average-r, image federa/average-r:local) instead.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
@@ -24,7 +25,7 @@ const option = (name, dflt) => {
 };
 const once = flag('once');
 const port = Number(option('port', process.env.FEDERA_PORT ?? '5000'));
-const image = option('image', 'federa/average-python:local');
+const image = flag('r') ? 'federa/average-r:local' : option('image', 'federa/average-python:local');
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = resolve(root, '.data', 'federation');
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job: does all set-up a fresh Debian machine needs (Debian packages, Docker engine, npm packages, build,
-# local images), then runs a whole federation (scripts/federation.mjs). Flags go to it: --once, --port N.
+# local images), then runs a whole federation (scripts/federation.mjs). Flags go to it: --once, --port N, --r (the R example algorithm).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 t0=$(date +%s)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian machine lacks for Federa's tests and main job, and nothing it already has:
-# the Python packages of the Python client (from Debian: PyPI is not reachable), the Docker engine, and checks
+# the Python packages of the Python client (from Debian: PyPI is not reachable), Debian's R for the R client, the
+# Docker engine, and checks
 # that PostgreSQL answers (starting it with Debian's command when it has stopped).
 set -euo pipefail
 need=()
@@ -12,6 +13,10 @@ need=()
 command -v openssl >/dev/null || need+=(openssl)
 command -v nginx >/dev/null || need+=(nginx-light)
 command -v docker-registry >/dev/null || need+=(docker-registry)
+# Debian's R and the R packages of the R client (clients/r) and of the R base image; nothing from CRAN.
+for deb in r-base-core r-cran-r6 r-cran-httr r-cran-jsonlite r-cran-openssl r-cran-testthat; do
+  dpkg -s "$deb" >/dev/null 2>&1 || need+=("$deb")
+done
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]} (apt)"
   (apt-get install -y --no-install-recommends "${need[@]}" >/tmp/federa-apt.log 2>&1) ||

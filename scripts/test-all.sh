@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of Federa on a fresh machine: installs what is missing (and nothing that is there), builds,
 # lints, type-checks, then runs the whole suite against SQLite and the database/API suite again against
-# PostgreSQL, and the Python client's tests. Ends with one line: "N passed, N failed".
+# PostgreSQL, the Python client's tests and the R client's tests. Ends with one line: "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -47,6 +47,10 @@ step "tests: Python client"
 if [ -d clients/python/tests ]; then
   (cd clients/python && /usr/bin/python3 -m pytest -q -p no:cacheprovider --junitxml="$OUT/pytest.xml" tests) || true
 fi
+
+step "tests: R client (testthat, a real server and two real nodes)"
+# Writes $OUT/testthat-r.xml (JUnit, counted by test-summary.mjs); a set-up failure leaves no file: a failed step.
+node clients/r/tests/run-tests.mjs --junit "$OUT/testthat-r.xml" || [ -f "$OUT/testthat-r.xml" ] || fail_step "R client tests"
 
 step "summary"
 node scripts/test-summary.mjs "$OUT" "$failures"

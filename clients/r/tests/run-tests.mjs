@@ -36,7 +36,8 @@ async function main() {
     cwd: repo,
     encoding: 'utf8',
   });
-  if (install.status !== 0) throw new Error(`R CMD INSTALL clients/r failed:\n${install.stdout}${install.stderr}`);
+  if (install.status !== 0)
+    throw new Error(`R CMD INSTALL clients/r failed:\n${install.stdout}${install.stderr}`);
 
   // ---- server
   const rootPassword = `Root-${randomBytes(9).toString('base64url')}1!`;
@@ -98,7 +99,11 @@ async function main() {
     await createPrivateKeyFile(key, { modulusBits: 2048 });
     keys.push(key);
     const name = `${tag}-${i + 1}`;
-    const created = await admin.node.create({ collaborationId: collaboration.id, organizationId: o.id, name });
+    const created = await admin.node.create({
+      collaborationId: collaboration.id,
+      organizationId: o.id,
+      name,
+    });
     const file = join(dir, `${name}.yaml`);
     writeFileSync(
       file,
