@@ -5,7 +5,7 @@
 #   federa/start-line:local      (algorithms/start-line,     FROM federa/helper:local; the fault-injection tests)
 #   federa/average-r:local       (algorithms/average-r,      FROM federa/base-r:local)
 # An image whose label federa.recipe-hash matches its sources is skipped. --force rebuilds.
-# Needs the base images (scripts/build-images.sh). Override the bases with BASE_PYTHON / BASE_NODE / BASE_R.
+# Needs the base images (scripts/build-images.sh). Override the bases with BASE_PYTHON / BASE_NODE / BASE_HELPER / BASE_R.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FORCE=0
