@@ -109,6 +109,24 @@ export async function requireOutranksHolders(
   role: Pick<Role, 'id' | 'name'>,
   purpose: string,
 ): Promise<void> {
+  // One query for the rules of all holders together; only when one is lacking, find whose it is.
+  const viaRoles = db
+    .selectFrom('user_role')
+    .innerJoin('role_rule', 'role_rule.role_id', 'user_role.role_id')
+    .select('role_rule.rule_id as rule_id')
+    .where('user_role.user_id', 'in', (eb) =>
+      eb.selectFrom('user_role as h').select('h.user_id').where('h.role_id', '=', role.id),
+    )
+    .where('user_role.user_id', '!=', caller.id);
+  const direct = db
+    .selectFrom('user_rule')
+    .select('user_rule.rule_id as rule_id')
+    .where('user_rule.user_id', 'in', (eb) =>
+      eb.selectFrom('user_role as h').select('h.user_id').where('h.role_id', '=', role.id),
+    )
+    .where('user_rule.user_id', '!=', caller.id);
+  const ids = (await viaRoles.union(direct).execute()).map((r) => r.rule_id);
+  if (firstLacking(caller, (await ruleKeysById(db, ids)).values()) === undefined) return;
   for (const holder of await holdersOfRole(db, role.id))
     await requireOutranks(
       db,
