@@ -29,6 +29,13 @@ const nodes = [];
 let server;
 
 async function main() {
+  for (const image of ['federa/average-r:local', 'federa/average-python:local', 'federa/helper:local']) {
+    if (spawnSync('docker', ['image', 'inspect', image], { stdio: 'ignore' }).status !== 0)
+      throw new Error(
+        `the image ${image} is missing: run scripts/build-images.sh and scripts/build-algorithms.sh`,
+      );
+  }
+
   // ---- the R package, installed the way users install it
   const lib = join(dir, 'lib');
   mkdirSync(lib);
