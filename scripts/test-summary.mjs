@@ -23,10 +23,13 @@ for (const f of readdirSync(dir)) {
     );
   } else if (f.endsWith('.xml')) {
     const x = readFileSync(p, 'utf8');
+    // JUnit files of pytest and of the R client's tests (clients/r/tests/run-tests.mjs); attributes in any order.
+    const suite = /<testsuite\s[^>]*>/.exec(x)?.[0] ?? '';
+    const attr = (name) => new RegExp(`\\b${name}="(\\d+)"`).exec(suite)?.[1];
     const m =
-      /<testsuite[^>]*\berrors="(\d+)"[^>]*\bfailures="(\d+)"[^>]*\bskipped="(\d+)"[^>]*\btests="(\d+)"/.exec(
-        x,
-      );
+      attr('tests') === undefined
+        ? null
+        : [suite, ...['errors', 'failures', 'skipped', 'tests'].map((a) => attr(a) ?? '0')];
     if (m) {
       const [errors, fails, skipped, tests] = m.slice(1).map(Number);
       passed += tests - errors - fails - skipped;
