@@ -95,3 +95,15 @@ test_that("nodes are listed with filters and registered with an api key", {
   expect_error(root$getNode(node$id), class = "federa_not_found")
   root$deleteCollaboration(extra$id)
 })
+
+test_that("the session token is refreshed with the refresh token and requests go on working", {
+  client <- login("researcher")
+  private <- client$.__enclos_env__$private
+  before <- private$access_token
+  private$refresh()
+  expect_false(identical(private$access_token, before))
+  expect_equal(client$getUser(client$whoami$id)$id, client$whoami$id)
+  private$refresh_token <- "not-a-token"
+  expect_error(private$refresh(), "could not be refreshed; log in again", class = "federa_authentication_error")
+  expect_error(client$getUsers(), "not logged in", class = "federa_authentication_error")
+})
