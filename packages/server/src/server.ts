@@ -1,9 +1,9 @@
-import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { DestinationStream } from 'pino';
 import { ConfigError } from '@federa/common';
 import { buildApp, type App } from './app.js';
+import { serverDataDir } from './config/data-dir.js';
 import { loadServerConfig, type LoadedServerConfig } from './config/load.js';
 import type { AppContext } from './context.js';
 import { createContext } from './create-context.js';
@@ -13,6 +13,8 @@ import { createMailer, type SmtpMailer } from './mail/smtp-mailer.js';
 import { SocketServer } from './socket/index.js';
 import { createSocketBroker, RABBITMQ_NOT_USED_MESSAGE } from './socket/broker.js';
 import type { SocketBroker } from './broker/socket-broker.js';
+
+export { serverDataDir };
 
 export interface StartServerOptions {
   /** The YAML configuration file. */
@@ -57,17 +59,6 @@ export interface ServerHandle {
   close(): Promise<void>;
   /** Resolves once the server has closed (through {@link close} or a signal). */
   closed: Promise<void>;
-}
-
-/** The data directory: `directories.data` (relative to the configuration file), else `$XDG_DATA_HOME/federa/server/<name>`. */
-export function serverDataDir(loaded: LoadedServerConfig, env: NodeJS.ProcessEnv): string {
-  const configured = loaded.config.directories?.data;
-  if (configured) return isAbsolute(configured) ? configured : resolve(dirname(loaded.file), configured);
-  const base =
-    env.XDG_DATA_HOME && env.XDG_DATA_HOME !== ''
-      ? env.XDG_DATA_HOME
-      : join(env.HOME ?? homedir(), '.local', 'share');
-  return join(base, 'federa', 'server', loaded.name);
 }
 
 function serverLogDir(loaded: LoadedServerConfig, env: NodeJS.ProcessEnv): string {

@@ -88,13 +88,18 @@ export async function listNodes(env: Env = process.env, engine?: DockerEngine): 
 export function nodeFiles(ref: InstanceRef, environment: string, env: Env = process.env): [string, string][] {
   const raw = checkNodeConfig(ref.file, environment, ref.name, env);
   const layout = nodeLayout(ref, raw, env);
-  const logFile =
-    (raw.logging as { file?: string } | undefined)?.file ??
-    defaultLogFileName(ref.name, environment, ref.scope);
+  // The node writes a log file only when `logging.file` is set; else its log is the container's output.
+  const logFile = (raw.logging as { file?: string } | undefined)?.file;
+  const scopeFlag = ref.scope === 'system' ? ' --system' : '';
   return [
     ['configuration file', ref.file],
     ['data folder', layout.dataDir],
-    ['log file', resolve(layout.logDir, logFile)],
+    logFile
+      ? ['log file', resolve(layout.logDir, logFile)]
+      : [
+          'logs',
+          `the container's output: vnode attach -n ${ref.name}${scopeFlag} (vnode set -n ${ref.name} logging.file=node.log also writes ${resolve(layout.logDir, 'node.log')})`,
+        ],
     ['private key', layout.privateKey],
     ...layout.databases.map((d): [string, string] => [`database '${d.label}'`, d.hostFile ?? d.uri]),
   ];

@@ -98,6 +98,21 @@ describe('a node admin whose server URL the container cannot reach', () => {
     expect(made.stderr).toMatch(/Stop it first \(vnode stop -n /);
   }, 30_000);
 
+  it('vnode attach shows readable lines (--json for raw), --tail N; vnode files lists no unwritten log file', async () => {
+    const readable = await vnode('attach', '-n', nodeName, '--tail', '3', '--no-follow');
+    expect(readable.code, readable.stderr).toBe(0);
+    const lines = readable.stdout.trim().split('\n');
+    expect(lines.length).toBeLessThanOrEqual(3);
+    expect(readable.stdout).toMatch(/^\d\d:\d\d:\d\d (INFO|WARN) /m);
+    expect(readable.stdout).not.toMatch(/"level":/);
+    const raw = await vnode('attach', '-n', nodeName, '--tail', '2', '--no-follow', '--json');
+    expect(raw.stdout).toMatch(/"level":\d+/);
+
+    const files = await vnode('files', '-n', nodeName);
+    expect(files.stdout).not.toMatch(/log file:/);
+    expect(files.stdout).toMatch(/logs:\s+the container's output: vnode attach -n /);
+  }, 30_000);
+
   it('vnode stop --all asks first and stops nothing without --yes', async () => {
     const stop = await vnode('stop', '--all');
     expect(stop.code).toBe(6);
@@ -140,6 +155,20 @@ describe('a server admin starting a server, and a node with a wrong API key', ()
       body: JSON.stringify({ username: 'root', password }),
     });
     expect(res.status).toBe(200);
+
+    // attach: readable lines, the address to use (the host port, not the container's 5000), --json for raw.
+    const attach = await vserver('attach', '--user', '-n', serverName, '--tail', '5', '--no-follow');
+    expect(attach.code, attach.stderr).toBe(0);
+    expect(attach.stderr).toContain(`API at http://127.0.0.1:${port}/api`);
+    expect(attach.stdout).toMatch(/^\d\d:\d\d:\d\d (INFO|WARN) /m);
+    expect(attach.stdout).not.toMatch(/"level":/);
+    expect(attach.stdout).not.toMatch(/^\{/m);
+    expect(
+      (await vserver('attach', '--user', '-n', serverName, '--tail', '1', '--no-follow', '--json')).stdout,
+    ).toMatch(/"level":/);
+    const files = await vserver('files', '--user', '-n', serverName);
+    expect(files.stdout).not.toMatch(/log file:/);
+    expect(files.stdout).toMatch(/logs:\s+the container's output: vserver attach/);
   }, 180_000);
 
   it('a second server on the same port: a clear message, and no network left behind', async () => {

@@ -8,7 +8,7 @@ import { addScopeOptions, examples, pickInstance, scopeOf, table, type ScopeFlag
 import { Progress } from '../util/progress.js';
 import { sourceCheckout } from '../util/source.js';
 import { CLI_VERSION } from '../version.js';
-import { attachLogs } from '../server/start.js';
+import { attachLogs, parseTail } from '../server/start.js';
 import {
   cleanNode,
   createPrivateKey,
@@ -220,18 +220,30 @@ export function buildNodeProgram(): Command {
     addScopeOptions(
       program
         .command('attach')
-        .description('Follow the logs of a running node (Ctrl-C to stop following)')
-        .option('-n, --name <name>', 'name of the node configuration'),
+        .description('Follow the logs of a running node, as readable lines (Ctrl-C to stop following)')
+        .option('-n, --name <name>', 'name of the node configuration')
+        .option('--json', 'the raw JSON lines the node writes')
+        .option('--tail <lines>', 'start with only the last N lines of the history')
+        .option('--no-follow', 'print the history and stop'),
       'user',
-    ).action(async (o: ScopeFlags & { name?: string }) => {
+    ).action(async (o: ScopeFlags & { name?: string; json?: boolean; tail?: string; follow: boolean }) => {
       const name = o.name ?? (await resolveRef(o)).name;
+      const tail = parseTail(o.tail);
       const docker = await connectDocker();
       const container = nodeContainerName(name, scopeOf(o, 'user'));
       if (!(await docker.isRunning(container)))
         throw new CliError('state', `the node '${name}' is not running`);
-      await attachLogs(docker, container);
+      await attachLogs(docker, container, {
+        ...(o.json ? { json: true } : {}),
+        ...(tail !== undefined ? { tail } : {}),
+        follow: o.follow,
+      });
     }),
-    ['vnode attach -n hospital-a'],
+    [
+      'vnode attach -n hospital-a',
+      'vnode attach -n hospital-a --tail 100',
+      'vnode attach -n hospital-a --json',
+    ],
   );
 
   examples(

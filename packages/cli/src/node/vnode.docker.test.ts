@@ -77,9 +77,9 @@ describe('vnode with Docker', () => {
     expect(files.code).toBe(0);
     expect(files.stdout).toContain(`configuration file:  ${file}`);
     expect(files.stdout).toContain(join(dirs.env.XDG_DATA_HOME, 'federa', 'node', name));
-    expect(files.stdout).toContain(
-      join(dirs.env.XDG_CACHE_HOME, 'federa', 'log', 'node', `${name}-application-user.log`),
-    );
+    // No logging.file: the log is the container's output, and files says how to get a file too.
+    expect(files.stdout).toMatch(new RegExp(`logs:\\s+the container's output: vnode attach -n ${name}`));
+    expect(files.stdout).toContain(join(dirs.env.XDG_CACHE_HOME, 'federa', 'log', 'node', 'node.log'));
     expect(files.stdout).toMatch(new RegExp(`database 'default':\\s+${data}`));
     expect(files.stdout).toMatch(/database 'omop':\s+postgresql:\/\/db\/omop/);
   });

@@ -1,10 +1,9 @@
 /** `vserver list | files | stop | attach | version` (`import` is in import.ts). */
-import { resolve } from 'node:path';
 import { checkServerConfig } from '../config/validate.js';
 import { type InstanceRef, listInstances } from '../config/store.js';
 import { connectDocker, type DockerEngine } from '../docker/engine.js';
 import { CliError } from '../exit-codes.js';
-import { type Env, type Scope, instanceDataDir, typeDirs, defaultLogFileName } from '../paths.js';
+import { type Env, type Scope, instanceDataDir } from '../paths.js';
 import { getJson } from '../util/http.js';
 import { CLI_VERSION } from '../version.js';
 import { placeDatabase } from './database.js';
@@ -36,17 +35,14 @@ export function serverFiles(
   env: Env = process.env,
 ): Record<string, string> {
   const raw = checkServerConfig(ref.file, environment);
-  const logging = raw.logging as { file?: string } | undefined;
   const dataDir = instanceDataDir('server', ref.scope, ref.name, env);
   const uri = typeof raw.uri === 'string' ? raw.uri : 'sqlite:///default.sqlite';
   const db = placeDatabase(uri, dataDir);
   return {
     'configuration file': ref.file,
     'data folder': dataDir,
-    'log file': resolve(
-      typeDirs('server', ref.scope, env).log,
-      logging?.file ?? defaultLogFileName(ref.name, environment, ref.scope),
-    ),
+    // The server in Docker writes its log to the container's output only (no log folder is mounted).
+    logs: `the container's output: vserver attach -n ${ref.name}${ref.scope === 'user' ? ' --user' : ''} (no log file on this host)`,
     database: db.kind === 'sqlite-file' ? `sqlite:///${db.hostFile}` : uri,
   };
 }

@@ -68,11 +68,21 @@ export async function importIntoServer(
   checkServerConfig(ref.file, options.environment, { FEDERA_DB_URI: db.containerUri });
 
   const image = chooseImage('server', options.image, raw);
-  await ensureImage(docker, image.ref, progress);
+  // The image `vserver start` checked and pulled is used as it is: asking the registry again only costs time
+  // (up to its time-out when it cannot be reached). Without a local copy it is pulled.
+  const local = await docker.docker
+    .getImage(image.ref)
+    .inspect()
+    .catch(() => undefined);
+  if (local === undefined) await ensureImage(docker, image.ref, progress);
   await warnOnMajorMismatch(docker, image.ref, progress);
 
   const binds = [`${resolve(ref.file)}:/mnt/config.yaml:ro`, `${fixture}:/mnt/import.yaml:ro`];
-  const containerEnv: Record<string, string> = { FEDERA_CONFIG_NAME: ref.name };
+  // Messages about the fixture name the admin's file, not /mnt/import.yaml.
+  const containerEnv: Record<string, string> = {
+    FEDERA_CONFIG_NAME: ref.name,
+    FEDERA_IMPORT_SOURCE: fixture,
+  };
   if (db.kind === 'sqlite-file') {
     mkdirSync(db.hostDir, { recursive: true });
     binds.push(`${db.hostDir}:${CONTAINER_DB_DIR}`);

@@ -11,8 +11,8 @@ import { CLI_VERSION } from '../version.js';
 import { newServerConfig } from './new.js';
 import { listServers, serverFiles, serverVersion, stopServers } from './commands.js';
 import { importIntoServer } from './import.js';
-import { attachLogs, startServer } from './start.js';
-import { serverContainerName } from './naming.js';
+import { attachLogs, parseTail, startServer } from './start.js';
+import { CONTAINER_PORT, LABELS, serverContainerName } from './naming.js';
 import { parseAssignment, setKeys } from '../config/set.js';
 import { checkServerConfig } from '../config/validate.js';
 
@@ -179,18 +179,34 @@ export function buildServerProgram(): Command {
     addScopeOptions(
       program
         .command('attach')
-        .description('Follow the logs of a running server (Ctrl-C to stop following)')
-        .option('-n, --name <name>', 'name of the server configuration'),
+        .description('Follow the logs of a running server, as readable lines (Ctrl-C to stop following)')
+        .option('-n, --name <name>', 'name of the server configuration')
+        .option('--json', 'the raw JSON lines the server writes')
+        .option('--tail <lines>', 'start with only the last N lines of the history')
+        .option('--no-follow', 'print the history and stop'),
       'system',
-    ).action(async (o: ScopeFlags & { name?: string }) => {
+    ).action(async (o: ScopeFlags & { name?: string; json?: boolean; tail?: string; follow: boolean }) => {
       const name = o.name ?? (await resolveRef({ ...o, environment: 'prod' })).name;
+      const tail = parseTail(o.tail);
       const docker = await connectDocker();
       const container = serverContainerName(name, scopeOf(o, 'system'));
-      if (!(await docker.isRunning(container)))
-        throw new CliError('state', `the server '${name}' is not running`);
-      await attachLogs(docker, container);
+      const info = await docker.containerInfo(container);
+      if (!info?.running) throw new CliError('state', `the server '${name}' is not running`);
+      // The address users and nodes must use: the published host port, not the container's own 5000.
+      const ip = info.labels[LABELS.hostIp] ?? '0.0.0.0';
+      const host = ip === '0.0.0.0' || ip === '::' ? '127.0.0.1' : ip;
+      process.stderr.write(
+        `Server '${name}': API at http://${host}:${info.labels[LABELS.hostPort] ?? '?'}${info.labels[LABELS.apiPath] ?? '/api'} ` +
+          `(from this host; nodes in Docker on this host: http://host.docker.internal:${info.labels[LABELS.hostPort] ?? '?'}). ` +
+          `The log's port ${CONTAINER_PORT} is the container's own.\n`,
+      );
+      await attachLogs(docker, container, {
+        ...(o.json ? { json: true } : {}),
+        ...(tail !== undefined ? { tail } : {}),
+        follow: o.follow,
+      });
     }),
-    ['vserver attach -n demo'],
+    ['vserver attach -n demo', 'vserver attach -n demo --tail 50', 'vserver attach -n demo --json | jq .'],
   );
 
   examples(
@@ -239,7 +255,10 @@ export function buildServerProgram(): Command {
           'Load organizations, users, collaborations, nodes and example tasks from a YAML fixture into the server database',
         ),
     )
-      .argument('<file>', 'fixture file (organizations, collaborations; cli-config.md §4)')
+      .argument(
+        '<file>',
+        'YAML file of organizations (with users) and collaborations (with participants); format and a complete example: docs/import-format.md',
+      )
       .option(
         '-i, --image <image>',
         'server image to run the import in (default federa/server:<CLI major version>)',

@@ -9,6 +9,7 @@ import { CliError } from '../exit-codes.js';
 import { type Env, instanceDataDir } from '../paths.js';
 import type { Progress } from '../util/progress.js';
 import { getJson, waitFor } from '../util/http.js';
+import { readableLogStream } from '../util/log-lines.js';
 import { CONTAINER_DB_DIR, placeDatabase } from './database.js';
 import { CONTAINER_PORT, LABELS, TYPE_LABEL, serverContainerName, serverNetworkName } from './naming.js';
 
@@ -204,14 +205,43 @@ export function generatedRootPassword(
   return undefined;
 }
 
-/** Streams a container's logs to stdout until Ctrl-C or until the container stops. */
-export async function attachLogs(docker: DockerEngine, container: string): Promise<void> {
+export interface AttachOptions {
+  /** Raw lines as the container writes them (JSON), instead of readable ones. */
+  json?: boolean;
+  /** Only the last N lines of the history, then follow. */
+  tail?: number;
+  /** Stop at the end of the history instead of following (tests, scripts). */
+  follow?: boolean;
+}
+
+/**
+ * Streams a container's logs to stdout, readable unless `json` (docs/cli.md), until Ctrl-C or until the container
+ * stops.
+ */
+export async function attachLogs(
+  docker: DockerEngine,
+  container: string,
+  options: AttachOptions = {},
+): Promise<void> {
   const abort = new AbortController();
   const onSigint = (): void => abort.abort();
   process.once('SIGINT', onSigint);
+  const out = options.json ? process.stdout : readableLogStream(process.stdout);
   try {
-    await docker.streamLogs(container, process.stdout, { follow: true, signal: abort.signal });
+    await docker.streamLogs(container, out, {
+      follow: options.follow ?? true,
+      signal: abort.signal,
+      ...(options.tail !== undefined ? { tail: options.tail } : {}),
+    });
   } finally {
     process.removeListener('SIGINT', onSigint);
+    if (out !== process.stdout) await new Promise<void>((resolve) => out.end(resolve));
   }
+}
+
+/** `--tail <n>`: a whole number of lines. */
+export function parseTail(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new CliError('usage', `--tail: expected a number of lines, got '${value}'`);
+  return Number(value);
 }

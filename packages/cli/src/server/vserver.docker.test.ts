@@ -10,6 +10,7 @@ import { docker, dockerQuiet, requireDocker, requireImage, runCli } from '../tes
 import { tempXdg, uniqueName, useXdg } from '../test-support/env.js';
 import { freePort } from '../test-support/ports.js';
 import { CLI_VERSION } from '../version.js';
+import { ownCheckout } from '../util/source.js';
 import { buildServerProgram } from './program.js';
 
 const dirs = tempXdg();
@@ -100,7 +101,9 @@ describe('vserver with Docker', () => {
           // Fixture passwords are not held to the password policy.
           {
             ...org('Alpha'),
-            users: [{ username: 'alice', firstname: 'Alice', lastname: 'A', password: 'pw' }],
+            users: [
+              { username: 'alice', firstname: 'Alice', lastname: 'A', password: 'pw', roles: ['super'] },
+            ],
           },
           { ...org('Beta'), users: [] },
         ],
@@ -117,8 +120,14 @@ describe('vserver with Docker', () => {
         ],
       }),
     );
-    const imported = await vserver('import', '--user', '-n', name, fixture);
+    // This checkout's importer (the image may be older): --mount-src.
+    const src = ownCheckout() ?? '';
+    const imported = await vserver('import', '--user', '-n', name, '--mount-src', src, fixture);
     expect(imported.code, imported.stderr).toBe(0);
+    // Each new node's API key, printed once.
+    expect(imported.stdout).toMatch(new RegExp(`^  beta-study-node \\(Beta in study\\): ${betaKey}$`, 'm'));
+    // The local image is used as it is: the registry is not asked again.
+    expect(imported.stderr).not.toMatch(/checking the registry/);
     expect(imported.stdout).toMatch(/^organizations: 2 created \(Alpha, Beta\)/m);
     expect(imported.stdout).toMatch(/^users: 1 created \(alice\)/m);
     expect(imported.stdout).toMatch(/^nodes: 2 created \(alpha-study-node, beta-study-node\)/m);
@@ -136,18 +145,31 @@ describe('vserver with Docker', () => {
     expect((await post('/token/user', { username: 'alice', password: 'pw' })).status).toBe(200);
     expect((await post('/token/node', { api_key: betaKey })).status).toBe(200);
 
-    const again = await vserver('import', '--user', '-n', name, fixture);
+    const again = await vserver('import', '--user', '-n', name, '--mount-src', src, fixture);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/^organizations: 0 created, 2 already there/m);
     expect(again.stdout).toMatch(/^nodes: 0 created, 2 already there/m);
+    expect(again.stdout).not.toMatch(/API keys/);
 
     writeFileSync(
       fixture,
       yaml.dump({ collaborations: [{ name: 'x', participants: [{ name: 'Alpha', api_key: 'nope' }] }] }),
     );
-    const bad = await vserver('import', '--user', '-n', name, fixture);
+    const bad = await vserver('import', '--user', '-n', name, '--mount-src', src, fixture);
     expect(bad.code).toBe(3);
-    expect(bad.stdout + bad.stderr).toContain('collaborations[0].participants[0].api_key: expected a UUID');
+    // The admin's file and line, not the path inside the container.
+    expect(bad.stdout + bad.stderr).toContain(
+      `${fixture}:5: collaborations[0].participants[0].api_key: expected a UUID`,
+    );
+    expect(bad.stdout + bad.stderr).not.toContain('/mnt/import.yaml');
+
+    // An unknown key (organizations under a collaboration) is refused, nothing is made.
+    writeFileSync(fixture, 'collaborations:\n  - name: empty-by-mistake\n    organizations: [Alpha, Beta]\n');
+    const unknown = await vserver('import', '--user', '-n', name, '--mount-src', src, fixture);
+    expect(unknown.code).toBe(3);
+    expect(unknown.stdout + unknown.stderr).toContain(
+      `${fixture}:3: collaborations[0].organizations: unknown key 'organizations'`,
+    );
   }, 120_000);
 
   it('stop stops the container and removes its network', async () => {

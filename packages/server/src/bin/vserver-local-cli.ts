@@ -1,7 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, ENVIRONMENTS } from '@federa/common';
 import { FixtureError, runImport, type ImportReport, type RunImportOptions } from '../import/index.js';
-import { startServer, type ServerHandle, type StartServerOptions } from '../server.js';
+import type { ServerHandle, StartServerOptions } from '../server.js';
 import { SERVER_VERSION } from '../version.js';
 import type { ExitReason } from './exit-codes.js';
 
@@ -16,7 +16,8 @@ export interface CliIo {
 const defaultIo: CliIo = {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
-  start: startServer,
+  // Loaded when used: `import` and `version` start faster without the web server's modules.
+  start: async (options) => (await import('../server.js')).startServer(options),
   import: runImport,
 };
 
@@ -28,7 +29,14 @@ export function formatImportReport(report: ImportReport): string {
     const kept = kind === 'roles' ? [] : report.skipped[kind];
     return `${kind}: ${made.length} created${made.length ? ` (${made.join(', ')})` : ''}${kept.length ? `, ${kept.length} already there (${kept.join(', ')})` : ''}`;
   });
-  return `${lines.join('\n')}\n`;
+  const keys = report.nodeKeys.map(
+    (k) => `  ${k.node} (${k.organization} in ${k.collaboration}): ${k.api_key}`,
+  );
+  return `${lines.join('\n')}\n${
+    keys.length
+      ? `\nAPI keys of the new nodes (shown only now, they are stored hashed; give each to the admin of that node,\nwho puts it in the node's configuration: vnode new --api-key <key>, or vnode set api_key=<key>):\n${keys.join('\n')}\n`
+      : ''
+  }`;
 }
 
 const parsePort = (value: string): number => {
@@ -103,6 +111,8 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<Exi
     .addHelpText(
       'after',
       `
+The file format, with a complete example: docs/import-format.md. Unknown keys are refused; errors name the file
+and line. Users get only the roles listed under their 'roles'. The API key of each node created is printed once.
 Running it again adds only what is missing (matched by name). Examples:
   vserver-local import -c server.yaml fixtures.yaml
   vserver-local import -c /mnt/config.yaml -e prod /mnt/import.yaml   (what vserver import runs in a container)`,
@@ -115,6 +125,8 @@ Running it again adds only what is missing (matched by name). Examples:
           configFile: opts.config,
           environment: opts.environment,
           fixtureFile: file,
+          // `vserver import` runs this in a container: name the admin's own file in messages.
+          ...(process.env.FEDERA_IMPORT_SOURCE ? { fixtureName: process.env.FEDERA_IMPORT_SOURCE } : {}),
         });
         io.out(formatImportReport(report));
       } catch (error) {

@@ -27,8 +27,15 @@ const fixtureDoc = {
       country: 'NL',
       public_key: '',
       users: [
-        { username: 'alice', firstname: 'Alice', lastname: 'A', password: 'pw' },
-        { username: 'anna', firstname: 'Anna', lastname: 'A', password: 'pw2', email: 'anna@example.org' },
+        { username: 'alice', firstname: 'Alice', lastname: 'A', password: 'pw', roles: ['super'] },
+        {
+          username: 'anna',
+          firstname: 'Anna',
+          lastname: 'A',
+          password: 'pw2',
+          email: 'anna@example.org',
+          roles: ['Researcher'],
+        },
       ],
     },
     {
@@ -86,12 +93,12 @@ describe('importFixture', () => {
     await t.close();
   });
 
-  it('creates organizations, users with a super role, nodes with the given keys and example tasks', async () => {
+  it('creates organizations, users with the roles written, nodes with the given keys and example tasks', async () => {
     const report = await importFixture(t.ctx.dbh.db, { bcrypt_rounds: 4 }, parseFixture(fixtureDoc));
     expect(report.created).toEqual({
       organizations: ['Hospital A', 'Hospital B'],
       users: ['alice', 'anna', 'bob'],
-      roles: ['super (Hospital A)', 'super (Hospital B)'],
+      roles: ['super (Hospital A)'],
       collaborations: ['Study 1'],
       nodes: ['hospital-a-study-1-node', 'hospital-b-study-1-node'],
       tasks: ['Study 1: federa/average-python:local'],
@@ -111,6 +118,30 @@ describe('importFixture', () => {
     });
     const all = await t.api('GET', '/rule', { token: alice, query: { per_page: 500 } });
     expect((rules.body.data ?? rules.body).length).toBe((all.body.data ?? all.body).length);
+    // Only the roles written: anna is a Researcher, bob (no roles) has none.
+    const roleNames = async (username: string): Promise<string[]> => {
+      const u = (await t.api('GET', '/user', { token: t.rootToken, query: { username } })).body;
+      const id = (Array.isArray(u) ? u : u.data)[0].id;
+      const r = (await t.api('GET', '/role', { token: t.rootToken, query: { user_id: id } })).body;
+      return (Array.isArray(r) ? r : r.data).map((x: { name: string }) => x.name);
+    };
+    expect(await roleNames('anna')).toEqual(['Researcher']);
+    expect(await roleNames('bob')).toEqual([]);
+    // Each new node's key is in the report once (the fixture's keys here).
+    expect(report.nodeKeys).toEqual([
+      {
+        node: 'hospital-a-study-1-node',
+        organization: 'Hospital A',
+        collaboration: 'Study 1',
+        api_key: KEY_A,
+      },
+      {
+        node: 'hospital-b-study-1-node',
+        organization: 'Hospital B',
+        collaboration: 'Study 1',
+        api_key: KEY_B,
+      },
+    ]);
 
     // The node logs in with the fixture's key.
     const nodeLogin = await t.api('POST', '/token/node', { body: { api_key: KEY_B } });
@@ -155,6 +186,28 @@ describe('importFixture', () => {
     doc.collaborations[0]!.participants[1]!.name = 'Hospital Z';
     await expect(importFixture(t.ctx.dbh.db, { bcrypt_rounds: 4 }, parseFixture(doc))).rejects.toThrow(
       "collaborations[0].participants[1].name: no organization named 'Hospital Z'",
+    );
+    expect(await counts()).toEqual(before);
+  });
+
+  it('generates the API key of a participant without one, and refuses a role that does not exist', async () => {
+    const made = await importFixture(
+      t.ctx.dbh.db,
+      { bcrypt_rounds: 4 },
+      parseFixture({
+        organizations: [{ ...fixtureDoc.organizations[1], name: 'Hospital C', users: [] }],
+        collaborations: [{ name: 'Study 3', participants: [{ name: 'Hospital C' }] }],
+      }),
+    );
+    const key = made.nodeKeys[0]?.api_key ?? '';
+    expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-/);
+    expect((await t.api('POST', '/token/node', { body: { api_key: key } })).status).toBe(200);
+
+    const doc = structuredClone(fixtureDoc);
+    (doc.organizations[0]!.users[0] as { roles: string[] }).roles = ['Wizard'];
+    const before = await counts();
+    await expect(importFixture(t.ctx.dbh.db, { bcrypt_rounds: 4 }, parseFixture(doc))).rejects.toThrow(
+      /organizations\[0\]\.users\[0\]\.roles\[0\]: no role 'Wizard' for this organization/,
     );
     expect(await counts()).toEqual(before);
   });
@@ -204,6 +257,23 @@ describe('parseFixture', () => {
     );
   });
 
+  it('refuses unknown keys at every level, with a hint for the usual mistakes', () => {
+    const e = check((d) => ((d.collaborations[0] as Record<string, unknown>).organizations = ['Hospital A']));
+    expect(e.entry).toBe('collaborations[0].organizations');
+    expect(e.message).toMatch(
+      /unknown key 'organizations' \(the organizations of a collaboration are its participants/,
+    );
+    expect(check((d) => ((d.organizations[0]!.users[0] as Record<string, unknown>).role = 'x')).entry).toBe(
+      'organizations[0].users[0].role',
+    );
+    expect(
+      check((d) => ((d.collaborations[0]!.participants[0] as Record<string, unknown>).key = 'x')).entry,
+    ).toBe('collaborations[0].participants[0].key');
+    expect(check((d) => ((d.organizations[1] as Record<string, unknown>).adress = 'x')).entry).toBe(
+      'organizations[1].adress',
+    );
+  });
+
   it('defaults encrypted to true and accepts an empty file', () => {
     expect(parseFixture(fixtureDoc).collaborations[0]?.encrypted).toBe(true);
     expect(parseFixture(null)).toEqual({ organizations: [], collaborations: [] });
@@ -249,12 +319,34 @@ describe('vserver-local import', () => {
     expect(second.out).toMatch(/^organizations: 0 created, 2 already there \(Hospital A, Hospital B\)$/m);
     expect(second.out).toMatch(/^tasks: 0 created, 1 already there/m);
 
+    expect(first.out).toMatch(
+      new RegExp(
+        `API keys of the new nodes[^\n]*\n[^\n]*\n  hospital-a-study-1-node \\(Hospital A in Study 1\\): ${KEY_A}\n`,
+      ),
+    );
+    expect(second.out).not.toMatch(/API keys/); // shown once, when the node is made
+
     writeFileSync(
       fixture,
       'collaborations:\n  - name: S\n    participants: [{name: Hospital A, api_key: 42}]\n',
     );
     const bad = await run('import', '-c', config, fixture);
     expect(bad.reason).toBe('config');
-    expect(bad.err).toContain('collaborations[0].participants[0].api_key: expected a UUID');
+    expect(bad.err).toContain(`${fixture}:3: collaborations[0].participants[0].api_key: expected a UUID`);
+
+    // An unknown key: refused with the admin's file name (as vserver import passes it) and the key's line.
+    writeFileSync(
+      fixture,
+      'collaborations:\n  - name: S\n    encrypted: false\n    organizations:\n      - Hospital A\n',
+    );
+    process.env.FEDERA_IMPORT_SOURCE = '/home/admin/study.yaml';
+    const unknown = await run('import', '-c', config, fixture).finally(
+      () => delete process.env.FEDERA_IMPORT_SOURCE,
+    );
+    expect(unknown.reason).toBe('config');
+    expect(unknown.err).toContain(
+      "/home/admin/study.yaml:4: collaborations[0].organizations: unknown key 'organizations'",
+    );
+    expect(unknown.err).not.toContain(fixture);
   });
 });

@@ -1,8 +1,9 @@
 /**
- * Loads a fixture (cli-config.md §4) into the database in one transaction: organizations and their users (each
- * organization gets a role `super` with every rule, given to its imported users), collaborations with their
- * members, one node per participant with the fixture's API key (stored hashed), and per image an "Example task"
- * with one result per member.
+ * Loads a fixture (docs/import-format.md) into the database in one transaction: organizations and their users (with
+ * the roles the file names and no others; `super`, every rule, is made for an organization when a user of it names
+ * it), collaborations with their members, one node per participant with the fixture's API key or a generated one
+ * (stored hashed; the report carries each new node's key once), and per image an "Example task" with one result
+ * per member.
  *
  * Running it again adds only what is missing: organizations, users and collaborations are matched by name, nodes by
  * (organization, collaboration), example tasks by (collaboration, image). Nothing existing is changed. Fixture
@@ -10,9 +11,11 @@
  *
  * The rules must be registered (the server's start-up seeding, `bootstrap`) before an import.
  */
+import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 
 import { hashApiKey, hashPassword } from '../auth/passwords.js';
+import { DEFAULT_ROLES } from '../auth/rules.js';
 import type { ServerConfig } from '../config/schema.js';
 import type { Database } from '../db/schema.js';
 import { nowStored } from '../http/datetime.js';
@@ -35,6 +38,8 @@ export interface ImportReport {
     nodes: string[];
     tasks: string[];
   };
+  /** The API key of each node created (the only time it can be shown: it is stored hashed). */
+  readonly nodeKeys: { node: string; organization: string; collaboration: string; api_key: string }[];
   readonly skipped: {
     organizations: string[];
     users: string[];
@@ -51,15 +56,21 @@ export async function importFixture(
   config: Pick<ServerConfig, 'bcrypt_rounds'>,
   fixture: Fixture,
 ): Promise<ImportReport> {
-  // Hash outside the transaction: bcrypt is slow, and SQLite holds its write lock for the whole transaction.
-  const passwordHashes = new Map<string, string>();
-  for (const org of fixture.organizations)
-    for (const user of org.users)
-      passwordHashes.set(user.username, await hashPassword(user.password, config.bcrypt_rounds));
+  // Hash outside the transaction (bcrypt is slow, and SQLite holds its write lock for the whole transaction), all
+  // at once: bcrypt works on libuv's thread pool, so the hashes use every core.
+  const users = fixture.organizations.flatMap((org) => org.users);
+  const passwordHashes = new Map<string, string>(
+    await Promise.all(
+      users.map(
+        async (user) => [user.username, await hashPassword(user.password, config.bcrypt_rounds)] as const,
+      ),
+    ),
+  );
 
   return db.transaction().execute(async (trx) => {
     const report: ImportReport = {
       created: { organizations: [], users: [], roles: [], collaborations: [], nodes: [], tasks: [] },
+      nodeKeys: [],
       skipped: { organizations: [], users: [], collaborations: [], nodes: [], tasks: [] },
     };
     const allRules = (await trx.selectFrom('rule').select('id').execute()).map((r) => r.id);
@@ -73,7 +84,6 @@ export async function importFixture(
     for (const [i, org] of fixture.organizations.entries()) {
       const id = await ensureOrganization(trx, org, report);
       orgIds.set(org.name, id);
-      const roleId = await ensureSuperRole(trx, id, org.name, allRules, report);
       for (const [j, user] of org.users.entries()) {
         const existing = await trx
           .selectFrom('user')
@@ -95,6 +105,19 @@ export async function importFixture(
             `organizations[${i}].users[${j}].email`,
             `the e-mail address ${email} belongs to the existing user '${taken.username}'; give this user another email`,
           );
+        const roleIds: number[] = [];
+        for (const [k, roleName] of user.roles.entries()) {
+          const roleId =
+            roleName === SUPER_ROLE
+              ? await ensureSuperRole(trx, id, org.name, allRules, report)
+              : await findRole(trx, roleName, id);
+          if (roleId === undefined)
+            throw new FixtureError(
+              `organizations[${i}].users[${j}].roles[${k}]`,
+              `no role '${roleName}' for this organization: use ${SUPER_ROLE} (every rule), a default role (${ASSIGNABLE_DEFAULT_ROLES.join(', ')}) or a role the organization has`,
+            );
+          if (!roleIds.includes(roleId)) roleIds.push(roleId);
+        }
         await insertUserRows(trx, {
           username: user.username,
           firstname: user.firstname,
@@ -102,7 +125,7 @@ export async function importFixture(
           email,
           passwordHash: passwordHashes.get(user.username) ?? '',
           organizationId: id,
-          roleIds: [roleId],
+          roleIds,
           ruleIds: [],
         });
         report.created.users.push(user.username);
@@ -180,7 +203,8 @@ export async function importFixture(
           report.skipped.nodes.push(name);
           continue;
         }
-        const hash = hashApiKey(p.api_key);
+        const apiKey = p.api_key ?? randomUUID();
+        const hash = hashApiKey(apiKey);
         const sameKey = await trx
           .selectFrom('node')
           .select(['id', 'name'])
@@ -210,6 +234,12 @@ export async function importFixture(
           })
           .execute();
         report.created.nodes.push(name);
+        report.nodeKeys.push({
+          node: name,
+          organization: p.name,
+          collaboration: collab.name,
+          api_key: apiKey,
+        });
       }
 
       const allMembers = (
@@ -299,6 +329,31 @@ async function ensureOrganization(trx: Trx, org: FixtureOrganization, report: Im
     .executeTakeFirstOrThrow();
   report.created.organizations.push(org.name);
   return row.id;
+}
+
+/** Default roles a fixture may give (the fixed roles of nodes and algorithm containers are not for users). */
+const ASSIGNABLE_DEFAULT_ROLES = DEFAULT_ROLES.map((r) => r.name).filter(
+  (n) => n !== 'node' && n !== 'container',
+);
+
+/** A role of the organization, or a default role, by name. */
+async function findRole(trx: Trx, name: string, organizationId: number): Promise<number | undefined> {
+  const own = await trx
+    .selectFrom('role')
+    .select('id')
+    .where('name', '=', name)
+    .where('organization_id', '=', organizationId)
+    .executeTakeFirst();
+  if (own) return own.id;
+  if (!ASSIGNABLE_DEFAULT_ROLES.includes(name)) return undefined;
+  return (
+    await trx
+      .selectFrom('role')
+      .select('id')
+      .where('name', '=', name)
+      .where('organization_id', 'is', null)
+      .executeTakeFirst()
+  )?.id;
 }
 
 /** The organization's role `super` with every rule; created (and given missing rules) when needed. */

@@ -1,8 +1,10 @@
 export {
   FixtureError,
+  loadFixtureFile,
   parseFixture,
   readFixtureFile,
   type Fixture,
+  type FixtureFile,
   type FixtureCollaboration,
   type FixtureOrganization,
   type FixtureParticipant,

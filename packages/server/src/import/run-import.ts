@@ -8,8 +8,8 @@ import { ConfigError } from '@federa/common';
 import { loadServerConfig } from '../config/load.js';
 import { bootstrap, type BootstrapOutcome } from '../db/bootstrap.js';
 import { DatabaseHandle, DatabaseUriError, parseDatabaseUri } from '../db/connect.js';
-import { serverDataDir } from '../server.js';
-import { readFixtureFile } from './fixture.js';
+import { serverDataDir } from '../config/data-dir.js';
+import { FixtureError, loadFixtureFile, withLine } from './fixture.js';
 import { importFixture, type ImportReport } from './import-fixture.js';
 
 export interface RunImportOptions {
@@ -17,6 +17,8 @@ export interface RunImportOptions {
   /** @default 'prod' */
   readonly environment?: string;
   readonly fixtureFile: string;
+  /** The fixture's name in messages (`vserver import` passes the admin's file; default: fixtureFile). */
+  readonly fixtureName?: string;
   readonly env?: NodeJS.ProcessEnv;
 }
 
@@ -26,7 +28,7 @@ export async function runImport(
   const env = options.env ?? process.env;
   const loaded = loadServerConfig(options.configFile, options.environment ?? 'prod', env);
   // The fixture is checked before the database is touched.
-  const fixture = readFixtureFile(options.fixtureFile);
+  const file = loadFixtureFile(options.fixtureFile, options.fixtureName ?? options.fixtureFile);
   const dataDir = serverDataDir(loaded, env);
   let target;
   try {
@@ -40,8 +42,14 @@ export async function runImport(
   try {
     await dbh.migrate();
     const seeded = await bootstrap(dbh.db, loaded.config);
-    const report = await importFixture(dbh.db, loaded.config, fixture);
-    return { report, seeded };
+    try {
+      const report = await importFixture(dbh.db, loaded.config, file.fixture);
+      return { report, seeded };
+    } catch (error) {
+      // A problem only the database reveals (a taken e-mail address, an unknown role): name the file and line too.
+      if (error instanceof FixtureError) throw withLine(error, file.source, file.lineOf);
+      throw error;
+    }
   } finally {
     await dbh.close();
   }
