@@ -229,8 +229,8 @@ skeleton "$R"
 certs "$R"
 # shellcheck disable=SC2086
 dpkg -L $R_DEBS | grep -Ev '^/usr/share/(doc|man|info|lintian|bug)/' | while read -r f; do
-  [ -d "$f" ] && [ ! -L "$f" ] && continue
-  [ -e "$f" ] || [ -L "$f" ] && printf '%s\n' "${f#/}"
+  if [ -d "$f" ] && [ ! -L "$f" ]; then continue; fi
+  if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\n' "${f#/}"; fi
 done | sort -u >"$WORK/r-files"
 tar -C / --no-recursion -cf - -T "$WORK/r-files" | tar -C "$R" -xf -
 # /etc/R/Renviron is made at install time (ucf) rather than shipped; LANG=C.UTF-8 needs glibc's C.utf8 locale.
