@@ -107,3 +107,16 @@ test_that("the session token is refreshed with the refresh token and requests go
   expect_error(private$refresh(), "could not be refreshed; log in again", class = "federa_authentication_error")
   expect_error(client$getUsers(), "not logged in", class = "federa_authentication_error")
 })
+
+test_that("addresses in vtg's and Python's forms both work; no server gives federa_connection_failed", {
+  s <- test_settings()
+  port <- sub("^.*:", "", s$host)
+  client <- Client$new("127.0.0.1", port = port, api_path = "api/")
+  expect_equal(paste0(client$host, client$api_path), paste0(s$host, "/api"))
+  client$authenticate(s$researcher$username, s$researcher$password)
+  expect_equal(client$whoami$username, s$researcher$username)
+  # Port 1 on loopback: nothing listens there, the connection is refused at once.
+  nowhere <- Client$new("http://127.0.0.1", port = 1)
+  expect_error(nowhere$authenticate("root", "whatever-Pass-1!"), "cannot connect to the Federa server at http://127.0.0.1",
+               class = "federa_connection_failed")
+})
