@@ -202,6 +202,12 @@ async function teardown() {
   if (server) await server.close().catch(() => undefined);
   const runtime = createContainerRuntime();
   for (const n of nodes) {
+    // Containers of runs a failed test left running (e.g. one that was to be killed), by this run's names.
+    const left = spawnSync('docker', ['ps', '-aq', '--filter', `name=^federa-${n.name}-`], {
+      encoding: 'utf8',
+    });
+    const ids = (left.stdout ?? '').split('\n').filter(Boolean);
+    if (ids.length) spawnSync('docker', ['rm', '-f', ...ids], { stdio: 'ignore' });
     for (const v of await runtime.listVolumes({ prefix: `federa-${n.name}-` }).catch(() => []))
       await runtime.removeVolume(v.name).catch(() => undefined);
     await runtime.removeNetwork(`federa-${n.name}-net`).catch(() => undefined);
