@@ -190,7 +190,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
             headers[name] = value;
         }
         const caller = request.caller;
-        const until = ctx.tokens.acceptedUntil(bearerToken(request.headers.authorization));
+        const until = Math.min(
+          ctx.tokens.acceptedUntil(bearerToken(request.headers.authorization)),
+          request.caller?.validUntil ?? Infinity,
+        );
         if (caller && until > Date.now()) {
           cache.keepAnswer(request.readCacheKey, request.readCacheReading, {
             headers,

@@ -12,7 +12,17 @@ import type { VpnService } from './vpn/vpn-service.js';
 /** Emits socket events to rooms of namespace `/tasks`; through the broker when several instances run. */
 export interface EventBus {
   emit(room: string, event: string, ...args: unknown[]): void;
+  /**
+   * Tells the open sockets that an identity changed (docs/security.md): `ended` disconnects the sockets of the
+   * identity (or of one of its sessions), `rooms` re-checks the rooms of a user's sockets (of every user without `id`). Without sockets: absent.
+   */
+  identityChanged?(change: IdentityChange): void;
 }
+
+/** What changed for the sockets of a user or node. */
+export type IdentityChange =
+  | { what: 'ended'; kind: 'user' | 'node'; id: number; sid?: string }
+  | { what: 'rooms'; kind: 'user'; id?: number };
 
 /** Everything a route needs, built once by `buildApp` and reachable as `app.ctx`. */
 export interface AppContext {

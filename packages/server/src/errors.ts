@@ -44,6 +44,15 @@ export const ERROR_CODES = {
     status: 401,
     description: 'Too many failed logins from this address; wait and retry.',
   },
+  session_ended: {
+    status: 401,
+    description:
+      "The token's session has ended (password changed or reset, API key reset, refresh token reused, maximum lifetime reached) or, for a container, its run has; log in again.",
+  },
+  refresh_reused: {
+    status: 401,
+    description: 'The refresh token was already used; its session has ended. Log in again.',
+  },
   identity_missing: { status: 401, description: 'The user or node the token belongs to no longer exists.' },
   forbidden: { status: 401, description: 'You lack the permission (rule) this operation needs.' },
   wrong_caller: { status: 401, description: 'This endpoint is not available to this kind of caller.' },

@@ -6,6 +6,7 @@ import { describeRule } from './rules.js';
 import type { CallerKind, RoutePolicy } from './policy.js';
 import { containerCaller, nodeCaller, userCaller, type Caller } from './caller.js';
 import type { ContainerIdentity, TokenClaims } from './tokens.js';
+import { liveSession } from './sessions.js';
 
 /** Reads `Authorization: Bearer <token>`: missing → 401, malformed → 422. */
 export function bearerToken(header: string | undefined): string {
@@ -17,7 +18,7 @@ export function bearerToken(header: string | undefined): string {
   return m[1];
 }
 
-/** Loads the caller a verified access token names. */
+/** Loads the caller a verified access token names; the token's session (or run, for containers) must be live. */
 export async function callerFromClaims(ctx: AppContext, claims: TokenClaims): Promise<Caller> {
   const db = ctx.dbh.db;
   if (claims.client_type === 'reset')
@@ -27,20 +28,52 @@ export async function callerFromClaims(ctx: AppContext, claims: TokenClaims): Pr
     if (typeof identity !== 'object' || typeof identity.node_id !== 'number') {
       throw new ApiError('invalid_token', 'Invalid container token');
     }
-    return containerCaller(db, identity);
+    const validUntil = await containerValidUntil(ctx, identity);
+    return { ...(await containerCaller(db, identity)), validUntil };
   }
   const id = claims.sub;
   if (typeof id !== 'number') throw new ApiError('invalid_token', 'Invalid token subject');
   if (claims.client_type === 'user') {
     const caller = await userCaller(db, id);
     if (!caller) throw new ApiError('identity_missing', `Error loading the user ${id}`);
+    await liveSession(ctx, claims);
     return caller;
   }
   const node = await db.selectFrom('node').selectAll().where('id', '=', id).executeTakeFirst();
   if (!node) throw new ApiError('identity_missing', `Error loading the node ${id}`);
+  await liveSession(ctx, claims);
   return nodeCaller(db, node);
 }
 
+/**
+ * Until when a container token is accepted (ms since the epoch): while its run is going, and for
+ * `container_token_grace_minutes` after it finished (the node still reports, sub-task results are still read).
+ * @throws ApiError `session_ended` when the task or the node is gone, or the run finished longer ago.
+ */
+async function containerValidUntil(ctx: AppContext, identity: ContainerIdentity): Promise<number> {
+  const db = ctx.dbh.db;
+  const [run, node] = await Promise.all([
+    db
+      .selectFrom('task')
+      .leftJoin('result', (join) =>
+        join
+          .onRef('result.task_id', '=', 'task.id')
+          .on('result.organization_id', '=', identity.organization_id),
+      )
+      .select(['task.id', 'result.finished_at'])
+      .where('task.id', '=', identity.task_id)
+      .executeTakeFirst(),
+    db.selectFrom('node').select('id').where('id', '=', identity.node_id).executeTakeFirst(),
+  ]);
+  const refuse = (why: string): ApiError =>
+    new ApiError('session_ended', `Token has expired: this container token is no longer valid (${why}).`);
+  if (!run) throw refuse('its task was deleted');
+  if (!node) throw refuse('its node was deleted');
+  if (!run.finished_at) return Infinity;
+  const until = Date.parse(`${run.finished_at}Z`) + ctx.config.container_token_grace_minutes * 60_000;
+  if (until <= Date.now()) throw refuse('its run has finished');
+  return until;
+}
 /**
  * Authenticates a request for a route with the given policy: verifies the token, loads the caller, checks the
  * caller kind and the policy's rules, and records `last_seen` of users and nodes.
@@ -81,7 +114,7 @@ async function accessCaller(ctx: AppContext, token: string, claims: TokenClaims)
   const cache = ctx.readCache;
   if (!cache) return callerFromClaims(ctx, claims);
   const known = cache.caller(token);
-  if (known) return known;
+  if (known && (known.validUntil ?? Infinity) > Date.now()) return known;
   const reading = cache.reading();
   const caller = await callerFromClaims(ctx, claims);
   cache.keepCaller(token, reading, caller);

@@ -18,6 +18,8 @@ export interface Caller {
   user?: User;
   node?: Node;
   container?: ContainerIdentity;
+  /** When this caller stops being accepted without any change in the database (a finished run's container). */
+  validUntil?: number;
 }
 
 export const can = (caller: Caller, rule: RuleKey): boolean => caller.rules.has(rule);

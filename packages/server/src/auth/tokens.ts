@@ -26,7 +26,19 @@ export interface TokenClaims {
   identity: number | ContainerIdentity | { id: string };
   client_type: ClientType;
   roles: string[];
+  /** User and node tokens: the session (login) they belong to (auth/sessions.ts). */
+  sid?: string;
 }
+
+/** The session a user or node token belongs to: its id and absolute end (ms since the epoch). */
+export interface SessionRef {
+  sid: string;
+  endsAt: number;
+}
+
+/** A lifetime shortened so that the token ends no later than `endsAt`. */
+const capped = (seconds: number, endsAt: number): number =>
+  Math.min(seconds, Math.floor((endsAt - Date.now()) / 1000));
 
 export interface TokenLifetimes {
   accessSeconds: number;
@@ -49,14 +61,14 @@ export class TokenService {
   }
 
   async #sign(
-    claims: Pick<TokenClaims, 'type' | 'sub' | 'client_type' | 'roles'>,
+    claims: Pick<TokenClaims, 'type' | 'sub' | 'client_type' | 'roles'> & { sid?: string; jti?: string },
     lifetimeSeconds: number | undefined,
   ): Promise<string> {
     const iat = Math.floor(Date.now() / 1000);
     const payload: Record<string, unknown> = {
       iat,
       nbf: iat,
-      jti: randomUUID(),
+      jti: claims.jti ?? randomUUID(),
       fresh: false,
       type: claims.type,
       sub: claims.sub,
@@ -64,26 +76,41 @@ export class TokenService {
       client_type: claims.client_type,
       roles: claims.roles,
     };
+    if (claims.sid !== undefined) payload.sid = claims.sid;
     if (lifetimeSeconds !== undefined) payload.exp = iat + Math.round(lifetimeSeconds);
     return new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(this.#key);
   }
 
-  access(kind: 'user' | 'node', id: number, roles: string[] = []): Promise<string> {
-    return this.#sign({ type: 'access', sub: id, client_type: kind, roles }, this.lifetimes.accessSeconds);
-  }
-
-  refresh(kind: 'user' | 'node', id: number): Promise<string> {
+  /**
+   * An access token of a session; it expires after the access lifetime, and never after `endsAt` (ms since the
+   * epoch), the session's absolute end.
+   */
+  access(kind: 'user' | 'node', id: number, session: SessionRef, roles: string[] = []): Promise<string> {
     return this.#sign(
-      { type: 'refresh', sub: id, client_type: kind, roles: [] },
-      this.lifetimes.refreshSeconds,
+      { type: 'access', sub: id, client_type: kind, roles, sid: session.sid },
+      capped(this.lifetimes.accessSeconds, session.endsAt),
     );
   }
 
-  /** Container tokens never expire (auth-rbac.md §3.3). */
-  container(identity: Omit<ContainerIdentity, 'client_type'>): Promise<string> {
+  /** A refresh token of a session with the given `jti` (the session stores which one may be used next). */
+  refresh(kind: 'user' | 'node', id: number, session: SessionRef, jti: string): Promise<string> {
+    return this.#sign(
+      { type: 'refresh', sub: id, client_type: kind, roles: [], sid: session.sid, jti },
+      capped(this.lifetimes.refreshSeconds, session.endsAt),
+    );
+  }
+
+  /**
+   * A container token. It expires after `lifetimeSeconds` (the longest run allowed); besides, it is refused as
+   * soon as its task or node is deleted or shortly after its run finished (auth/authenticate.ts).
+   */
+  container(
+    identity: Omit<ContainerIdentity, 'client_type'>,
+    lifetimeSeconds: number = 7 * 24 * 3600,
+  ): Promise<string> {
     return this.#sign(
       { type: 'access', sub: { client_type: 'container', ...identity }, client_type: 'container', roles: [] },
-      undefined,
+      lifetimeSeconds,
     );
   }
 

@@ -32,6 +32,27 @@ export const ServerConfigSchema = Type.Object(
     jwt_secret_key: Type.Optional(Type.String({ minLength: 16 })),
     token_expires_hours: Type.Number({ minimum: 0.5, default: 6 }),
     refresh_token_expires_hours: Type.Number({ minimum: 1, default: 48 }),
+    /**
+     * Absolute lifetime of a user's session (one login): refreshing never extends it past this (docs/security.md).
+     */
+    session_max_hours: Type.Number({ minimum: 1, default: 168 }),
+    /** Absolute lifetime of a node's session; the Federa node then logs in again with its API key. */
+    node_session_max_hours: Type.Number({ minimum: 1, default: 720 }),
+    /**
+     * Accept the login's refresh token again as long as the session has never used a rotated one: vantage6
+     * 3.3–3.7 clients and nodes keep the refresh token of their login (docs/security.md). false: every refresh
+     * token is single-use for every client.
+     */
+    legacy_refresh_reuse: Type.Boolean({ default: true }),
+    /** Longest life (`exp`) of an algorithm container's token: the longest run a node may do. */
+    container_token_max_hours: Type.Number({ minimum: 1, default: 168 }),
+    /** A container token stops working this long after its run has finished (or at once when deleted). */
+    container_token_grace_minutes: Type.Number({ minimum: 0, default: 10 }),
+    /**
+     * Every this many seconds each open socket is checked again: session still live, user or node still there,
+     * rooms as the user's rules are now (changes made through this instance apply at once).
+     */
+    socket_recheck_seconds: Type.Number({ minimum: 1, default: 60 }),
     /** bcrypt cost factor for user passwords. */
     bcrypt_rounds: Type.Integer({ minimum: 4, maximum: 15, default: 12 }),
     root_user: Type.Object(

@@ -135,6 +135,22 @@ export interface UsedTokenTable {
   used_at: string;
 }
 
+/** A login of a user or node and its refresh-token chain (docs/security.md). Times as stored text. */
+export interface SessionTable {
+  id: string;
+  kind: 'user' | 'node';
+  subject_id: number;
+  created_at: string;
+  /** The absolute end: no token of the session is accepted after it, however often it was refreshed. */
+  expires_at: string;
+  login_jti: string;
+  refresh_jti: string;
+  /** 1 once a refresh token other than the login's was presented (the client rotates). */
+  rotated: number;
+  ended_at: string | null;
+  end_reason: string | null;
+}
+
 export interface Database {
   authenticatable: AuthenticatableTable;
   organization: OrganizationTable;
@@ -152,6 +168,7 @@ export interface Database {
   result: ResultTable;
   port: PortTable;
   used_token: UsedTokenTable;
+  session: SessionTable;
 }
 
 export type Organization = Selectable<OrganizationTable>;
@@ -163,3 +180,4 @@ export type Rule = Selectable<RuleTable>;
 export type Task = Selectable<TaskTable>;
 export type Result = Selectable<ResultTable>;
 export type Port = Selectable<PortTable>;
+export type Session = Selectable<SessionTable>;

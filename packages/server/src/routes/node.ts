@@ -1,3 +1,4 @@
+import { endSessions } from '../auth/sessions.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { can } from '../auth/caller.js';
@@ -291,6 +292,7 @@ export const nodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await deleteNode(db(), node.id);
       // A deleted node keeps no way into the VPN (docs/vpn.md, "Revocation").
       await ctx.vpn?.revokeNode(node.id);
+      await endSessions(ctx, 'node', node.id, 'deleted');
       request.log.info({ event: 'node.deleted', node_id: node.id }, 'node deleted');
       return { msg: `Successfully deleted node id=${node.id}` };
     },
@@ -344,6 +346,7 @@ export const nodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         );
       }
       const apiKey = await regenerateApiKey(db(), node.id);
+      await endSessions(ctx, 'node', node.id, 'api_key_reset');
       request.log.info(
         { event: 'node.api_key_reset', node_id: node.id, user_id: caller.id },
         'node API key regenerated',

@@ -4,6 +4,9 @@ import { ApiError } from '../errors.js';
 import { hashPassword, passwordPolicyProblem, verifyPassword } from '../auth/passwords.js';
 import { errorResponses, MessageSchema } from '../serializers/common.js';
 import { findUser } from '../repositories/user.js';
+import { accountLocked, attemptsAfterFailure } from '../auth/login-throttle.js';
+import { endSessions } from '../auth/sessions.js';
+import { nowStored } from '../http/datetime.js';
 
 /** `PATCH /password/change` (api.md §4.2): a user changes their own password. */
 export const passwordRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -27,10 +30,35 @@ export const passwordRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!caller || caller.kind !== 'user') throw new ApiError('wrong_caller', 'Only users have a password');
       const { current_password: current, new_password: next } = request.body;
       const db = ctx.dbh.db;
+      const policy = ctx.config.password_policy;
+      // Guessing the current password is throttled like a login (per address and per account).
+      const wait = ctx.throttle.blockedFor(request.ip);
+      if (wait > 0)
+        throw new ApiError(
+          'address_throttled',
+          `Too many failed password checks from your address. Try again in ${Math.ceil(wait / 60)} minutes.`,
+        );
       const user = await findUser(db, caller.id);
       if (!user) throw new ApiError('identity_missing', `Error loading the user ${caller.id}`);
-      if (!(await verifyPassword(current, user.password)))
-        throw new ApiError('invalid_credentials', 'Your current password is not correct.');
+      const matches = await verifyPassword(current, user.password);
+      const locked = accountLocked(user, policy);
+      if (locked || !matches) {
+        ctx.throttle.fail(request.ip);
+        if (!locked)
+          await db
+            .updateTable('user')
+            .set({
+              failed_login_attempts: attemptsAfterFailure(user, policy),
+              last_login_attempt: nowStored(),
+            })
+            .where('id', '=', user.id)
+            .execute();
+        request.log.info({ event: 'password.change_refused', user_id: user.id, locked }, 'wrong password');
+        throw new ApiError(
+          'invalid_credentials',
+          `Your current password is not correct. After ${policy.max_failed_attempts} failures the account is locked for ${policy.inactivation_minutes} minutes.`,
+        );
+      }
       if (next === current)
         throw new ApiError(
           'not_allowed_input',
@@ -40,11 +68,17 @@ export const passwordRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (problem) throw new ApiError('password_policy', problem);
       await db
         .updateTable('user')
-        .set({ password: await hashPassword(next, ctx.config.bcrypt_rounds) })
+        .set({
+          password: await hashPassword(next, ctx.config.bcrypt_rounds),
+          failed_login_attempts: 0,
+          last_login_attempt: null,
+        })
         .where('id', '=', user.id)
         .execute();
+      // Every session opened before the change ends, this one too (docs/security.md): log in again.
+      await endSessions(ctx, 'user', user.id, 'password_changed');
       request.log.info({ event: 'password.changed', user_id: user.id }, 'password changed');
-      return { msg: 'Your password has been changed.' };
+      return { msg: 'Your password has been changed. Every session has ended: log in again.' };
     },
   );
 };

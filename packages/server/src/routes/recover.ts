@@ -1,3 +1,4 @@
+import { endSessions } from '../auth/sessions.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError, badRequest } from '../errors.js';
@@ -156,6 +157,7 @@ export const recoverRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (await used()) throw badRequest('This reset token was already used. Ask for a new one.');
         throw error;
       }
+      await endSessions(ctx, 'user', userId, 'password_reset');
       // Tokens that have expired cannot be replayed anyway: forget them.
       const horizon = formatStored(new Date(Date.now() - (ctx.tokens.lifetimes.resetSeconds + 3600) * 1000));
       await db.deleteFrom('used_token').where('used_at', '<', horizon).execute();

@@ -292,6 +292,7 @@ export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
                 .execute();
           }
         });
+      ctx.events.identityChanged?.({ what: 'rooms', kind: 'user' });
       request.log.info({ event: 'role.updated', role_id: role.id, by: caller.id }, 'role updated');
       const [out] = await loadRoles(ctx, [role.id]);
       if (!out) throw notFound('role', role.id);
@@ -324,6 +325,7 @@ export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
           await trx.deleteFrom('role_rule').where('role_id', '=', role.id).execute();
           await trx.deleteFrom('role').where('id', '=', role.id).execute();
         });
+      ctx.events.identityChanged?.({ what: 'rooms', kind: 'user' });
       request.log.info({ event: 'role.deleted', role_id: role.id, by: caller.id }, 'role deleted');
       return { msg: `Role id=${role.id} has been deleted.` };
     },
@@ -380,6 +382,7 @@ export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await requireOutranksHolders(db(), caller, role, 'add a rule to');
         await db().insertInto('role_rule').values({ role_id: role.id, rule_id: ruleId }).execute();
       }
+      ctx.events.identityChanged?.({ what: 'rooms', kind: 'user' });
       return reply.status(201).send(await rulesOf(role.id));
     },
   );
@@ -413,6 +416,7 @@ export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .where('role_id', '=', role.id)
         .where('rule_id', '=', ruleId)
         .execute();
+      ctx.events.identityChanged?.({ what: 'rooms', kind: 'user' });
       return rulesOf(role.id);
     },
   );

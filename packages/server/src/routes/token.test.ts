@@ -41,7 +41,7 @@ describe('POST /token/user', () => {
     expect(missing.body.msg).toContain('username');
   });
 
-  it('locks an account after too many failures and says for how long', async () => {
+  it('locks an account after too many failures, and answers a locked account exactly as an unknown user', async () => {
     const org = await t.fx.organization();
     const u = await t.fx.user(org);
     for (let i = 0; i < 3; i++) {
@@ -52,9 +52,13 @@ describe('POST /token/user', () => {
     const locked = await t.api('POST', '/token/user', {
       body: { username: u.username, password: u.password },
     });
+    const unknown = await t.api('POST', '/token/user', {
+      body: { username: `nobody-${u.username}`, password: u.password },
+    });
     expect(locked.status).toBe(401);
-    expect(locked.body.code).toBe('account_locked');
-    expect(locked.body.msg).toMatch(/Try again in 10 minutes/);
+    expect(locked.body).toEqual(unknown.body);
+    expect(locked.body.code).toBe('invalid_credentials');
+    expect(locked.body.msg).toMatch(/locked for 10 minutes/);
   });
 
   it('answers malformed JSON with 400', async () => {

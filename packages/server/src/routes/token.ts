@@ -1,7 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError } from '../errors.js';
-import { verifyPassword, hashApiKey } from '../auth/passwords.js';
+import { randomUUID } from 'node:crypto';
+import { verifyPassword, hashApiKey, hashPassword } from '../auth/passwords.js';
+import { bearerToken } from '../auth/authenticate.js';
+import { accountLocked, attemptsAfterFailure } from '../auth/login-throttle.js';
+import { openSession, rotateSession, type SessionTokens } from '../auth/sessions.js';
 import { nowStored } from '../http/datetime.js';
 import { errorResponses } from '../serializers/common.js';
 import type { AppContext } from '../context.js';
@@ -14,7 +18,7 @@ const TokenAnswer = Type.Object({
   node_url: Type.Optional(Type.String()),
 });
 
-async function roleNames(ctx: AppContext, userId: number): Promise<string[]> {
+export async function roleNames(ctx: AppContext, userId: number): Promise<string[]> {
   const rows = await ctx.dbh.db
     .selectFrom('role')
     .innerJoin('user_role', 'user_role.role_id', 'role.id')
@@ -24,16 +28,25 @@ async function roleNames(ctx: AppContext, userId: number): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
-async function tokensFor(ctx: AppContext, kind: 'user' | 'node', id: number) {
-  const roles = kind === 'user' ? await roleNames(ctx, id) : [];
+/** The login answer (api.md §4.1): the session's tokens and where to refresh them. */
+function answerWith(ctx: AppContext, kind: 'user' | 'node', id: number, tokens: SessionTokens) {
   const base = ctx.config.api_path;
   return {
-    access_token: await ctx.tokens.access(kind, id, roles),
-    refresh_token: await ctx.tokens.refresh(kind, id),
+    ...tokens,
     refresh_url: `${base}/token/refresh`,
     ...(kind === 'user' ? { user_url: `${base}/user/${id}` } : { node_url: `${base}/node/${id}` }),
   };
 }
+
+/**
+ * The one answer to every refused login, whether the user exists, the password is wrong or the account is
+ * locked: the answer must not tell which (docs/security.md).
+ */
+const refusedLogin = (policy: { max_failed_attempts: number; inactivation_minutes: number }): ApiError =>
+  new ApiError(
+    'invalid_credentials',
+    `Invalid username or password. After ${policy.max_failed_attempts} failed logins an account is locked for ${policy.inactivation_minutes} minutes; a password reset unlocks it.`,
+  );
 
 const minutesText = (seconds: number): string =>
   seconds >= 90 ? `${Math.ceil(seconds / 60)} minutes` : `${Math.ceil(seconds)} seconds`;
@@ -42,6 +55,8 @@ const minutesText = (seconds: number): string =>
 export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const policy = ctx.config.password_policy;
+  // Compared against when the user does not exist, so that an unknown name costs the same bcrypt work.
+  const absentUserHash = await hashPassword(randomUUID(), ctx.config.bcrypt_rounds);
 
   app.post(
     '/token/user',
@@ -73,39 +88,38 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .select(['id', 'password', 'failed_login_attempts', 'last_login_attempt'])
         .where('username', '=', username)
         .executeTakeFirst();
-      if (!user) {
+      // The same work whatever the case: one bcrypt comparison, also for unknown users and locked accounts.
+      const matches = await verifyPassword(password, user?.password ?? absentUserHash);
+      const locked = user !== undefined && accountLocked(user, policy);
+      if (!user || locked || !matches) {
         ctx.throttle.fail(address);
-        throw new ApiError('invalid_credentials', 'Invalid username or password.');
-      }
-      const lockMs = policy.inactivation_minutes * 60_000;
-      if (user.failed_login_attempts >= policy.max_failed_attempts && user.last_login_attempt) {
-        const since = Date.now() - Date.parse(`${user.last_login_attempt}Z`);
-        if (since < lockMs) {
-          throw new ApiError(
-            'account_locked',
-            `This account is locked after ${user.failed_login_attempts} failed logins. Try again in ${minutesText((lockMs - since) / 1000)}, or reset the password.`,
+        if (user && !locked) {
+          const attempts = attemptsAfterFailure(user, policy);
+          await db
+            .updateTable('user')
+            .set({ failed_login_attempts: attempts, last_login_attempt: nowStored() })
+            .where('id', '=', user.id)
+            .execute();
+          request.log.info({ event: 'login.failed', user_id: user.id, attempts }, 'failed login');
+        } else {
+          request.log.info(
+            { event: 'login.failed', ...(user ? { user_id: user.id, locked } : { unknown_user: true }) },
+            'failed login',
           );
         }
+        throw refusedLogin(policy);
       }
-      if (!(await verifyPassword(password, user.password))) {
-        ctx.throttle.fail(address);
-        const attempts =
-          user.failed_login_attempts >= policy.max_failed_attempts ? 1 : user.failed_login_attempts + 1;
-        await db
-          .updateTable('user')
-          .set({ failed_login_attempts: attempts, last_login_attempt: nowStored() })
-          .where('id', '=', user.id)
-          .execute();
-        request.log.info({ event: 'login.failed', user_id: user.id, attempts }, 'failed login');
-        throw new ApiError('invalid_credentials', 'Invalid username or password.');
-      }
-      ctx.throttle.succeed(address);
       await db
         .updateTable('user')
         .set({ failed_login_attempts: 0, last_login_attempt: nowStored(), last_seen: nowStored() })
         .where('id', '=', user.id)
         .execute();
-      const answer = await tokensFor(ctx, 'user', user.id);
+      const answer = answerWith(
+        ctx,
+        'user',
+        user.id,
+        await openSession(ctx, 'user', user.id, await roleNames(ctx, user.id)),
+      );
       void reply.header('jwt-token', answer.access_token);
       return answer;
     },
@@ -144,7 +158,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .set({ last_seen: nowStored() })
         .where('id', '=', node.id)
         .execute();
-      const answer = await tokensFor(ctx, 'node', node.id);
+      const answer = answerWith(ctx, 'node', node.id, await openSession(ctx, 'node', node.id));
       void reply.header('jwt-token', answer.access_token);
       return answer;
     },
@@ -163,7 +177,10 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const caller = request.caller;
       if (!caller || (caller.kind !== 'user' && caller.kind !== 'node'))
         throw new ApiError('invalid_token', 'Only user and node tokens can be refreshed');
-      const answer = await tokensFor(ctx, caller.kind, caller.id);
+      // The caller's session was found live while authenticating; the presented token must be its current one.
+      const claims = await ctx.tokens.verify(bearerToken(request.headers.authorization));
+      const roles = caller.kind === 'user' ? await roleNames(ctx, caller.id) : [];
+      const answer = answerWith(ctx, caller.kind, caller.id, await rotateSession(ctx, claims, roles));
       void reply.header('jwt-token', answer.access_token);
       return answer;
     },
@@ -206,14 +223,17 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .executeTakeFirst();
       if (any && !open) throw new ApiError('bad_request', `Task ${task.id} is already complete`);
       return {
-        container_token: await ctx.tokens.container({
-          node_id: node.id,
-          organization_id: node.organization_id,
-          collaboration_id: task.collaboration_id,
-          task_id: task.id,
-          image: task.image,
-          database: task.database,
-        }),
+        container_token: await ctx.tokens.container(
+          {
+            node_id: node.id,
+            organization_id: node.organization_id,
+            collaboration_id: task.collaboration_id,
+            task_id: task.id,
+            image: task.image,
+            database: task.database,
+          },
+          ctx.config.container_token_max_hours * 3600,
+        ),
       };
     },
   );

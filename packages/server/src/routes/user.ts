@@ -1,3 +1,4 @@
+import { endSessions } from '../auth/sessions.js';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
@@ -390,6 +391,8 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
           if (ruleIds) await replaceUserRules(trx, user.id, ruleIds);
         })
         .catch(conflictOnRace);
+      // Open sockets follow the new rules at once (docs/security.md).
+      if (roleIds || ruleIds) ctx.events.identityChanged?.({ what: 'rooms', kind: 'user', id: user.id });
       const changed = [
         ...(renamed ? ['username'] : []),
         ...Object.entries(changes).flatMap(([field, yes]) => (yes ? [field] : [])),
@@ -431,6 +434,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         );
       await requireOutranks(db(), caller, user, 'delete their account');
       await deleteUser(db(), id);
+      await endSessions(ctx, 'user', id, 'deleted');
       request.log.info({ event: 'user.deleted', user_id: id, by: caller.id }, 'user deleted');
       return { msg: `User id=${id} is removed from the database.` };
     },

@@ -19,7 +19,8 @@ export function handshakeToken(socket: Pick<TasksSocket, 'handshake'>): string |
   return null;
 }
 
-export type IdentifyOutcome = { identity: SocketIdentity } | { identity: null; problem: string };
+export type IdentifyOutcome =
+  { identity: SocketIdentity; sid: string | undefined } | { identity: null; problem: string };
 
 /**
  * Resolves the identity behind a handshake. Never throws: a missing, invalid or expired token gives
@@ -42,6 +43,7 @@ export async function identify(
     if (caller.kind === 'node' && caller.node) {
       const n = caller.node;
       return {
+        sid: claims.sid,
         identity: {
           kind: 'node',
           id: n.id,
@@ -53,7 +55,10 @@ export async function identify(
     }
     if (caller.kind === 'user' && caller.user) {
       const u = caller.user;
-      return { identity: { kind: 'user', id: u.id, name: u.username, organizationId: u.organization_id } };
+      return {
+        sid: claims.sid,
+        identity: { kind: 'user', id: u.id, name: u.username, organizationId: u.organization_id },
+      };
     }
     return { identity: null, problem: 'unsupported caller' };
   } catch (error) {

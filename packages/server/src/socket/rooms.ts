@@ -10,6 +10,9 @@ import type { SocketIdentity } from './types.js';
 export const presenceRoom = (identity: Pick<SocketIdentity, 'kind' | 'id'>): string =>
   `federa:${identity.kind}:${identity.id}`;
 
+/** A room per session, so that the end of one session disconnects its sockets only. */
+export const sessionRoom = (sid: string): string => `federa:session:${sid}`;
+
 /**
  * The protocol rooms of an identity (node-protocol.md §5.3, 3.6+):
  * - a node: `all_nodes`, `collaboration_<c>` and `collaboration_<c>_organization_<o>`;

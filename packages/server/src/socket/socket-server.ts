@@ -4,6 +4,7 @@ import { SOCKET_NAMESPACE, SOCKET_PATH, type ServerToClientEvents } from '@feder
 import type { AppContext, EventBus } from '../context.js';
 import { Presence } from './presence.js';
 import { installTasksNamespace } from './tasks-namespace.js';
+import { SocketRecheck } from './recheck.js';
 import type { TasksNamespace, TasksServer } from './types.js';
 
 export interface SocketServerOptions {
@@ -25,6 +26,8 @@ export class SocketServer {
   /** Emits to rooms of `/tasks` (through the adapter, so to every instance when one is installed). */
   readonly events: EventBus;
   #presence: Presence | null = null;
+  #recheck: SocketRecheck | null = null;
+  #sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(options: SocketServerOptions = {}) {
     this.io = new Server({
@@ -35,7 +38,11 @@ export class SocketServer {
     });
     this.nsp = this.io.of(SOCKET_NAMESPACE);
     const nsp = this.nsp;
+    const recheck = (): SocketRecheck | null => this.#recheck;
     this.events = {
+      identityChanged(change): void {
+        void recheck()?.apply(change);
+      },
       emit(room: string, event: string, ...args: unknown[]): void {
         // The event map is the contract; callers of the untyped bus use names and payloads of ServerToClientEvents.
         (nsp.to(room).emit as (ev: keyof ServerToClientEvents, ...a: unknown[]) => boolean)(
@@ -51,6 +58,10 @@ export class SocketServer {
     if (this.#presence) throw new Error('the socket server is already bound to a context');
     this.#presence = new Presence(ctx, this.nsp);
     installTasksNamespace(ctx, this.nsp, this.#presence);
+    const recheck = new SocketRecheck(ctx, this.nsp);
+    this.#recheck = recheck;
+    this.#sweepTimer = setInterval(() => void recheck.sweep(), ctx.config.socket_recheck_seconds * 1000);
+    this.#sweepTimer.unref();
     return this.#presence;
   }
 
@@ -64,6 +75,7 @@ export class SocketServer {
    * restart), waits for the resulting status updates, and detaches from the HTTP server without closing it.
    */
   async close(): Promise<void> {
+    if (this.#sweepTimer) clearInterval(this.#sweepTimer);
     // Closing the transports (not a socket.io "disconnect" packet, after which clients would not reconnect).
     this.io.engine?.close();
     await this.#presence?.idle();

@@ -9,6 +9,7 @@ import type {
 } from '@federa/common';
 import { startTestApp, type TestApp } from '../test-support/harness.js';
 import { TokenService } from '../auth/tokens.js';
+import { openSession } from '../auth/sessions.js';
 import { SocketServer } from './socket-server.js';
 import { presenceRoom } from './rooms.js';
 import type { Presence } from './presence.js';
@@ -400,7 +401,7 @@ describe('authentication', () => {
       accessSeconds: -60,
       refreshSeconds: 60,
       resetSeconds: 60,
-    }).access(kind, id);
+    }).access(kind, id, { sid: 'no-session', endsAt: Date.now() + 3_600_000 });
 
   /** Must be called before the client's first events can arrive (same tick as connect). */
   async function expiredTokenEvents(c: Client): Promise<unknown[][]> {
@@ -433,8 +434,8 @@ describe('authentication', () => {
     });
     const tokens = [
       null,
-      await forged.access('node', nodes[0]!.id),
-      await t.ctx.tokens.refresh('node', nodes[0]!.id),
+      await forged.access('node', nodes[0]!.id, { sid: 'no-session', endsAt: Date.now() + 3_600_000 }),
+      (await openSession(t.ctx, 'node', nodes[0]!.id)).refresh_token,
     ];
     const bad = tokens.map((token) => connect(token));
     const events = bad.map(expiredTokenEvents);

@@ -1,7 +1,7 @@
 import { SocketRooms, type AlgorithmStatusChangePayload, type NodePresencePayload } from '@federa/common';
 import type { AppContext } from '../context.js';
 import { identify } from './identify.js';
-import { presenceRoom, roomsOf } from './rooms.js';
+import { presenceRoom, roomsOf, sessionRoom } from './rooms.js';
 import { nodeInfoRows, replaceNodeConfig } from './node-info.js';
 import type { Presence } from './presence.js';
 import type { SocketIdentity, TasksNamespace, TasksSocket } from './types.js';
@@ -31,28 +31,32 @@ export function installTasksNamespace(ctx: AppContext, nsp: TasksNamespace, pres
     void identify(ctx, socket).then((outcome) => {
       socket.data.identity = outcome.identity;
       if (outcome.identity === null) socket.data.authProblem = outcome.problem;
+      else if (outcome.sid !== undefined) socket.data.sid = outcome.sid;
       next();
     });
   });
 
   nsp.on('connection', (socket: TasksSocket) => {
     const identity = socket.data.identity;
-    socket.on('message', (text) =>
-      ctx.log.info(
-        { event: 'socket.message', ...describe(identity), text: String(text).slice(0, MAX_LOGGED_TEXT) },
-        'socket message',
-      ),
-    );
-    socket.on('error', (text: unknown) =>
-      ctx.log.warn(
-        {
-          event: 'socket.client_error',
-          ...describe(identity),
-          text: (text instanceof Error ? text.message : String(text)).slice(0, MAX_LOGGED_TEXT),
-        },
-        'socket error',
-      ),
-    );
+    if (identity !== null) {
+      // Only identified sockets are heard: an anonymous one could fill the log (docs/security.md).
+      socket.on('message', (text) =>
+        ctx.log.info(
+          { event: 'socket.message', ...describe(identity), text: String(text).slice(0, MAX_LOGGED_TEXT) },
+          'socket message',
+        ),
+      );
+      socket.on('error', (text: unknown) =>
+        ctx.log.warn(
+          {
+            event: 'socket.client_error',
+            ...describe(identity),
+            text: (text instanceof Error ? text.message : String(text)).slice(0, MAX_LOGGED_TEXT),
+          },
+          'socket error',
+        ),
+      );
+    }
     if (identity === null) {
       ctx.log.info(
         { event: 'socket.unauthenticated', reason: socket.data.authProblem, socket_id: socket.id },
@@ -77,6 +81,7 @@ function onIdentified(
 ): void {
   // Joined at once, before anything awaits, so that a disconnect of an older socket of this identity sees it.
   void socket.join(presenceRoom(identity));
+  if (socket.data.sid !== undefined) void socket.join(sessionRoom(socket.data.sid));
   const nodePayload: NodePresencePayload | null =
     identity.kind === 'node'
       ? { id: identity.id, name: identity.name, org_id: identity.organizationId }

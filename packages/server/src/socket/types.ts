@@ -10,6 +10,8 @@ export type SocketIdentity =
 export interface SocketData {
   /** null when the handshake token was missing, invalid or expired. */
   identity: SocketIdentity | null;
+  /** The session of the handshake token (users and nodes): its end disconnects the socket. */
+  sid?: string;
   /** Why the identity is missing (for the log). */
   authProblem?: string;
 }

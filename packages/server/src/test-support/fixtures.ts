@@ -1,3 +1,4 @@
+import { openSession } from '../auth/sessions.js';
 import bcrypt from 'bcrypt';
 import type { AppContext } from '../context.js';
 import { hashApiKey, newApiKey } from '../auth/passwords.js';
@@ -145,7 +146,7 @@ export class Fixtures {
       username,
       password,
       organizationId,
-      token: () => this.ctx.tokens.access('user', auth.id),
+      token: () => openSession(this.ctx, 'user', auth.id).then((t) => t.access_token),
     };
   }
 
@@ -172,7 +173,11 @@ export class Fixtures {
         status: null,
       })
       .execute();
-    return { id: auth.id, apiKey, token: () => this.ctx.tokens.access('node', auth.id) };
+    return {
+      id: auth.id,
+      apiKey,
+      token: () => openSession(this.ctx, 'node', auth.id).then((t) => t.access_token),
+    };
   }
 
   /** A task with one pending result per organization (input stored as given). */

@@ -5,6 +5,7 @@ import { parseServerConfig } from '../config/load.js';
 import type { ServerConfig } from '../config/schema.js';
 import type { AppContext, EventBus } from '../context.js';
 import { createContext } from '../create-context.js';
+import { openSession } from '../auth/sessions.js';
 import type { Mailer } from '../mail/mailer.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { Fixtures } from './fixtures.js';
@@ -113,7 +114,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       .select('id')
       .where('username', '=', 'root')
       .executeTakeFirstOrThrow();
-    return ctx.tokens.access('user', root.id);
+    return (await openSession(ctx, 'user', root.id)).access_token;
   });
   return {
     app,

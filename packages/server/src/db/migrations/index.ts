@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely';
 import type { DialectName } from '../connect.js';
 import { initialMigration } from './0001-initial.js';
 import { resultSummaryIndex } from './0002-result-summary-index.js';
+import { sessionsMigration } from './0003-sessions.js';
 import { memberSince } from './0004-member-since.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
@@ -11,6 +12,7 @@ export class FederaMigrations implements MigrationProvider {
     return Promise.resolve({
       '0001-initial': initialMigration(this.dialect),
       '0002-result-summary-index': resultSummaryIndex,
+      '0003-sessions': sessionsMigration,
       '0004-member-since': memberSince,
     });
   }

@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import type { Session } from '../db/schema.js';
+import { ApiError } from '../errors.js';
+import { formatStored, nowStored } from '../http/datetime.js';
+import type { SessionRef, TokenClaims } from './tokens.js';
+
+/**
+ * Sessions: every login of a user or node opens one, and its tokens name it (claim `sid`). A session ends when
+ * the password changes or is reset, the node's API key is reset, the identity is deleted, or one of its refresh
+ * tokens is used twice; it also has an absolute end that refreshing never moves. docs/security.md, "Sessions,
+ * tokens and login", describes the rules and the tests that hold them.
+ */
+export type SessionKind = 'user' | 'node';
+
+/** Why a session ended (stored in `session.end_reason`, shown in the refusal). */
+export type EndReason =
+  'password_changed' | 'password_reset' | 'api_key_reset' | 'refresh_reused' | 'deleted';
+
+const END_TEXT: Record<EndReason, string> = {
+  password_changed: 'the password was changed',
+  password_reset: 'the password was reset',
+  api_key_reset: "the node's API key was reset",
+  refresh_reused: 'a refresh token of it was used twice',
+  deleted: 'the account was deleted',
+};
+
+export interface SessionTokens {
+  access_token: string;
+  refresh_token: string;
+}
+
+const storedMs = (stored: string): number => Date.parse(`${stored}Z`);
+
+const maxHours = (ctx: AppContext, kind: SessionKind): number =>
+  kind === 'user' ? ctx.config.session_max_hours : ctx.config.node_session_max_hours;
+
+async function issue(
+  ctx: AppContext,
+  kind: SessionKind,
+  id: number,
+  ref: SessionRef,
+  refreshJti: string,
+  roles: string[],
+): Promise<SessionTokens> {
+  return {
+    access_token: await ctx.tokens.access(kind, id, ref, roles),
+    refresh_token: await ctx.tokens.refresh(kind, id, ref, refreshJti),
+  };
+}
+
+/** Opens a session for a user or node that just logged in, and gives its first tokens. */
+export async function openSession(
+  ctx: AppContext,
+  kind: SessionKind,
+  id: number,
+  roles: string[] = [],
+): Promise<SessionTokens> {
+  const now = Date.now();
+  const ref: SessionRef = { sid: randomUUID(), endsAt: now + maxHours(ctx, kind) * 3_600_000 };
+  const jti = randomUUID();
+  await ctx.dbh.db
+    .insertInto('session')
+    .values({
+      id: ref.sid,
+      kind,
+      subject_id: id,
+      created_at: formatStored(new Date(now)),
+      expires_at: formatStored(new Date(ref.endsAt)),
+      login_jti: jti,
+      refresh_jti: jti,
+      rotated: 0,
+      ended_at: null,
+      end_reason: null,
+    })
+    .execute();
+  return issue(ctx, kind, id, ref, jti, roles);
+}
+
+const ended = (why: string): ApiError =>
+  new ApiError('session_ended', `Token has expired: its session has ended (${why}). Log in again.`);
+
+/**
+ * The live session a user or node token belongs to.
+ * @throws ApiError `session_ended` when the token names no session (issued before sessions existed, or by
+ *   another identity), or the session has ended or passed its absolute end.
+ */
+export async function liveSession(ctx: AppContext, claims: TokenClaims): Promise<Session> {
+  const sid = claims.sid;
+  if (typeof sid !== 'string') throw ended('the token belongs to no session');
+  const row = await ctx.dbh.db.selectFrom('session').selectAll().where('id', '=', sid).executeTakeFirst();
+  if (!row || row.kind !== claims.client_type || row.subject_id !== claims.sub)
+    throw ended('the token belongs to no session');
+  if (row.ended_at !== null) throw ended(END_TEXT[row.end_reason as EndReason] ?? 'it was ended');
+  if (storedMs(row.expires_at) <= Date.now()) throw ended('it reached its maximum lifetime');
+  return row;
+}
+
+/**
+ * Rotation: the refresh token presented must be the session's current one; it is spent, and the answer carries
+ * its successor. A refresh token used a second time ends the session (whoever holds the other copy is locked
+ * out too) — except, with `legacy_refresh_reuse`, the login's refresh token of a session that never presented a
+ * successor: vantage6 3.3–3.7 clients keep that one for the whole session.
+ */
+export async function rotateSession(
+  ctx: AppContext,
+  claims: TokenClaims,
+  roles: string[],
+): Promise<SessionTokens> {
+  const row = await liveSession(ctx, claims);
+  const kind = row.kind;
+  const next = randomUUID();
+  const presented = claims.jti;
+  const db = ctx.dbh.db;
+  let spent = false;
+  if (presented === row.refresh_jti) {
+    const done = await db
+      .updateTable('session')
+      .set({ refresh_jti: next, rotated: presented === row.login_jti ? row.rotated : 1 })
+      .where('id', '=', row.id)
+      .where('refresh_jti', '=', presented)
+      .where('ended_at', 'is', null)
+      .executeTakeFirst();
+    spent = Number(done.numUpdatedRows) === 1;
+  } else if (ctx.config.legacy_refresh_reuse && presented === row.login_jti && row.rotated === 0) {
+    const done = await db
+      .updateTable('session')
+      .set({ refresh_jti: next })
+      .where('id', '=', row.id)
+      .where('rotated', '=', 0)
+      .where('ended_at', 'is', null)
+      .executeTakeFirst();
+    spent = Number(done.numUpdatedRows) === 1;
+  }
+  if (!spent) {
+    await endSession(ctx, row, 'refresh_reused');
+    ctx.log.warn(
+      { event: 'session.refresh_reused', [`${kind}_id`]: row.subject_id, session: row.id },
+      'a refresh token was used twice: session ended',
+    );
+    throw new ApiError(
+      'refresh_reused',
+      'This refresh token was already used, so its session has ended. Log in again.',
+    );
+  }
+  return issue(ctx, kind, row.subject_id, { sid: row.id, endsAt: storedMs(row.expires_at) }, next, roles);
+}
+
+async function endSession(ctx: AppContext, row: Session, reason: EndReason): Promise<void> {
+  await ctx.dbh.db
+    .updateTable('session')
+    .set({ ended_at: nowStored(), end_reason: reason })
+    .where('id', '=', row.id)
+    .where('ended_at', 'is', null)
+    .execute();
+  ctx.events.identityChanged?.({ what: 'ended', kind: row.kind, id: row.subject_id, sid: row.id });
+}
+
+/**
+ * Ends every open session of a user or node, and disconnects its sockets. Called when the password changes or is
+ * reset, the API key is reset, or the identity is deleted. Returns how many sessions ended.
+ */
+export async function endSessions(
+  ctx: AppContext,
+  kind: SessionKind,
+  id: number,
+  reason: EndReason,
+): Promise<number> {
+  const done = await ctx.dbh.db
+    .updateTable('session')
+    .set({ ended_at: nowStored(), end_reason: reason })
+    .where('kind', '=', kind)
+    .where('subject_id', '=', id)
+    .where('ended_at', 'is', null)
+    .executeTakeFirst();
+  ctx.events.identityChanged?.({ what: 'ended', kind, id });
+  const count = Number(done.numUpdatedRows);
+  ctx.log.info({ event: 'session.ended', [`${kind}_id`]: id, reason, count }, 'sessions ended');
+  return count;
+}
