@@ -12,6 +12,7 @@ import threading
 import time
 
 import pytest
+import requests
 
 from conftest import JWT_SECRET, ROOT_PASSWORD, ROOT_USERNAME, free_port
 from federa_client import (
@@ -218,3 +219,23 @@ def test_all_errors_share_the_base_class():
 
     for name in exceptions.__all__:
         assert issubclass(getattr(exceptions, name), FederaError)
+
+
+def test_refresh_tokens_rotate_and_the_client_follows(server):
+    """Each refresh token is single-use: the client keeps the successor the server answers with, so its session
+    survives many refreshes, and presenting a spent one ends the session."""
+    client = server.client()
+    client.authenticate(ROOT_USERNAME, ROOT_PASSWORD)
+    first_refresh = client._refresh_token
+    for _ in range(3):
+        client._access_token = expired_copy(client._access_token)
+        client._access_expiry = None
+        assert client.organization.get(client.whoami["organization_id"])["id"] == client.whoami["organization_id"]
+    assert client._refresh_token != first_refresh
+    spent = requests.post(f"{client.host}:{client.port}{client.path}/token/refresh",
+                          headers={"Authorization": f"Bearer {first_refresh}"}, timeout=10)
+    assert spent.status_code == 401 and spent.json()["code"] == "refresh_reused"
+    client._access_token = expired_copy(client._access_token)
+    client._access_expiry = None
+    with pytest.raises(AuthenticationError, match="could not be refreshed"):
+        client.organization.list()

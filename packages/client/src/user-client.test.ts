@@ -154,6 +154,22 @@ describe('UserClient: logging in', () => {
     expect(session.messages.filter((m) => m === 'Refreshed the access token.')).toHaveLength(1);
   });
 
+  it('follows refresh-token rotation: every refresh uses the successor the server answered with', async () => {
+    const lifetimes = t.ctx.tokens.lifetimes;
+    const normal = lifetimes.accessSeconds;
+    // Every access token is about to expire, so every request refreshes first.
+    lifetimes.accessSeconds = 30;
+    try {
+      const session = await rootClient();
+      for (let i = 0; i < 3; i++) await session.client.user.me();
+      expect(
+        session.messages.filter((m) => m === 'Refreshed the access token.').length,
+      ).toBeGreaterThanOrEqual(3);
+    } finally {
+      lifetimes.accessSeconds = normal;
+    }
+  });
+
   it('gives up with an AuthenticationError when the refresh token has expired too', async () => {
     const lifetimes = t.ctx.tokens.lifetimes;
     const normal = { ...lifetimes };
