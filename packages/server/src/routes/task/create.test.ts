@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../test-support/harness.js';
 import { RecordingEventBus } from '../../test-support/events.js';
 import { countRows, taskBody, world } from './test-world.js';
+import { nowStored } from '../../http/datetime.js';
 
 let t: TestApp;
 const events = new RecordingEventBus();
@@ -306,9 +307,10 @@ describe('POST /task by an algorithm container', () => {
     expect(elsewhere.status).toBe(401);
     await t.ctx.dbh.db
       .updateTable('result')
-      .set({ finished_at: '2024-01-01T00:00:00.000000' })
+      .set({ finished_at: nowStored() })
       .where('task_id', '=', m.parent.id)
       .execute();
+    // Within the grace period the token is still accepted, and the complete parent is refused.
     const done = await t.api('POST', '/task', { token: m.container, body: taskBody(m.collab, [m.orgB]) });
     expect(done.status).toBe(401);
     expect(done.body.msg).toMatch(/complete/);
