@@ -19,4 +19,18 @@ export default tseslint.config(
       'import-x/no-cycle': 'error',
     },
   },
+  {
+    // The web UI is type-checked with its own configuration (DOM, JSX, the browser entry of the SDK).
+    files: ['packages/ui/src/**/*.ts', 'packages/ui/src/**/*.tsx', 'packages/ui/vite.config.ts'],
+    languageOptions: {
+      parserOptions: { project: './packages/ui/tsconfig.json', tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { 'import-x': importX },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'import-x/no-cycle': 'error',
+    },
+  },
 );

@@ -57,6 +57,11 @@ if [ "$TSC" = 1 ]; then
     die "tsc --build failed (see /tmp/federa-infra-tsc.log; --allow-type-errors goes on with what was emitted)"
   fi
 fi
+# The web UI the server serves (packages/ui/dist goes into the image with the other dist/ folders).
+if [ "$TSC" = 1 ] || [ ! -f "$ROOT/packages/ui/dist/index.html" ]; then
+  (cd "$ROOT" && npm run build -w packages/ui) >/tmp/federa-infra-ui.log 2>&1 ||
+    die "the web UI did not build (see /tmp/federa-infra-ui.log)"
+fi
 for f in packages/server/dist/bin/vserver-local.js packages/node/dist/bin/vnode-local.js; do
   [ -f "$ROOT/$f" ] || log "warning: $f is missing; the image will not be able to run it"
 done

@@ -220,8 +220,11 @@ if (once || !ok) {
   process.exit(ok ? 0 : 1);
 }
 say('');
-say(`The federation keeps running. API: ${server.apiUrl}   docs: ${server.url}/apidocs`);
+say(
+  `The federation keeps running. Web UI: ${server.url}/   API: ${server.apiUrl}   docs: ${server.url}/apidocs`,
+);
 say(`  root / ${rootPassword}        researcher / ${researcherPassword} (Hospital A, key ${keys[0]})`);
+say(`  In the web UI, the researcher loads that key file to create encrypted tasks and read their results.`);
 say(`  logs: ${join(dir, 'logs')}   Ctrl-C stops everything.`);
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.once(sig, () => {

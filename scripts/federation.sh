@@ -16,6 +16,7 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 step "set-up: build (tsc --build)"
 npx tsc --build
+npm run build -w packages/ui >/tmp/federa-ui-build.log 2>&1 || { tail -20 /tmp/federa-ui-build.log; exit 1; }
 step "set-up: images (base images, example algorithm)"
 bash scripts/build-images.sh
 bash scripts/build-algorithms.sh

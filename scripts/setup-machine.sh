@@ -17,6 +17,8 @@ command -v docker-registry >/dev/null || need+=(docker-registry)
 for deb in r-base-core r-cran-r6 r-cran-httr r-cran-jsonlite r-cran-openssl r-cran-testthat; do
   dpkg -s "$deb" >/dev/null 2>&1 || need+=("$deb")
 done
+# The web UI's browser tests drive Debian's Chromium (no browser download; docs/ui.md).
+[ -x /usr/bin/chromium ] || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]} (apt)"
   (apt-get install -y --no-install-recommends "${need[@]}" >/tmp/federa-apt.log 2>&1) ||

@@ -25,6 +25,8 @@ fi
 
 step "build (tsc --build)"
 npx tsc --build || fail_step "typecheck"
+# The web UI (packages/ui): type-checked and built once; the server serves this build in the browser tests.
+npm run build -w packages/ui >/tmp/federa-ui-build.log 2>&1 || { tail -20 /tmp/federa-ui-build.log; fail_step "web UI build"; }
 # The build leaves tests out; this checks them (and the benchmarks) too.
 npx tsc -p tsconfig.eslint.json || fail_step "typecheck of tests"
 

@@ -24,7 +24,8 @@ export function decodeJwt(token: string): JwtClaims {
   if (parts.length !== 3 || payload === undefined) {
     throw new Error('not a JWT: expected three dot-separated parts');
   }
-  const json = Buffer.from(payload, 'base64url').toString('utf8');
+  // The URL alphabet mapped to the standard one: browser Buffer polyfills know no 'base64url' (docs/ui.md).
+  const json = Buffer.from(payload.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
   const claims: unknown = JSON.parse(json);
   if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) {
     throw new Error('not a JWT: the payload is not a JSON object');

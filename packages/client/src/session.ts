@@ -94,6 +94,18 @@ export class Session {
     this.#options.log(`Logged in as "${username}" (user id ${this.#userId ?? '?'}).`);
   }
 
+  /** The tokens, to keep a session across page loads (the web UI keeps them in `sessionStorage`). */
+  get tokens(): { accessToken: string; refreshToken: string | null } | null {
+    return this.#accessToken === null
+      ? null
+      : { accessToken: this.#accessToken, refreshToken: this.#refreshToken };
+  }
+
+  /** Continues a session with tokens saved from {@link tokens}; nothing is sent until the next request. */
+  resume(tokens: { accessToken: string; refreshToken: string | null }): void {
+    this.#store({ access_token: tokens.accessToken, refresh_token: tokens.refreshToken ?? undefined });
+  }
+
   /** Forgets the tokens. */
   logout(): void {
     this.#accessToken = null;

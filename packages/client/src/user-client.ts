@@ -165,6 +165,32 @@ export class UserClient {
     return this.#cryptor.publicKeyBase64;
   }
 
+  /** A current access token (refreshed first when about to expire), for socket connections of your own. */
+  accessToken(): Promise<string> {
+    return this.#session.accessToken();
+  }
+
+  /**
+   * The session's tokens, or `null` before {@link authenticate}; {@link resumeSession} continues with them
+   * (e.g. after a page reload in the web UI). They are credentials: keep them where only this user can read them.
+   */
+  get sessionTokens(): { accessToken: string; refreshToken: string | null } | null {
+    return this.#session.tokens;
+  }
+
+  /** Continues a session from {@link sessionTokens}; an expired access token is refreshed on first use. */
+  resumeSession(tokens: { accessToken: string; refreshToken: string | null }): void {
+    this.#session.resume(tokens);
+  }
+
+  /**
+   * Uses a cryptor made elsewhere, e.g. the web UI's, which reads the private key from a file the user picks
+   * in the browser (where {@link setupEncryption} cannot read files); `null` forgets it.
+   */
+  useCryptor(cryptor: Cryptor | null): void {
+    this.#cryptor = cryptor;
+  }
+
   /**
    * Waits until every result of the task has finished, then returns the results with their outputs
    * decrypted. Listens to the server's socket.io events and falls back to polling `GET /task/{id}`.
@@ -211,6 +237,29 @@ export class UserClient {
       method: 'PATCH',
       path: '/password/change',
       body: { current_password: currentPassword, new_password: newPassword },
+    });
+  }
+
+  /**
+   * Asks the server to e-mail a password-reset token (`POST /recover/lost`); needs no login. The server
+   * answers the same whether or not the account exists.
+   * @returns the server's message.
+   */
+  async recoverPassword(who: { username: string } | { email: string }): Promise<string> {
+    const answer = await this.#transport.request({ method: 'POST', path: '/recover/lost', body: who });
+    const msg = (answer.body as { msg?: unknown } | null)?.msg;
+    return typeof msg === 'string' ? msg : '';
+  }
+
+  /**
+   * Sets a new password with the token of the reset e-mail (`POST /recover/reset`); needs no login.
+   * @throws FederaApiError with the server's reason when the token or the password is refused.
+   */
+  async resetPassword(resetToken: string, password: string): Promise<void> {
+    await this.#transport.request({
+      method: 'POST',
+      path: '/recover/reset',
+      body: { reset_token: resetToken, password },
     });
   }
 

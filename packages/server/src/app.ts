@@ -18,6 +18,7 @@ import type { Caller } from './auth/caller.js';
 import type { CachedAnswer } from './http/read-cache.js';
 import { registerRoutes } from './routes/index.js';
 import { isConnectionError } from './db/renewable-pool.js';
+import { registerConfiguredUi } from './http/ui-static.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -159,6 +160,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     uiConfig: { docExpansion: 'list', deepLinking: true },
   });
   app.get('/apispec_1.json', { schema: { hide: true } }, async () => app.swagger());
+  registerConfiguredUi(app, ctx);
 
   const cache = ctx.readCache;
   app.addHook('onRequest', async (request, reply) => {

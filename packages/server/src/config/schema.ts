@@ -175,6 +175,15 @@ export const ServerConfigSchema = Type.Object(
     ),
     /** Largest accepted request body in bytes. */
     body_limit_bytes: Type.Integer({ minimum: 1024, default: 64 * 1024 * 1024 }),
+    /** The web UI (docs/ui.md): served at `path` unless turned off; `directory` overrides where the built files are. */
+    ui: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true }),
+        path: Type.String({ default: '/', pattern: '^/([A-Za-z0-9_.~-]+/)*$' }),
+        directory: Type.Optional(Type.String({ minLength: 1 })),
+      },
+      { default: {}, additionalProperties: false },
+    ),
     directories: Type.Optional(
       Type.Object({ log: Type.Optional(Type.String()), data: Type.Optional(Type.String()) }),
     ),

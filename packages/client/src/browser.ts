@@ -1,0 +1,22 @@
+/**
+ * The browser entry point of `@federa/client`, used by the web UI (packages/ui): everything of the main entry
+ * except what needs Node.js (the algorithm client, key files). A bundler points `@federa/common` at a
+ * browser-safe part of it; see docs/ui.md.
+ */
+export { UserClient, type UserClientOptions, type AuthenticateOptions } from './user-client.js';
+export {
+  FederaClientError,
+  FederaApiError,
+  AuthenticationError,
+  PermissionError,
+  NotFoundError,
+  ValidationError,
+  ConnectionError,
+  WaitTimeoutError,
+  EncryptionError,
+  type ApiErrorDetails,
+  type EncryptionErrorReason,
+} from './errors.js';
+export { serializePayload, deserializePayload, payloadFormat, type Payload } from './payload.js';
+export type { ListOptions } from './pagination.js';
+export type * from './types.js';

@@ -1,0 +1,168 @@
+/** The page frame: login gate, navigation by role, and the routes. */
+import { useCallback, useEffect, useState } from 'react';
+
+import { client, errorText, logout, resumeSession, saveSession } from './api.js';
+import { ErrorBox, Progress } from './components/ui.js';
+import { Account, HealthPage } from './pages/Account.js';
+import { Nodes, Organizations, Roles, Users } from './pages/Admin.js';
+import { CollaborationList, CollaborationPage } from './pages/Collaborations.js';
+import { LoginPage, RecoverPage } from './pages/Login.js';
+import { TaskPage } from './pages/TaskPage.js';
+import { NewTask, TaskList } from './pages/Tasks.js';
+import { Link, navigate, useRoute } from './router.js';
+import { MeContext, makeMe, type Me } from './session.js';
+
+async function loadMe(): Promise<Me> {
+  const user = await client.user.me();
+  // The user's rules: those given directly and those of their roles.
+  const [catalogue, ...ofRoles] = await Promise.all([
+    client.rule.list(),
+    ...(user.roles ?? []).map((r) => client.role.rules(r.id)),
+  ]);
+  const direct = new Set((user.rules ?? []).map((r) => r.id));
+  const rules = new Map(
+    [...catalogue!.filter((r) => direct.has(r.id)), ...ofRoles.flat()].map((r) => [r.id, r]),
+  );
+  return makeMe(
+    user,
+    [...rules.values()].sort((a, b) => a.id - b.id),
+  );
+}
+
+export function App() {
+  const route = useRoute();
+  const [me, setMe] = useState<Me | null>(null);
+  const [starting, setStarting] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+  const start = useCallback(() => {
+    setStarting(true);
+    loadMe().then(
+      (m) => {
+        saveSession();
+        setMe(m);
+        setStarting(false);
+      },
+      (e: unknown) => {
+        setError(errorText(e));
+        logout();
+        setStarting(false);
+      },
+    );
+  }, []);
+  useEffect(() => {
+    if (resumeSession()) start();
+    else setStarting(false);
+  }, [start]);
+
+  if (starting) return <Progress label="Starting…" />;
+  const [first, second] = route.parts;
+  if (!me) {
+    if (first === 'recover') return <RecoverPage />;
+    return (
+      <>
+        {error ? <ErrorBox error={error} /> : null}
+        <LoginPage onLogin={() => start()} />
+      </>
+    );
+  }
+  const can = me.can;
+  const nav: [string, string, boolean][] = [
+    ['/collaborations', 'Collaborations', true],
+    ['/tasks', 'Tasks', can('task', 'VIEW')],
+    ['/organizations', 'Organizations', can('organization', 'VIEW')],
+    ['/nodes', 'Nodes', can('node', 'VIEW')],
+    ['/users', 'Users', can('user', 'VIEW')],
+    ['/roles', 'Roles', can('role', 'VIEW')],
+    ['/health', 'Health', can('user', 'VIEW', ['GLOBAL'])],
+  ];
+  let page;
+  switch (first) {
+    case undefined:
+    case 'collaborations':
+      page = <CollaborationList />;
+      break;
+    case 'collaboration':
+      page = <CollaborationPage id={Number(second)} />;
+      break;
+    case 'tasks':
+      page = <TaskList route={route} />;
+      break;
+    case 'task':
+      page = <TaskPage key={second} id={Number(second)} />;
+      break;
+    case 'new-task':
+      page = <NewTask key={route.href} route={route} />;
+      break;
+    case 'organizations':
+      page = <Organizations route={route} />;
+      break;
+    case 'nodes':
+      page = <Nodes route={route} />;
+      break;
+    case 'users':
+      page = <Users route={route} />;
+      break;
+    case 'roles':
+      page = <Roles />;
+      break;
+    case 'health':
+      page = <HealthPage />;
+      break;
+    case 'account':
+      page = <Account />;
+      break;
+    default:
+      page = <ErrorBox error={`There is no page "${route.href}".`} />;
+  }
+  return (
+    <MeContext.Provider value={me}>
+      <a
+        href="#main"
+        className="skip"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
+        Skip to content
+      </a>
+      <header className="top">
+        <Link to="/" className="brand">
+          <span className="logo" aria-hidden="true">
+            ◆
+          </span>{' '}
+          Federa
+        </Link>
+        <nav aria-label="Main">
+          {nav
+            .filter(([, , shown]) => shown)
+            .map(([to, label]) => (
+              <Link
+                key={to}
+                to={to}
+                aria-current={`/${first ?? 'collaborations'}`.startsWith(to) ? 'page' : undefined}
+              >
+                {label}
+              </Link>
+            ))}
+        </nav>
+        <div className="who">
+          <Link to="/account">{me.user.username}</Link>
+          <button
+            type="button"
+            onClick={() => {
+              logout();
+              setMe(null);
+              navigate('/');
+            }}
+          >
+            Log out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {page}
+      </main>
+    </MeContext.Provider>
+  );
+}

@@ -1,0 +1,135 @@
+/**
+ * The one SDK client of the page, the session kept across reloads, the organization key, and the socket.
+ * Every API call of the UI goes through `@federa/client`.
+ */
+import { FederaApiError, UserClient } from '@federa/client';
+import { SOCKET_NAMESPACE, SOCKET_PATH, type Cryptor } from '@federa/common';
+import { io, type Socket } from 'socket.io-client';
+
+const STORE_KEY = 'federa.session';
+
+/** The API prefix the server wrote into the page (`<meta name="federa-api-path">`), else `/api`. */
+export function apiPath(): string {
+  const meta = document.querySelector('meta[name="federa-api-path"]');
+  return meta?.getAttribute('content') || '/api';
+}
+
+function defaultPort(): number {
+  if (location.port) return Number(location.port);
+  return location.protocol === 'https:' ? 443 : 80;
+}
+
+export function createClient(): UserClient {
+  return new UserClient({
+    host: `${location.protocol}//${location.hostname}`,
+    port: defaultPort(),
+    apiPath: apiPath(),
+  });
+}
+
+/** The client of this page. */
+export const client = createClient();
+
+/** Saves the tokens in sessionStorage (this tab only, gone when it closes) so a reload keeps the session. */
+export function saveSession(): void {
+  const tokens = client.sessionTokens;
+  if (tokens) sessionStorage.setItem(STORE_KEY, JSON.stringify(tokens));
+  else sessionStorage.removeItem(STORE_KEY);
+}
+
+/** Continues a saved session; false when there is none. */
+export function resumeSession(): boolean {
+  const text = sessionStorage.getItem(STORE_KEY);
+  if (!text) return false;
+  try {
+    const tokens = JSON.parse(text) as { accessToken: string; refreshToken: string | null };
+    if (typeof tokens.accessToken !== 'string') return false;
+    client.resumeSession(tokens);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function logout(): void {
+  client.logout();
+  client.useCryptor(null);
+  keyState.fileName = null;
+  sessionStorage.removeItem(STORE_KEY);
+  closeSocket();
+}
+
+/** The organization key loaded in this page (never stored, never sent). */
+export const keyState: { fileName: string | null } = { fileName: null };
+
+/** Reads a private key file the user picked and gives the SDK a browser cryptor for it. */
+export async function loadKeyFile(file: File): Promise<Cryptor> {
+  if (file.size > 64 * 1024) throw new Error(`${file.name} is too large for a private key file`);
+  const text = await file.text();
+  // The crypto code (node-forge) is loaded only when a key is used, to keep the first page small.
+  const { BrowserRsaCryptor } = await import('./crypto/browser-cryptor.js');
+  const cryptor = new BrowserRsaCryptor(text, file.name);
+  client.useCryptor(cryptor);
+  keyState.fileName = file.name;
+  return cryptor;
+}
+
+/** The message to show for a failure: the API's own message for refusals. */
+export function errorText(error: unknown): string {
+  if (error instanceof FederaApiError) return error.serverMessage;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+let socket: Socket | null = null;
+const listeners = new Set<(event: string, payload: unknown) => void>();
+
+/**
+ * Listens to the server's socket events (namespace `/tasks`, docs/socket-protocol.md). One socket per page;
+ * the token goes in the auth payload, as browsers cannot set headers on a WebSocket.
+ * @returns a function that stops listening.
+ */
+export function onServerEvent(listener: (event: string, payload: unknown) => void): () => void {
+  listeners.add(listener);
+  if (socket?.connected) listener('connect', null);
+  void openSocket();
+  return () => listeners.delete(listener);
+}
+
+let opening: Promise<void> | null = null;
+
+async function openSocket(): Promise<void> {
+  if (socket || opening) return;
+  opening = (async () => {
+    const token = await client.accessToken();
+    const s = io(`${location.protocol}//${location.host}${SOCKET_NAMESPACE}`, {
+      path: SOCKET_PATH,
+      auth: (cb) => {
+        client.accessToken().then(
+          (t) => cb({ token: t }),
+          () => cb({ token }),
+        );
+      },
+    });
+    s.onAny((event: string, payload: unknown) => {
+      if (event === 'expired_token') {
+        s.disconnect();
+        setTimeout(() => s.connect(), 1000);
+        return;
+      }
+      for (const l of listeners) l(event, payload);
+    });
+    s.on('connect', () => {
+      for (const l of listeners) l('connect', null);
+    });
+    socket = s;
+  })().finally(() => {
+    opening = null;
+  });
+  await opening;
+}
+
+export function closeSocket(): void {
+  socket?.close();
+  socket = null;
+}

@@ -1,0 +1,335 @@
+/**
+ * One task: its tree (master → sub-tasks at any depth), each run's status and log, its results decrypted in
+ * the browser as a table and charts, downloads, kill and re-run. Follows the task live through socket events.
+ */
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { DecryptedResult, Organization, Task } from '@federa/client';
+
+import { client, keyState, onServerEvent } from '../api.js';
+import { KeyLoader } from '../components/KeyLoader.js';
+import { BarChart, ErrorBox, Progress, Status, formatNumber, formatTime, refId } from '../components/ui.js';
+import { useAction, useAsync } from '../hooks.js';
+import { Link, navigate } from '../router.js';
+import { useMe } from '../session.js';
+import { chartSeries, download, numericFields, tableColumns, toCsv, type ResultRow } from '../results.js';
+
+interface TreeNode {
+  task: Task;
+  children: TreeNode[];
+}
+
+const FINISHED = new Set([
+  'completed',
+  'failed',
+  'crashed',
+  'killed',
+  'start failed',
+  'no docker image',
+  'not allowed',
+]);
+
+/** The sub-tasks of a task, at any depth (one listing per level, every page read). */
+async function loadTree(task: Task, depth = 0): Promise<TreeNode> {
+  if (depth > 20 || !task.children || task.children.length === 0) return { task, children: [] };
+  const children = await client.task.list({ parentId: task.id });
+  return { task, children: await Promise.all(children.map((c) => loadTree(c, depth + 1))) };
+}
+
+function TreeView({ node, current }: { node: TreeNode; current: number }) {
+  return (
+    <li>
+      {node.task.id === current ? (
+        <strong aria-current="page">
+          #{node.task.id} {node.task.name || node.task.image}
+        </strong>
+      ) : (
+        <Link to={`/task/${node.task.id}`}>
+          #{node.task.id} {node.task.name || node.task.image}
+        </Link>
+      )}{' '}
+      <Status value={node.task.status ?? (node.task.complete ? 'completed' : 'pending')} />
+      {node.children.length > 0 ? (
+        <ul>
+          {node.children.map((c) => (
+            <TreeView key={c.task.id} node={c} current={current} />
+          ))}
+        </ul>
+      ) : null}
+    </li>
+  );
+}
+
+function ResultValue({ result }: { result: DecryptedResult }) {
+  if (result.decryptionError) return <span className="warn">{result.decryptionError}</span>;
+  if (result.result === null || result.result === undefined) return <span className="muted">—</span>;
+  const text = JSON.stringify(result.result, null, 2);
+  return <pre className="value">{text && text.length > 4000 ? `${text.slice(0, 4000)}…` : text}</pre>;
+}
+
+export function TaskPage({ id }: { id: number }) {
+  const [version, setVersion] = useState(0);
+  const [keyName, setKeyName] = useState(keyState.fileName);
+  const task = useAsync(() => client.task.get(id), [id, version]);
+  const results = useAsync(() => client.task.results(id), [id, version, keyName]);
+  const collabId = task.data?.collaboration.id;
+  const orgs = useAsync<Organization[]>(
+    () => (collabId ? client.collaboration.organizations(collabId) : Promise.resolve([])),
+    [collabId],
+  );
+  const root = task.data?.parent ? task.data.parent.id : null;
+  const [rootTask, setRootTask] = useState<Task | null>(null);
+  useEffect(() => {
+    let stop = false;
+    (async () => {
+      if (!task.data) return;
+      // Climb to the top of the tree, then load it downwards.
+      let top = task.data;
+      for (let i = 0; i < 20 && top.parent; i++) top = await client.task.get(top.parent.id);
+      if (!stop) setRootTask(top);
+    })().catch(() => undefined);
+    return () => {
+      stop = true;
+    };
+  }, [task.data, root]);
+  const tree = useAsync(() => (rootTask ? loadTree(rootTask) : Promise.resolve(null)), [rootTask, version]);
+
+  // Live: every status event of this task's run reloads the page's data (at most every 300 ms).
+  const runId = task.data?.run_id;
+  const pending = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const [live, setLive] = useState(false);
+  useEffect(() => {
+    const off = onServerEvent((event, payload) => {
+      if (event === 'connect') return setLive(true);
+      const p = (payload ?? {}) as { task_id?: number; run_id?: number; result_id?: number };
+      const relevant =
+        event === 'status_update' ||
+        ((event === 'algorithm_status_change' || event === 'task_created') &&
+          (p.task_id === id || (runId !== undefined && p.run_id === runId)));
+      if (!relevant) return;
+      if (pending.current) return;
+      pending.current = setTimeout(() => {
+        pending.current = null;
+        setVersion((v) => v + 1);
+      }, 300);
+    });
+    return () => {
+      off();
+      if (pending.current) clearTimeout(pending.current);
+      pending.current = null;
+    };
+  }, [id, runId]);
+
+  // Status events reach only users who may watch the whole collaboration (`event VIEW COLLABORATION` or
+  // `GLOBAL`, docs/socket-protocol.md); for others, and as a safety net, an unfinished task is re-read on a timer.
+  const me = useMe();
+  const watchesCollaboration = me.can('event', 'VIEW', ['COLLABORATION', 'GLOBAL']);
+  const unfinished = task.data
+    ? !FINISHED.has(task.data.status ?? (task.data.complete ? 'completed' : 'pending'))
+    : false;
+  useEffect(() => {
+    if (!unfinished) return;
+    const timer = setInterval(() => setVersion((v) => v + 1), watchesCollaboration ? 15_000 : 2_000);
+    return () => clearInterval(timer);
+  }, [unfinished, watchesCollaboration]);
+
+  const kill = useAction();
+  const orgName = (orgId: number): string =>
+    orgs.data?.find((o) => o.id === orgId)?.name ?? `organization ${orgId}`;
+  const rows: ResultRow[] = useMemo(
+    () =>
+      (results.data ?? [])
+        .filter((r) => !r.decryptionError && r.result !== null && r.result !== undefined)
+        .map((r) => ({ label: orgName(r.organizationId), value: r.result })),
+    [results.data, orgs.data],
+  );
+  const columns = tableColumns(rows);
+  const charts = chartSeries(rows);
+  const encryptedUnread = (results.data ?? []).some(
+    (r) => r.decryptionError && /encrypted|key/i.test(r.decryptionError),
+  );
+  const t = task.data;
+  const status = t?.status ?? (t?.complete ? 'completed' : 'pending');
+  const running = t ? !FINISHED.has(status) : false;
+
+  if (task.error && !t) return <ErrorBox error={task.error} />;
+  if (!t) return <Progress label={`Loading task #${id}…`} />;
+  return (
+    <section>
+      <div className="titlebar">
+        <h1>
+          Task #{t.id}: {t.name || '(no name)'} <Status value={status} />
+        </h1>
+        <div className="actions">
+          <span className={`live ${live ? 'on' : ''}`} title="Updates arrive from the server as they happen">
+            {live ? '● live' : '○ connecting'}
+          </span>
+          <button type="button" onClick={() => navigate(`/new-task?from=${t.id}`)}>
+            Re-run with changes
+          </button>
+          <button
+            type="button"
+            className="danger"
+            disabled={!running || kill.busy}
+            onClick={() => void kill.run(() => client.task.kill(t.id)).then(() => setVersion((v) => v + 1))}
+          >
+            {kill.busy ? 'Killing…' : 'Kill'}
+          </button>
+        </div>
+      </div>
+      <ErrorBox error={kill.error} />
+      <dl className="facts">
+        <dt>Image</dt>
+        <dd className="mono">{t.image}</dd>
+        <dt>Collaboration</dt>
+        <dd>
+          <Link to={`/collaboration/${t.collaboration.id}`}>#{t.collaboration.id}</Link>
+        </dd>
+        <dt>Database</dt>
+        <dd>{t.database ?? 'default'}</dd>
+        <dt>Created</dt>
+        <dd>{formatTime(t.created_at)}</dd>
+        {t.description ? (
+          <>
+            <dt>Description</dt>
+            <dd>{t.description}</dd>
+          </>
+        ) : null}
+      </dl>
+
+      <div className="columns">
+        <div className="card">
+          <h2>Task tree</h2>
+          {tree.data ? (
+            <ul className="tree">
+              <TreeView node={tree.data} current={t.id} />
+            </ul>
+          ) : (
+            <Progress label="Loading the tree…" />
+          )}
+        </div>
+        <div className="card grow">
+          <h2>Runs</h2>
+          {encryptedUnread ? (
+            <div className="notice">
+              The results are encrypted for your organization.{' '}
+              <KeyLoader onLoaded={() => setKeyName(keyState.fileName)} />
+            </div>
+          ) : null}
+          <ErrorBox error={results.error} />
+          <table className="table">
+            <thead>
+              <tr>
+                <th>Organization</th>
+                <th>Status</th>
+                <th>Started</th>
+                <th>Finished</th>
+                <th>Log</th>
+              </tr>
+            </thead>
+            <tbody>
+              {(results.data ?? []).map((r) => (
+                <tr key={r.id}>
+                  <td>{orgName(r.organizationId)}</td>
+                  <td>
+                    <Status value={r.status} />
+                  </td>
+                  <td>{formatTime(r.started_at)}</td>
+                  <td>{formatTime(r.finished_at)}</td>
+                  <td>
+                    {/* The log arrives when the run ends; a live log stream will fill this same place. */}
+                    {r.log ? (
+                      <details>
+                        <summary>Log ({r.log.split('\n').length} lines)</summary>
+                        <pre className="log">{r.log}</pre>
+                      </details>
+                    ) : (
+                      <span className="muted">{r.finished_at ? 'no log' : 'when finished'}</span>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </div>
+
+      <div className="card">
+        <div className="titlebar">
+          <h2>Results</h2>
+          <div className="actions">
+            <button
+              type="button"
+              disabled={rows.length === 0}
+              onClick={() =>
+                download(
+                  `task-${t.id}-results.json`,
+                  JSON.stringify(
+                    rows.map((r) => ({ source: r.label, value: r.value })),
+                    null,
+                    2,
+                  ),
+                  'application/json',
+                )
+              }
+            >
+              Download JSON
+            </button>
+            <button
+              type="button"
+              disabled={rows.length === 0}
+              onClick={() => download(`task-${t.id}-results.csv`, toCsv(rows), 'text/csv')}
+            >
+              Download CSV
+            </button>
+          </div>
+        </div>
+        {rows.length === 0 ? (
+          <p className="muted">{running ? 'No results yet: the task is running.' : 'No readable results.'}</p>
+        ) : null}
+        {columns.length > 0 ? (
+          <table className="table">
+            <thead>
+              <tr>
+                <th>Source</th>
+                {columns.map((c) => (
+                  <th key={c} className="num">
+                    {c}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => {
+                const f = numericFields(r.value);
+                return (
+                  <tr key={r.label}>
+                    <td>{r.label}</td>
+                    {columns.map((c) => (
+                      <td key={c} className="num">
+                        {f[c] === undefined ? '' : formatNumber(f[c])}
+                      </td>
+                    ))}
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        ) : null}
+        <div className="charts">
+          {charts.map((c) => (
+            <BarChart key={c.title} title={c.title} data={c.data} />
+          ))}
+        </div>
+        {(results.data ?? []).map((r) => (
+          <details key={r.id} className="raw">
+            <summary>Output of {orgName(r.organizationId)}</summary>
+            <ResultValue result={r} />
+          </details>
+        ))}
+      </div>
+      <p className="muted">
+        Task id {t.id} · run {t.run_id} · initiator organization {refId(t.initiator)}
+      </p>
+    </section>
+  );
+}
