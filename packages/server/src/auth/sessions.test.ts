@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
 import { startTestApp, type TestApp } from '../test-support/harness.js';
 import { formatStored } from '../http/datetime.js';
+import { pruneSessionsNow } from './sessions.js';
 
 /**
  * Sessions, refresh-token rotation, absolute lifetimes and container-token validity (docs/security.md,
@@ -254,5 +255,48 @@ describe('container tokens', () => {
     const r = await asContainer(token, task.id);
     expect(r.status).toBe(401);
     expect(r.body.msg).toMatch(/run has finished/);
+  });
+});
+
+describe('old sessions are deleted', () => {
+  it('a login deletes sessions that ended or expired more than a week ago, and keeps the others', async () => {
+    const pruned = await startTestApp();
+    try {
+      const u = await pruned.fx.user(await pruned.fx.organization());
+      const db = pruned.ctx.dbh.db;
+      const longAgo = formatStored(new Date(Date.now() - 8 * 24 * 3_600_000));
+      const recent = formatStored(new Date(Date.now() - 3_600_000));
+      const row = (id: string, fields: { expires_at: string; ended_at: string | null }) => ({
+        id,
+        kind: 'user' as const,
+        subject_id: u.id,
+        created_at: longAgo,
+        login_jti: id,
+        refresh_jti: id,
+        rotated: 0,
+        end_reason: fields.ended_at ? 'password_changed' : null,
+        ...fields,
+      });
+      await db
+        .insertInto('session')
+        .values([
+          row('expired-long-ago', { expires_at: longAgo, ended_at: null }),
+          row('ended-long-ago', {
+            expires_at: formatStored(new Date(Date.now() + 3_600_000)),
+            ended_at: longAgo,
+          }),
+          row('ended-recently', {
+            expires_at: formatStored(new Date(Date.now() + 3_600_000)),
+            ended_at: recent,
+          }),
+        ])
+        .execute();
+      // Logins prune at most once an hour per instance (the harness's root login already did): prune now.
+      await pruneSessionsNow(pruned.ctx);
+      const left = await db.selectFrom('session').select('id').where('subject_id', '=', u.id).execute();
+      expect(left.map((r) => r.id)).toEqual(['ended-recently']);
+    } finally {
+      await pruned.close();
+    }
   });
 });

@@ -49,6 +49,27 @@ async function issue(
   };
 }
 
+/** Ended or expired sessions are kept this long (their tokens are refused with a reason), then deleted. */
+const KEEP_ENDED_MS = 7 * 24 * 3_600_000;
+const lastPrune = new WeakMap<AppContext, number>();
+
+/** Deletes sessions that ended or expired more than a week ago; at most once an hour per instance. */
+async function pruneSessions(ctx: AppContext, now: number): Promise<void> {
+  if (now - (lastPrune.get(ctx) ?? 0) < 3_600_000) return;
+  lastPrune.set(ctx, now);
+  const horizon = formatStored(new Date(now - KEEP_ENDED_MS));
+  await ctx.dbh.db
+    .deleteFrom('session')
+    .where((eb) => eb.or([eb('expires_at', '<', horizon), eb('ended_at', '<', horizon)]))
+    .execute();
+}
+
+/** Deletes old sessions now (tests, maintenance). */
+export async function pruneSessionsNow(ctx: AppContext): Promise<void> {
+  lastPrune.delete(ctx);
+  await pruneSessions(ctx, Date.now());
+}
+
 /** Opens a session for a user or node that just logged in, and gives its first tokens. */
 export async function openSession(
   ctx: AppContext,
@@ -74,6 +95,7 @@ export async function openSession(
       end_reason: null,
     })
     .execute();
+  await pruneSessions(ctx, now);
   return issue(ctx, kind, id, ref, jti, roles);
 }
 
