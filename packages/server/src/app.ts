@@ -19,6 +19,7 @@ import type { CachedAnswer } from './http/read-cache.js';
 import { registerRoutes } from './routes/index.js';
 import { isConnectionError } from './db/renewable-pool.js';
 import { registerConfiguredUi } from './http/ui-static.js';
+import { DATA_FIELDS, guardBody, guardParameters, limitRouteSchemas } from './http/input-guard.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -120,6 +121,18 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     );
     if (!route.url.startsWith(`${apiPath}/`)) return;
     const rel = route.url.slice(apiPath.length);
+    // Input limits of every route (docs/security.md, "Input limits"); the data of runs gets the larger body limit.
+    const data = methods.some((m) => DATA_FIELDS[policyKey(m, rel)]);
+    if (data && route.bodyLimit === undefined) route.bodyLimit = ctx.config.task_body_limit_bytes;
+    limitRouteSchemas(
+      route,
+      policyKey(methods.find((m) => DATA_FIELDS[policyKey(m, rel)]) ?? methods[0] ?? 'GET', rel),
+      {
+        stringChars: ctx.config.limits.string_chars,
+        textChars: ctx.config.limits.text_chars,
+        dataChars: ctx.config.task_body_limit_bytes,
+      },
+    );
     for (const m of methods) {
       known.on(m as 'GET', route.url, () => undefined);
       const policy = POLICIES[policyKey(m, rel)];
@@ -161,6 +174,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   });
   app.get('/apispec_1.json', { schema: { hide: true } }, async () => app.swagger());
   registerConfiguredUi(app, ctx);
+
+  app.addHook('preValidation', guardBody);
+  app.addHook('preHandler', guardParameters);
 
   const cache = ctx.readCache;
   app.addHook('onRequest', async (request, reply) => {
@@ -263,7 +279,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     }
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return reply.status(413).send({
-        msg: `The request body is larger than ${ctx.config.body_limit_bytes} bytes.`,
+        msg: `The request body is larger than ${request.routeOptions.bodyLimit ?? ctx.config.body_limit_bytes} bytes.`,
         code: 'payload_too_large',
       });
     }

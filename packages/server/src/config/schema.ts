@@ -173,8 +173,20 @@ export const ServerConfigSchema = Type.Object(
       },
       { default: {}, additionalProperties: false },
     ),
-    /** Largest accepted request body in bytes. */
-    body_limit_bytes: Type.Integer({ minimum: 1024, default: 64 * 1024 * 1024 }),
+    /** Largest accepted request body in bytes (task creation and results: task_body_limit_bytes). */
+    body_limit_bytes: Type.Integer({ minimum: 1024, default: 1024 * 1024 }),
+    /** Largest body of `POST /task` and `PATCH /result/{id}` (the data of runs), and of one input or result. */
+    task_body_limit_bytes: Type.Integer({ minimum: 1024, default: 64 * 1024 * 1024 }),
+    /** Longest strings accepted in requests (docs/security.md, "Input limits"). */
+    limits: Type.Object(
+      {
+        /** Names, e-mail addresses, filters: every string without a limit of its own. */
+        string_chars: Type.Integer({ minimum: 16, maximum: 600, default: 255 }),
+        /** Free text: descriptions and public keys. */
+        text_chars: Type.Integer({ minimum: 256, default: 16_384 }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
     /** The web UI (docs/ui.md): served at `path` unless turned off; `directory` overrides where the built files are. */
     ui: Type.Object(
       {

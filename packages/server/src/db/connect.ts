@@ -283,8 +283,8 @@ export class DatabaseHandle {
   #repairing: Promise<RepairOutcome> | null = null;
 
   /**
-   * Replaces the connection pool when it is truly broken: only when a trivial query gets no answer within 2 s,
-   * and at most once per `repairIntervalMs` (calls in between only report). Concurrent calls share one attempt.
+   * Replaces the connection pool when it is truly broken: only when a trivial query gets no answer within 2 s
+   * while no other query got one either (a busy pool is left alone), and at most once per `repairIntervalMs` (calls in between only report). Concurrent calls share one attempt.
    * Queries under way finish on their old connections. SQLite: the file is reopened only when it does not
    * answer (a database in memory is never reopened, that would lose it).
    */
@@ -294,7 +294,11 @@ export class DatabaseHandle {
   }
 
   async #repair(): Promise<RepairOutcome> {
+    const started = Date.now();
     if (await this.ping(2_000)) return { database: true, replaced: false, resets: this.resets };
+    // No answer in time, but other queries got theirs meanwhile: the pool is busy, not broken.
+    if (this.#pool && this.#pool.lastAnswer >= started)
+      return { database: true, replaced: false, resets: this.resets };
     const wait = this.#lastRepair + (this.#options.repairIntervalMs ?? 30_000) - Date.now();
     const memory = this.target.dialect === 'sqlite' && this.target.location === ':memory:';
     if (wait > 0 || memory) {

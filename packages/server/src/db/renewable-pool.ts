@@ -66,6 +66,8 @@ export class RenewablePool implements PostgresPool {
   #idleErrors = 0;
   #lastReport = 0;
   #renewed = signal();
+  /** When a query last got its answer (ms since the epoch): a pool that answers someone is busy, not broken. */
+  lastAnswer = 0;
 
   constructor(config: pg.PoolConfig, log?: PoolLog) {
     this.#log = log;
@@ -113,10 +115,16 @@ export class RenewablePool implements PostgresPool {
     const query = ((...args: [string, unknown[]]) => {
       const out = client.query(...args) as unknown;
       if (out instanceof Promise)
-        return out.catch((error: unknown) => {
-          if (isConnectionError(error)) broken = true;
-          throw error;
-        });
+        return out.then(
+          (value: unknown) => {
+            this.lastAnswer = Date.now();
+            return value;
+          },
+          (error: unknown) => {
+            if (isConnectionError(error)) broken = true;
+            throw error;
+          },
+        );
       return out;
     }) as PostgresPoolClient['query'];
     return {
