@@ -32,6 +32,12 @@ export const DATA_FIELDS: Record<string, readonly string[]> = {
 /** Fields of free text, wherever they are. */
 const TEXT_FIELDS = new Set(['description', 'public_key']);
 
+/**
+ * Fields checked by their route, with a limit and a message of its own: the body limit is their only generic
+ * limit (`image`: POST /task says what a valid image name is, at most 512 characters).
+ */
+const SELF_CHECKED_FIELDS = new Set(['image']);
+
 type Schema = Record<string | symbol, unknown>;
 
 /** A deep copy that keeps symbol keys (TypeBox marks its schemas with them). */
@@ -88,6 +94,7 @@ export function limitRouteSchemas(route: RouteOptions, key: string, limits: Inpu
   const charsFor = (path: string): number => {
     if (data.has(path)) return limits.dataChars;
     const last = path.split('.').pop()?.replace(/\[\]$/, '') ?? '';
+    if (SELF_CHECKED_FIELDS.has(last)) return limits.dataChars;
     return TEXT_FIELDS.has(last) ? limits.textChars : limits.stringChars;
   };
   const likes: string[] = [];
@@ -105,10 +112,11 @@ export function limitRouteSchemas(route: RouteOptions, key: string, limits: Inpu
     };
 }
 
+const NUL_TEXT = 'contains a NUL character (\\u0000); control characters are not allowed';
+
 /** The first NUL character or non-finite number in a parsed input, as `[field, problem]`. */
 function findBadValue(value: unknown, path: string, depth = 0): [string, string] | null {
-  if (typeof value === 'string')
-    return value.includes('\u0000') ? [path, 'contains a NUL character (\\u0000)'] : null;
+  if (typeof value === 'string') return value.includes('\u0000') ? [path, NUL_TEXT] : null;
   if (typeof value === 'number') return Number.isFinite(value) ? null : [path, 'is not a finite number'];
   if (value === null || typeof value !== 'object' || depth > 64) return null;
   if (Array.isArray(value)) {
@@ -119,7 +127,7 @@ function findBadValue(value: unknown, path: string, depth = 0): [string, string]
     return null;
   }
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-    if (key.includes('\u0000')) return [path ? `${path}.${key}` : key, 'contains a NUL character (\\u0000)'];
+    if (key.includes('\u0000')) return [path ? `${path}.${key}` : key, NUL_TEXT];
     const bad = findBadValue(v, path ? `${path}.${key}` : key, depth + 1);
     if (bad) return bad;
   }
