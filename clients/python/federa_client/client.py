@@ -679,6 +679,14 @@ class Client:
             input_ = {**input_, "output_format": "json"}
         payload = serialize(input_, data_format)
         collab = self.request_json("GET", f"/collaboration/{collaboration_id}")
+        # Said first: for an outsider, a missing public key would otherwise be the complaint.
+        members = [o.get("id") for o in (collab.get("organizations") or []) if isinstance(o, dict)]
+        outsiders = [o for o in org_ids if o not in members]
+        if outsiders:
+            raise ValueError(
+                f"organization(s) {', '.join(str(o) for o in outsiders)} are not in the collaboration "
+                f"{collaboration_id} ({collab.get('name', '')!r}); its organizations are "
+                f"{', '.join(str(m) for m in members) or 'none'}")
         encrypted = bool(collab.get("encrypted"))
         cryptor = self._cryptor_for(encrypted, f"collaboration {collaboration_id}")
         entries = []
@@ -710,6 +718,9 @@ class Client:
             "database": database,
         })
         self.log(f"Task {task.get('id')} created")
+        if isinstance(task, dict) and task.get("warning"):
+            # E.g. receiving nodes offline: the task queues, and the researcher should know why nothing happens.
+            warnings.warn(str(task["warning"]), stacklevel=3)
         return task
 
 

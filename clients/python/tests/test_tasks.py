@@ -185,6 +185,12 @@ def test_organization_without_public_key_cannot_receive(root, encrypted, unique)
         root.task.create(encrypted.collab["id"], [org["id"]], name="x", image=IMAGE, description="", input_={})
 
 
+def test_organization_outside_the_collaboration_is_named_as_such(root, encrypted, unique):
+    outsider = root.organization.create(unique("outsider"))
+    with pytest.raises(ValueError, match=f"organization\\(s\\) {outsider['id']} are not in the collaboration"):
+        root.task.create(encrypted.collab["id"], [outsider["id"]], name="x", image=IMAGE, description="", input_={})
+
+
 def test_result_for_another_key_gives_decryption_error(root, server, encrypted, keys):
     task = root.task.create(encrypted.collab["id"], [encrypted.a], name="wrong key", image=IMAGE, description="",
                             input_=INPUT)

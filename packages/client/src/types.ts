@@ -98,6 +98,8 @@ export interface Rule {
 /** A task (api.md §2.7). */
 export interface Task {
   id: number;
+  /** Only in the answer to creating a task: e.g. which receiving nodes are offline (the task still queues). */
+  warning?: string;
   name: string;
   description: string;
   image: string;

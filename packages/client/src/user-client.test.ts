@@ -411,6 +411,24 @@ describe('UserClient: tasks and results', () => {
     expect((error as Error).message).toContain(`organization ${keyless.id}`);
   });
 
+  it('names an organization outside the collaboration as such, not as one without a key', async () => {
+    const { client } = await rootClient();
+    const rootOrg = (await client.user.me()).organization.id;
+    const outsider = await client.organization.create({ name: unique('outsider') });
+    const collab = await client.collaboration.create({
+      name: unique('enc'),
+      organizationIds: [rootOrg],
+      encrypted: true,
+    });
+    const error = await client.task
+      .create({ collaborationId: collab.id, organizations: [outsider.id], image: 'x', input: [1] })
+      .catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(
+      new RegExp(`Organization\\(s\\) ${outsider.id} are not in the collaboration ${collab.id}`),
+    );
+    expect((error as Error).message).not.toMatch(/public key/);
+  });
+
   it('needs no key in an unencrypted collaboration, polls when asked to, and keeps non-JSON outputs as bytes', async () => {
     const { client } = await rootClient();
     const rootOrg = (await client.user.me()).organization.id;

@@ -84,6 +84,15 @@ export class TaskResource extends ResourceGroup {
   async create(task: NewTask): Promise<Task> {
     if (task.organizations.length === 0) throw new RangeError('a task needs at least one organization');
     const collaboration = await this.getJson<Collaboration>(`/collaboration/${task.collaborationId}`);
+    // Said before anything else (an outsider's missing key would otherwise be the first complaint).
+    const members = new Set((collaboration.organizations ?? []).map((o) => o.id));
+    const outsiders = task.organizations.filter((id) => !members.has(id));
+    if (outsiders.length > 0) {
+      throw new FederaClientError(
+        `Organization(s) ${outsiders.join(', ')} are not in the collaboration ${collaboration.id} ("${collaboration.name}"); ` +
+          `its organizations are ${[...members].join(', ') || 'none'}.`,
+      );
+    }
     const cryptor = collaboration.encrypted ? this.ctx.cryptor() : null;
     if (collaboration.encrypted && cryptor === null) {
       throw new FederaClientError(

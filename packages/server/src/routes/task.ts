@@ -25,9 +25,14 @@ import {
   taskStatusIs,
 } from '../repositories/task.js';
 import { loadTasksWithVisibleResults, tasksWithVisibleResults } from '../repositories/result.js';
-import { CreateTaskBody, createTask } from './task/create.js';
+import { CreateTaskBody, createTask, offlineNodeHint } from './task/create.js';
 
 const TaskItem = Type.Union([TaskWithResultsSchema, TaskSchema]);
+/** The answer to POST /task: the task, and a `warning` when receiving nodes are offline (the task still queues). */
+const CreatedTaskSchema = Type.Composite([
+  Type.Omit(TaskSchema, []),
+  Type.Object({ warning: Type.Optional(Type.String()) }),
+]);
 
 const TaskListQuery = Type.Object({
   ...PaginationQuery,
@@ -129,14 +134,15 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['task'],
         summary: 'Create a task (users; algorithm containers create sub-tasks)',
         body: CreateTaskBody,
-        response: { 201: TaskSchema, ...errorResponses },
+        response: { 201: CreatedTaskSchema, ...errorResponses },
       },
     },
     async (request, reply) => {
       const taskId = await createTask(ctx, request.caller as Caller, request.body);
       const [task] = await loadTasks(ctx, [taskId]);
       if (!task) throw notFound('Task', taskId);
-      return reply.status(201).send(task);
+      const warning = await offlineNodeHint(ctx, taskId);
+      return reply.status(201).send(warning ? { ...task, warning } : task);
     },
   );
 

@@ -65,6 +65,33 @@ describe('POST /task by a user', () => {
     expect(events.named('new_task')[0]?.payload).toBe(r.body.id);
   });
 
+  it('says in the answer which receiving nodes are offline; the task still queues', async () => {
+    const w = await world(t);
+    const nodeIdOf = async (org: number) =>
+      (
+        await t.ctx.dbh.db
+          .selectFrom('node')
+          .select('id')
+          .where('organization_id', '=', org)
+          .where('collaboration_id', '=', w.collab)
+          .executeTakeFirstOrThrow()
+      ).id;
+    await t.ctx.dbh.db
+      .updateTable('node')
+      .set({ status: 'online' })
+      .where('id', '=', await nodeIdOf(w.orgA))
+      .execute();
+    const r = await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA, w.orgB]) });
+    expect(r.status).toBe(201);
+    expect(r.body.warning).toBe(
+      `The node(s) of organization(s) ${w.orgB} are offline: the task waits and runs when they connect. Ask their node admins to start them (vnode start).`,
+    );
+    expect(r.body.results).toHaveLength(2);
+    const onlyOnline = await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA]) });
+    expect(onlyOnline.status).toBe(201);
+    expect(onlyOnline.body).not.toHaveProperty('warning');
+  });
+
   it('gives every task a user creates a new run_id', async () => {
     const w = await world(t);
     const first = await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA]) });

@@ -241,3 +241,28 @@ export async function createTask(ctx: AppContext, caller: Caller, body: CreateTa
   ctx.events.emit(collaborationRoom(collaborationId), 'new_task', taskId);
   return taskId;
 }
+
+/**
+ * A hint for the caller when receiving nodes are not online: the task queues and runs when they connect, but the
+ * researcher should know why nothing happens yet (docs/first-hour-researcher.md).
+ */
+export async function offlineNodeHint(ctx: AppContext, taskId: number): Promise<string | undefined> {
+  const rows = await ctx.dbh.db
+    .selectFrom('result')
+    .innerJoin('task', 'task.id', 'result.task_id')
+    .innerJoin('node', (join) =>
+      join
+        .onRef('node.organization_id', '=', 'result.organization_id')
+        .onRef('node.collaboration_id', '=', 'task.collaboration_id'),
+    )
+    .select(['result.organization_id as organization_id', 'node.status as status'])
+    .where('result.task_id', '=', taskId)
+    .execute();
+  const online = new Set(rows.filter((r) => r.status === 'online').map((r) => r.organization_id));
+  const offline = [...new Set(rows.map((r) => r.organization_id))].filter((id) => !online.has(id));
+  if (offline.length === 0) return undefined;
+  return (
+    `The node(s) of organization(s) ${offline.join(', ')} are offline: the task waits and runs when they connect. ` +
+    'Ask their node admins to start them (vnode start).'
+  );
+}
