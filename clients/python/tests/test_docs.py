@@ -21,7 +21,7 @@ def python_blocks():
 
 
 class HospitalNode(threading.Thread):
-    """Answers every task of its node: the average of a made-up age column, as JSON."""
+    """Answers every task of its node as federa/average-python's partial_average would, for made-up ages."""
 
     def __init__(self, api, api_key, key_path):
         super().__init__(daemon=True)
@@ -38,7 +38,10 @@ class HospitalNode(threading.Thread):
                 for result in self.node.open_results():
                     payload = deserialize(self.cryptor.decrypt_str_to_bytes(result["input"]))
                     self.inputs.append(payload)
-                    output = b"json." + json.dumps({"column": payload["kwargs"]["column"], "average": 42.5}).encode()
+                    # As federa/average-python answers (algorithms/README.md): only its own methods.
+                    if payload.get("method") not in ("partial_average", "central_average"):
+                        raise AssertionError(f"the example image has no method {payload.get('method')!r}")
+                    output = b"json." + json.dumps({"sum": 85.0, "count": 2}).encode()
                     self.node.finish(result["id"], self.cryptor.encrypt_bytes_to_str(
                         output, self.node.initiator_public_key(result)))
         except Exception as exc:  # reported by the test
@@ -68,9 +71,9 @@ def test_examples_run_as_written(server, root, root_key, keys, tmp_path, monkeyp
         root.organization.update(root.whoami["organization_id"], public_key=RSACryptor(root_key).public_key_str)
 
     assert hospital is not None and hospital.error is None
-    assert hospital.inputs == [{"method": "average", "kwargs": {"column": "age"}, "output_format": "json"}]
+    assert hospital.inputs == [{"method": "partial_average", "kwargs": {"column": "age"}, "output_format": "json"}]
     out = capsys.readouterr().out
-    assert f"-> {{'column': 'age', 'average': 42.5}}" in out
+    assert "-> {'sum': 85.0, 'count': 2}" in out
     assert "[federa] Encrypting input for organization" in out
     assert "no such collaboration:" in out
     assert ROOT_PASSWORD not in out and "Alice-Pass-2024!" not in out

@@ -190,6 +190,31 @@ describe('vnode start with the node image, at a server started by vserver', () =
     ) as { average: number };
     expect(out.average).toBeCloseTo(30, 10);
 
+    // A misspelt column is a failed run that says why, not a "completed" count of 0.
+    const misspelt = await call<{ id: number }>('POST', '/task', {
+      name: 'misspelt column',
+      image: ALGORITHM,
+      collaboration_id: collab.id,
+      database: 'default',
+      organizations: [
+        {
+          id: org.id,
+          input: researcher.encryptBytesToString(
+            Buffer.from(`json.${JSON.stringify({ method: 'partial_average', args: ['agee'], kwargs: {} })}`),
+            orgKey,
+          ),
+        },
+      ],
+    });
+    const badDeadline = Date.now() + 120_000;
+    while (!(await call<{ complete: boolean }>('GET', `/task/${misspelt.id}`)).complete) {
+      if (Date.now() > badDeadline) throw new Error('the misspelt task did not complete within 120 s');
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const bad = await call<{ status: string; log: string | null }[]>('GET', `/task/${misspelt.id}/result`);
+    expect(bad[0]?.status).toBe('crashed'); // the algorithm raised: a failure, not 'completed'
+    expect(bad[0]?.log ?? '').toMatch(/no column 'agee' in the data; its columns are: age/);
+
     expect((await vnode('stop', '-n', nodeName)).code).toBe(0);
     expect(docker('ps', '-q', '--filter', `name=^federa-${nodeName}-user$`)).toBe('');
     // The run left its temporary volume behind (as in vantage6): `vnode clean` removes it.
@@ -197,7 +222,7 @@ describe('vnode start with the node image, at a server started by vserver', () =
       docker('volume', 'ls', '-q', '--filter', 'name=tmpvol')
         .split('\n')
         .filter((v) => v.startsWith(`federa-${nodeName}-`));
-    expect(runVolumes()).toHaveLength(1);
+    expect(runVolumes()).toHaveLength(2);
     const cleaned = await vnode('clean', '-n', nodeName, '--yes');
     expect(cleaned.code).toBe(0);
     expect(runVolumes()).toEqual([]);
