@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { createTestDatabase, type TestDatabase } from '../test-support/database.js';
+import { RenewablePool } from './renewable-pool.js';
+
+// Always PostgreSQL: replacing the pool must never cut a query under way nor strand a caller waiting for a
+// connection (docs/reliability.md, "Server and database faults").
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase('postgres');
+});
+afterAll(async () => db?.drop());
+
+describe('renewing the pool', () => {
+  it('lets a query under way finish, serves a waiting caller from the new pool, and keeps the Kysely instance usable', async () => {
+    const pool = new RenewablePool({ connectionString: db.uri, max: 1, connectionTimeoutMillis: 20_000 });
+    const k = new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool }) });
+    try {
+      await sql`SELECT 1`.execute(k);
+      // The only connection is busy for a while; a second query waits for it.
+      const slow = sql<{ done: number }>`SELECT 1 AS done FROM pg_sleep(3)`.execute(k);
+      await new Promise((r) => setTimeout(r, 100));
+      const waiting = sql<{ n: number }>`SELECT 2 AS n`.execute(k);
+      await new Promise((r) => setTimeout(r, 50));
+      pool.renew();
+      const order: string[] = [];
+      const [a, b] = await Promise.all([
+        slow.then((r) => (order.push('slow'), r)),
+        waiting.then((r) => (order.push('waiting'), r)),
+      ]);
+      expect(a.rows).toEqual([{ done: 1 }]);
+      expect(b.rows).toEqual([{ n: 2 }]);
+      // The waiting query did not wait for the slow one: the new pool served it.
+      expect(order).toEqual(['waiting', 'slow']);
+      expect((await sql<{ n: number }>`SELECT 3 AS n`.execute(k)).rows).toEqual([{ n: 3 }]);
+    } finally {
+      await k.destroy();
+    }
+  });
+});
