@@ -142,6 +142,29 @@ describe('refresh tokens are single-use (rotation)', () => {
     }
   });
 
+  it('the login refresh token of a legacy client lives as long as the session; successors the refresh lifetime', async () => {
+    const u = await newUser();
+    const login = await userLogin(u.username, u.password);
+    const claims = decodeJwt(login.refresh_token);
+    // session_max_hours: 2 here, refresh_token_expires_hours: 48 (default): the login token ends with the session.
+    expect(claims.exp! - claims.iat!).toBeGreaterThan(2 * 3600 - 5);
+    expect(claims.exp! - claims.iat!).toBeLessThanOrEqual(2 * 3600);
+    const long = await startTestApp({ config: { session_max_hours: 24 * 30 } });
+    try {
+      const v = await long.fx.user(await long.fx.organization());
+      const first = (
+        await long.api('POST', '/token/user', { body: { username: v.username, password: v.password } })
+      ).body as Tokens;
+      const atLogin = decodeJwt(first.refresh_token);
+      expect(atLogin.exp! - atLogin.iat!).toBeGreaterThan(29 * 24 * 3600);
+      const next = await long.api('POST', '/token/refresh', { token: first.refresh_token });
+      const successor = decodeJwt(next.body.refresh_token as string);
+      expect(successor.exp! - successor.iat!).toBeLessThanOrEqual(48 * 3600);
+    } finally {
+      await long.close();
+    }
+  });
+
   it('with legacy_refresh_reuse: false the login refresh token is single-use as well', async () => {
     const strict = await startTestApp({ config: { legacy_refresh_reuse: false } });
     try {
@@ -149,6 +172,8 @@ describe('refresh tokens are single-use (rotation)', () => {
       const login = (
         await strict.api('POST', '/token/user', { body: { username: u.username, password: u.password } })
       ).body as Tokens;
+      const loginClaims = decodeJwt(login.refresh_token);
+      expect(loginClaims.exp! - loginClaims.iat!).toBeLessThanOrEqual(48 * 3600);
       const first = await strict.api('POST', '/token/refresh', { token: login.refresh_token });
       expect(first.status).toBe(200);
       const again = await strict.api('POST', '/token/refresh', { token: login.refresh_token });

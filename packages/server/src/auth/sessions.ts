@@ -42,10 +42,14 @@ async function issue(
   ref: SessionRef,
   refreshJti: string,
   roles: string[],
+  atLogin = false,
 ): Promise<SessionTokens> {
+  // vantage6 3.3–3.7 clients and nodes present the login's refresh token for the whole session (they never see
+  // another): with legacy_refresh_reuse it lives as long as the session (docs/security.md).
+  const untilSessionEnd = atLogin && ctx.config.legacy_refresh_reuse;
   return {
     access_token: await ctx.tokens.access(kind, id, ref, roles),
-    refresh_token: await ctx.tokens.refresh(kind, id, ref, refreshJti),
+    refresh_token: await ctx.tokens.refresh(kind, id, ref, refreshJti, untilSessionEnd),
   };
 }
 
@@ -96,7 +100,7 @@ export async function openSession(
     })
     .execute();
   await pruneSessions(ctx, now);
-  return issue(ctx, kind, id, ref, jti, roles);
+  return issue(ctx, kind, id, ref, jti, roles, true);
 }
 
 const ended = (why: string): ApiError =>

@@ -92,11 +92,20 @@ export class TokenService {
     );
   }
 
-  /** A refresh token of a session with the given `jti` (the session stores which one may be used next). */
-  refresh(kind: 'user' | 'node', id: number, session: SessionRef, jti: string): Promise<string> {
+  /**
+   * A refresh token of a session with the given `jti` (the session stores which one may be used next). It expires
+   * after the refresh lifetime or, with `untilSessionEnd`, at the session's end; never after that.
+   */
+  refresh(
+    kind: 'user' | 'node',
+    id: number,
+    session: SessionRef,
+    jti: string,
+    untilSessionEnd = false,
+  ): Promise<string> {
     return this.#sign(
       { type: 'refresh', sub: id, client_type: kind, roles: [], sid: session.sid, jti },
-      capped(this.lifetimes.refreshSeconds, session.endsAt),
+      capped(untilSessionEnd ? Infinity : this.lifetimes.refreshSeconds, session.endsAt),
     );
   }
 
