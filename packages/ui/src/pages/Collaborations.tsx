@@ -39,8 +39,10 @@ export function CollaborationList() {
               <Link to={`/collaboration/${c.id}`}>{c.name}</Link>
             </h2>
             <p>
-              {c.encrypted ? '🔒 encrypted' : 'not encrypted'} · {c.organizations?.length ?? 0} organizations
-              · {c.nodes?.length ?? 0} nodes
+              <span className={`badge ${c.encrypted ? 'badge-on' : ''}`}>
+                {c.encrypted ? 'encrypted' : 'not encrypted'}
+              </span>{' '}
+              · {c.organizations?.length ?? 0} organizations · {c.nodes?.length ?? 0} nodes
             </p>
             <p>
               <Link to={`/tasks?collaboration=${c.id}`}>Tasks</Link> ·{' '}
@@ -124,7 +126,10 @@ export function CollaborationPage({ id }: { id: number }) {
     <section>
       <div className="titlebar">
         <h1>
-          {c.name} <small>{c.encrypted ? '🔒 encrypted' : 'not encrypted'}</small>
+          {c.name}{' '}
+          <span className={`badge ${c.encrypted ? 'badge-on' : ''}`}>
+            {c.encrypted ? 'encrypted' : 'not encrypted'}
+          </span>
         </h1>
         <div className="actions">
           <Link to={`/tasks?collaboration=${c.id}`} className="button">
@@ -211,7 +216,11 @@ export function CollaborationPage({ id }: { id: number }) {
         </div>
         <div className="card grow">
           <h2>Nodes</h2>
-          <NodeTable nodes={nodes.data ?? []} statusOf={nodes.statusOf} />
+          <NodeTable
+            nodes={nodes.data ?? []}
+            statusOf={nodes.statusOf}
+            orgName={(orgId) => orgs.data?.find((o) => o.id === orgId)?.name ?? `#${orgId}`}
+          />
           <p>
             <Link to={`/nodes?collaboration=${id}`}>Manage nodes</Link>
           </p>
@@ -221,7 +230,12 @@ export function CollaborationPage({ id }: { id: number }) {
   );
 }
 
-export function NodeTable({ nodes, statusOf }: { nodes: Node[]; statusOf: (n: Node) => string }) {
+export function NodeTable(props: {
+  nodes: Node[];
+  statusOf: (n: Node) => string;
+  orgName: (id: number) => string;
+}) {
+  const { nodes, statusOf, orgName } = props;
   return (
     <table className="table">
       <thead>
@@ -236,7 +250,7 @@ export function NodeTable({ nodes, statusOf }: { nodes: Node[]; statusOf: (n: No
         {nodes.map((n) => (
           <tr key={n.id}>
             <td>{n.name ?? `node ${n.id}`}</td>
-            <td>#{n.organization.id}</td>
+            <td>{orgName(n.organization.id)}</td>
             <td>
               <Status value={statusOf(n)} />
             </td>

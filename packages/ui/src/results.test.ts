@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+
+import { chartSeries, numericFields, tableColumns, toCsv } from './results.js';
+
+describe('results as tables, charts and CSV', () => {
+  const partials = [
+    { label: 'Hospital A', value: { sum: 121, count: 3 } },
+    { label: 'Hospital B', value: { sum: 125, count: 4 } },
+  ];
+
+  it('numeric fields one level deep; a bare number is "value"; text is left out', () => {
+    expect(numericFields({ average: 35.1, n: { rows: 7 }, note: 'x', list: [1, 2] })).toEqual({
+      average: 35.1,
+      'n.rows': 7,
+      'list[0]': 1,
+      'list[1]': 2,
+    });
+    expect(numericFields(42)).toEqual({ value: 42 });
+    expect(numericFields('text')).toEqual({});
+  });
+
+  it('several results: one chart per field across the organizations', () => {
+    expect(tableColumns(partials)).toEqual(['sum', 'count']);
+    expect(chartSeries(partials)).toEqual([
+      {
+        title: 'sum',
+        data: [
+          { label: 'Hospital A', value: 121 },
+          { label: 'Hospital B', value: 125 },
+        ],
+      },
+      {
+        title: 'count',
+        data: [
+          { label: 'Hospital A', value: 3 },
+          { label: 'Hospital B', value: 4 },
+        ],
+      },
+    ]);
+  });
+
+  it('one result: one chart of its fields; nothing numeric: no chart', () => {
+    expect(chartSeries([{ label: 'root', value: { average: 35.14, count: 7 } }])).toEqual([
+      {
+        title: 'root',
+        data: [
+          { label: 'average', value: 35.14 },
+          { label: 'count', value: 7 },
+        ],
+      },
+    ]);
+    expect(chartSeries([{ label: 'root', value: 'done' }])).toEqual([]);
+  });
+
+  it('CSV quotes what needs quoting and keeps the whole value', () => {
+    const csv = toCsv([{ label: 'Org "A", Inc', value: { sum: 1.5, text: 'a,b' } }]);
+    expect(csv).toBe('source,sum,value\n"Org ""A"", Inc",1.5,"{""sum"":1.5,""text"":""a,b""}"\n');
+  });
+});
