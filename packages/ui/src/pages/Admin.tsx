@@ -164,28 +164,30 @@ export function Nodes({ route }: { route: Route }) {
                 <Status value={nodes.statusOf(n)} />
               </td>
               <td>{formatTime(n.last_seen)}</td>
-              <td className="actions">
-                <button
-                  type="button"
-                  onClick={() =>
-                    void action.run(async () => {
-                      const key = await client.node.resetApiKey(n.id);
-                      setShownKey({ node: n.name ?? `node ${n.id}`, key });
-                    })
-                  }
-                >
-                  Reset API key
-                </button>
-                <button
-                  type="button"
-                  className="danger"
-                  onClick={() => {
-                    if (window.confirm(`Delete ${n.name ?? `node ${n.id}`}? Its API key stops working.`))
-                      void action.run(() => client.node.delete(n.id)).then(() => nodes.reload());
-                  }}
-                >
-                  Delete
-                </button>
+              <td>
+                <div className="actions">
+                  <button
+                    type="button"
+                    onClick={() =>
+                      void action.run(async () => {
+                        const key = await client.node.resetApiKey(n.id);
+                        setShownKey({ node: n.name ?? `node ${n.id}`, key });
+                      })
+                    }
+                  >
+                    Reset API key
+                  </button>
+                  <button
+                    type="button"
+                    className="danger"
+                    onClick={() => {
+                      if (window.confirm(`Delete ${n.name ?? `node ${n.id}`}? Its API key stops working.`))
+                        void action.run(() => client.node.delete(n.id)).then(() => nodes.reload());
+                    }}
+                  >
+                    Delete
+                  </button>
+                </div>
               </td>
             </tr>
           ))}
@@ -344,42 +346,44 @@ export function Users({ route }: { route: Route }) {
               <td>
                 <Status value={u.status ?? 'active'} />
               </td>
-              <td className="actions">
-                {editing === u.id ? (
-                  <>
+              <td>
+                <div className="actions">
+                  {editing === u.id ? (
+                    <>
+                      <button
+                        type="button"
+                        className="primary"
+                        onClick={() =>
+                          void action
+                            .run(() => client.user.update(u.id, { roles: chosen }))
+                            .then((ok) => {
+                              if (ok) {
+                                setEditing(null);
+                                setSaved(`Roles of ${u.username} saved.`);
+                                users.reload();
+                              }
+                            })
+                        }
+                      >
+                        Save roles
+                      </button>
+                      <button type="button" onClick={() => setEditing(null)}>
+                        Cancel
+                      </button>
+                    </>
+                  ) : me.can('user', 'EDIT') ? (
                     <button
                       type="button"
-                      className="primary"
-                      onClick={() =>
-                        void action
-                          .run(() => client.user.update(u.id, { roles: chosen }))
-                          .then((ok) => {
-                            if (ok) {
-                              setEditing(null);
-                              setSaved(`Roles of ${u.username} saved.`);
-                              users.reload();
-                            }
-                          })
-                      }
+                      onClick={() => {
+                        action.clear();
+                        setEditing(u.id);
+                        setChosen((u.roles ?? []).map((r) => r.id));
+                      }}
                     >
-                      Save roles
+                      Edit roles
                     </button>
-                    <button type="button" onClick={() => setEditing(null)}>
-                      Cancel
-                    </button>
-                  </>
-                ) : me.can('user', 'EDIT') ? (
-                  <button
-                    type="button"
-                    onClick={() => {
-                      action.clear();
-                      setEditing(u.id);
-                      setChosen((u.roles ?? []).map((r) => r.id));
-                    }}
-                  >
-                    Edit roles
-                  </button>
-                ) : null}
+                  ) : null}
+                </div>
               </td>
             </tr>
           ))}
