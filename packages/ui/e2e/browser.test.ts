@@ -195,6 +195,21 @@ describe('the web UI in Chromium', () => {
     const csvText = readFileSync((await csv.path())!, 'utf8');
     expect(csvText.split('\n')[0]).toBe('source,average,count,organizations,value');
 
+    // Re-run with changes: the form is filled from the task (its input decrypted with the loaded key).
+    await page.getByRole('button', { name: 'Re-run with changes' }).click();
+    await expect.poll(() => page.getByLabel('Method', { exact: true }).inputValue()).toBe('central_average');
+    expect(await page.getByLabel('Arguments (JSON array)').inputValue()).toBe('["age"]');
+    expect(await page.getByRole('checkbox', { name: /Master/ }).isChecked()).toBe(true);
+    expect(await page.getByRole('checkbox', { name: /^root/ }).isChecked()).toBe(true);
+    await page.getByLabel('Name', { exact: true }).fill('average age again');
+    await page.getByRole('button', { name: 'Create task' }).click();
+    await expect
+      .poll(() => page.getByRole('heading', { name: /average age again completed/ }).isVisible(), {
+        timeout: 150_000,
+        interval: 500,
+      })
+      .toBe(true);
+
     // A deep link works in a fresh tab: log in, land on the task.
     const other = await newPage();
     await other.goto(`${server.url}/#/task/${taskId}`);
@@ -203,7 +218,7 @@ describe('the web UI in Chromium', () => {
     await other.context().close();
 
     await page.getByRole('link', { name: 'Tasks' }).first().click();
-    await expect.poll(() => page.getByRole('link', { name: 'average age' }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByRole('link', { name: 'average age', exact: true }).isVisible()).toBe(true);
     await shot(page, '05-tasks');
     await page.context().close();
   }, 240_000);
