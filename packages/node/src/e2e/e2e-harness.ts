@@ -17,6 +17,7 @@ import { startNode, type RunningNode } from '../node.js';
 
 export interface E2eServer {
   readonly t: TestApp;
+  readonly sockets: SocketServer;
   readonly url: string;
   readonly port: number;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test helper: JSON bodies of many shapes
@@ -40,6 +41,7 @@ export async function startE2eServer(listen = '127.0.0.1'): Promise<E2eServer> {
   const url = `http://127.0.0.1:${port}`;
   return {
     t,
+    sockets,
     url,
     port,
     api: async (method, path, body, token = t.rootToken) => {
