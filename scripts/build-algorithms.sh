@@ -60,3 +60,5 @@ if docker image inspect "$BASE_R" >/dev/null 2>&1; then
 else
   log "federa/average-r:local: NOT built, base image $BASE_R is missing (scripts/setup-machine.sh, then scripts/build-images.sh)"
 fi
+build federa/vpn-echo:local "$BASE_PYTHON" algorithms/vpn-echo/Dockerfile \
+  clients/python/federa_algorithm_tools algorithms/vpn-echo/vpn_echo.py algorithms/vpn-echo/main.py

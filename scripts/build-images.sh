@@ -211,7 +211,7 @@ rm -f "$R/bin/ip" && cp "$IP_BIN" "$R/bin/ip" && ln -sf /bin/ip "$R/sbin/ip"
 cp "$XT_DIR"/*.so "$R$XT_DIR/"
 copy_in "$R" $(ldd_libs "$(readlink -f "$OPENVPN_BIN")" "$XT_MULTI" "$IP_BIN" "$XT_DIR"/*.so)
 import_rootfs federa/vpn:local "$R" "$(elapsed "$t")" \
-  'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' 'CMD ["/usr/sbin/openvpn", "--version"]'
+  'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' 'CMD ["/bin/sleep", "infinity"]'
 docker tag federa/vpn:local federa/vpn-server:local
 docker tag federa/vpn:local federa/vpn-client:local
 

@@ -11,6 +11,7 @@ import json
 import os
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from .payload import encode_payload, read_result
@@ -164,3 +165,27 @@ class AlgorithmClient:
             time.sleep(wait)
             wait = min(wait * 2, interval)
         return self.get_results(task_id)
+
+    # ---- VPN addresses of related runs (docs/vpn.md) --------------------------------------------------------
+    def get_addresses(self, label=None, include_children=False, include_parent=False,
+                      only_children=False, only_parent=False):
+        """VPN addresses (``ip``, ``port``, ``label``, ``organization_id``, ``task_id``, ``parent_id``) of the
+        runs of this task and, as asked, of its sub-tasks or its parent; ``label`` keeps only that port label."""
+        query = {
+            "include_children": include_children, "include_parent": include_parent,
+            "only_children": only_children, "only_parent": only_parent,
+        }
+        params = "&".join(f"{k}={'1' if v else '0'}" for k, v in query.items())
+        if label is not None:
+            params += "&label=" + urllib.parse.quote(str(label), safe="")
+        body = self.request("GET", f"/vpn/algorithm/addresses?{params}")
+        return list((body or {}).get("addresses", []))
+
+    def get_child_addresses(self, label=None):
+        """VPN addresses of the runs of this task's sub-tasks."""
+        return self.get_addresses(label=label, only_children=True)
+
+    def get_parent_address(self, label=None):
+        """The VPN address of the run of this task's parent (None when it has none)."""
+        found = self.get_addresses(label=label, only_parent=True)
+        return found[0] if found else None

@@ -20,6 +20,7 @@ import { installHostGuard } from './runs/host-guard.js';
 import { dockerizedPlacement, hostPlacement } from './runs/placement.js';
 import { createContainerRuntime, type ContainerRuntime } from './runtime/index.js';
 import { RestClient } from './server-client/rest-client.js';
+import { NodeVpn, VPN_HELPER_IMAGE } from './vpn/node-vpn.js';
 import { SocketChannel } from './server-client/socket-channel.js';
 import {
   listOf,
@@ -79,11 +80,6 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       },
       'node starting',
     );
-    if (config.vpnSubnet)
-      log.info(
-        { event: 'vpn.unused', vpn_subnet: config.vpnSubnet },
-        'vpn_subnet is set, but Federa nodes do not use a VPN: algorithm-to-algorithm traffic is not available',
-      );
     for (const key of config.ignoredKeys)
       log.info({ event: 'config.ignored', key }, `the configuration key '${key}' has no effect in Federa`);
 
@@ -208,6 +204,31 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     }
     const { proxyHost, extraHosts } = placement;
 
+    // The VPN between algorithms: only with vpn_subnet, and only when the server offers one (docs/vpn.md).
+    let vpn: NodeVpn | null = null;
+    if (config.vpnSubnet && net.subnet) {
+      try {
+        vpn = await NodeVpn.start({
+          runtime,
+          rest,
+          names,
+          nodeId,
+          network,
+          networkSubnet: net.subnet,
+          vpnSubnet: config.vpnSubnet,
+          log: log.child({ component: 'vpn' }),
+        });
+      } catch (error) {
+        log.error(
+          { event: 'vpn.unavailable', err: (error as Error).message },
+          'could not connect to the VPN: algorithms run without algorithm-to-algorithm traffic',
+        );
+      }
+      const connected = vpn;
+      if (connected) cleanups.push(() => connected.close());
+    } else
+      log.info({ event: 'vpn.off' }, 'no vpn_subnet in the configuration: the node does not use the VPN');
+
     const store = await RunStore.open(join(config.dataDir, 'runs.json'));
     const helpers = new NetworkHelpers({
       runtime,
@@ -215,6 +236,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       network,
       extraHosts,
       log: log.child({ component: 'helpers' }),
+      ...(vpn ? { capAdd: ['NET_ADMIN'], image: VPN_HELPER_IMAGE } : {}),
     });
     cleanups.push(() => helpers.close());
     // eslint-disable-next-line prefer-const
@@ -236,6 +258,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       log,
       signal,
       helpers,
+      vpn,
       emitStatus: (change) => socket?.emitStatus(change),
     });
     await runs.reattach();

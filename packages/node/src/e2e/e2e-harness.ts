@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 
-import { startTestApp, type TestApp } from '../../../server/src/test-support/harness.js';
+import { startTestApp, type TestApp, type TestAppOptions } from '../../../server/src/test-support/harness.js';
 import { SocketServer } from '../../../server/src/socket/socket-server.js';
 import { loadNodeConfig } from '../config/node-config.js';
 import { startNode, type RunningNode } from '../node.js';
@@ -30,10 +30,13 @@ export interface E2eServer {
   close(): Promise<void>;
 }
 
-/** `listen`: the address to listen on; a node in a container needs `0.0.0.0` (it comes from the Docker bridge). */
-export async function startE2eServer(listen = '127.0.0.1'): Promise<E2eServer> {
+/**
+ * `listen`: the address to listen on; a node in a container needs `0.0.0.0` (it comes from the Docker bridge).
+ * `options`: the test server's options (e.g. a `vpn` configuration).
+ */
+export async function startE2eServer(listen = '127.0.0.1', options: TestAppOptions = {}): Promise<E2eServer> {
   const sockets = new SocketServer();
-  const t = await startTestApp({ events: sockets.events });
+  const t = await startTestApp({ ...options, events: sockets.events });
   sockets.bind(t.ctx);
   sockets.attach(t.app.server);
   await t.app.listen({ host: listen, port: 0 });

@@ -29,6 +29,8 @@ export interface NetworkHelpersOptions {
   readonly extraHosts: readonly string[];
   readonly log: Logger;
   readonly image?: string;
+  /** Capabilities of the helpers: `NET_ADMIN` on a VPN node, so the node can route the VPN subnet (docs/vpn.md). */
+  readonly capAdd?: readonly string[];
 }
 
 export class NetworkHelpers {
@@ -76,6 +78,13 @@ export class NetworkHelpers {
     this.#spare = undefined;
     if (spare !== undefined) this.prepare();
     return spare;
+  }
+
+  /** The ready spare, or a helper started now when none is ready (undefined when helpers are unavailable). */
+  async acquire(): Promise<string | undefined> {
+    const spare = this.take();
+    if (spare !== undefined || this.#disabled) return spare;
+    return this.#startOne();
   }
 
   /** Starts a spare in the background unless one is ready or on its way. */
@@ -126,6 +135,7 @@ export class NetworkHelpers {
       network,
       labels: this.labels,
       extraHosts,
+      ...(this.#o.capAdd ? { capAdd: this.#o.capAdd } : {}),
     });
     return name;
   }

@@ -28,6 +28,7 @@ import {
   type NodeNames,
 } from './naming.js';
 import { HELPER_LABEL, type NetworkHelpers } from './network-helpers.js';
+import { declaredPorts, type NodeVpn } from '../vpn/node-vpn.js';
 import { checkPolicies } from './policy.js';
 import { readRunOutput, removeRunFiles, writeRunFiles } from './run-files.js';
 import { RunReporter, type RecipientKey, type RunOutcome } from './run-reporter.js';
@@ -62,6 +63,8 @@ export interface RunManagerOptions {
   readonly signal: AbortSignal;
   /** Network helpers started ahead of time (see network-helpers.ts); absent: algorithms join the network themselves. */
   readonly helpers?: NetworkHelpers;
+  /** The VPN between algorithms, when the node is connected to one (docs/vpn.md). */
+  readonly vpn?: NodeVpn | null;
 }
 
 interface RunInfo {
@@ -378,8 +381,9 @@ export class RunManager {
       };
       // Never start an algorithm the node has not recorded, or whose start the server has not accepted.
       await Promise.all([recorded, initializing]);
-      const helper = this.#o.helpers?.take();
+      const helper = this.#o.vpn ? await this.#o.helpers?.acquire() : this.#o.helpers?.take();
       if (helper) run.helper = helper;
+      if (this.#o.vpn && run.helper) await this.#prepareVpn(run, rlog);
       let handle: ContainerHandle | undefined;
       let startError: unknown;
       for (let attempt = 0; attempt < 2 && !handle; attempt++) {
@@ -429,6 +433,22 @@ export class RunManager {
     }
   }
 
+  /** Routes the VPN into the run's network namespace and forwards its image's ports (docs/vpn.md). */
+  async #prepareVpn(run: RunInfo, rlog: Logger): Promise<void> {
+    const vpn = this.#o.vpn;
+    if (!vpn || !run.helper) return;
+    try {
+      const image = await this.#o.runtime.inspectImage(run.image);
+      const ports = declaredPorts(image?.exposedPorts ?? [], image?.labels ?? {});
+      await vpn.prepareRun(run.resultId, run.helper, ports);
+    } catch (error) {
+      rlog.warn(
+        { event: 'vpn.run_setup_failed', err: String(error) },
+        'the VPN could not be set up for this run; it runs without VPN ports',
+      );
+    }
+  }
+
   async #waitAndReport(run: RunInfo, handle: ContainerHandle, active?: Promise<void>): Promise<void> {
     const { runtime, log } = this.#o;
     const rlog = log.child({ result_id: run.resultId, task_id: run.taskId, run_id: run.runId });
@@ -470,6 +490,7 @@ export class RunManager {
 
   async #cleanUp(run: RunInfo, handle: ContainerHandle): Promise<void> {
     await this.#o.runtime.remove(handle).catch(() => undefined);
+    await this.#o.vpn?.releaseRun(run.resultId);
     if (run.helper) await this.#o.runtime.removeContainerIfExists(run.helper).catch(() => undefined);
     await removeRunFiles(this.#o.volumeDir, run.resultId).catch(() => undefined);
     await this.#o.store.remove(run.resultId);

@@ -75,6 +75,18 @@ export interface ContainerSpec {
   readonly extraHosts?: readonly string[];
   /** Request every GPU of the host (node config `algorithm_device_requests: {gpu: true}`). */
   readonly gpus?: boolean;
+  /** Extra capabilities (`NET_ADMIN` for the VPN client and the network helpers of a VPN node). */
+  readonly capAdd?: readonly string[];
+  /** Host devices to pass through, e.g. `/dev/net/tun`. */
+  readonly devices?: readonly string[];
+  /** Kernel parameters of the container's namespaces, e.g. `net.ipv4.ip_forward: '1'`. */
+  readonly sysctls?: Readonly<Record<string, string>>;
+}
+
+export interface ExecResult {
+  readonly exitCode: number;
+  /** stdout and stderr together. */
+  readonly output: string;
 }
 
 export interface ContainerHandle {
@@ -189,6 +201,8 @@ export interface ContainerRuntime {
   remove(handle: ContainerHandle): Promise<void>;
   /** Forced removal by name or id; returns whether a container was removed. */
   removeContainerIfExists(nameOrId: string): Promise<boolean>;
+  /** Runs a command (no shell) in a running container and waits for it. */
+  exec(nameOrId: string, cmd: readonly string[]): Promise<ExecResult>;
   /** Current state, or undefined when no such container exists. */
   inspectContainer(nameOrId: string): Promise<ContainerState | undefined>;
   /** Containers (running or not) that carry every given label (value '' = label present with any value). */

@@ -8,6 +8,7 @@ import type {
   ContainerHandle,
   ContainerRuntime,
   ContainerSpec,
+  ExecResult,
   ContainerState,
   ContainerStatus,
   ContainerSummary,
@@ -414,6 +415,17 @@ export class DockerRuntime implements ContainerRuntime {
         ...(spec.gpus === true
           ? { DeviceRequests: [{ Driver: '', Count: -1, Capabilities: [['gpu']] }] }
           : {}),
+        ...(spec.capAdd !== undefined ? { CapAdd: [...spec.capAdd] } : {}),
+        ...(spec.devices !== undefined
+          ? {
+              Devices: spec.devices.map((d) => ({
+                PathOnHost: d,
+                PathInContainer: d,
+                CgroupPermissions: 'rwm',
+              })),
+            }
+          : {}),
+        ...(spec.sysctls !== undefined ? { Sysctls: { ...spec.sysctls } } : {}),
       },
       ...(namedNetwork
         ? {
@@ -499,6 +511,31 @@ export class DockerRuntime implements ContainerRuntime {
     source.resume();
     await ended;
     return Buffer.concat(chunks).toString('utf8');
+  }
+
+  async exec(nameOrId: string, cmd: readonly string[]): Promise<ExecResult> {
+    const context = { container: nameOrId };
+    return this.#call('exec', context, async () => {
+      const exec = await this.#docker
+        .getContainer(nameOrId)
+        .exec({ Cmd: [...cmd], AttachStdout: true, AttachStderr: true, Tty: false });
+      const stream = await exec.start({ hijack: true, stdin: false });
+      const chunks: Buffer[] = [];
+      const sink = new Writable({
+        write(chunk: Buffer, _encoding, callback) {
+          chunks.push(Buffer.from(chunk));
+          callback();
+        },
+      });
+      this.#docker.modem.demuxStream(stream, sink, sink);
+      await new Promise<void>((resolve, reject) => {
+        stream.on('end', resolve);
+        stream.on('close', resolve);
+        stream.on('error', reject);
+      });
+      const inspected = await exec.inspect();
+      return { exitCode: inspected.ExitCode ?? -1, output: Buffer.concat(chunks).toString('utf8') };
+    });
   }
 
   async kill(handle: ContainerHandle): Promise<void> {

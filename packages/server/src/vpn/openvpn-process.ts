@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { FastifyBaseLogger } from 'fastify';
@@ -15,6 +15,7 @@ export class OpenVpnProcess {
   #timer: NodeJS.Timeout | null = null;
   #ready: Promise<void>;
   #markReady: () => void = () => undefined;
+  #lastProblem: string | undefined;
 
   constructor(
     private readonly dir: string,
@@ -26,19 +27,52 @@ export class OpenVpnProcess {
 
   /** Starts OpenVPN; rejects with a readable error when the program cannot be run at all. */
   async start(): Promise<void> {
+    const found = spawnSync('/bin/sh', ['-c', 'command -v "$0"', this.binary]);
+    if (found.status !== 0)
+      throw new Error(
+        `the VPN server program "${this.binary}" is not installed (Debian: apt-get install openvpn)`,
+      );
     await this.#spawn();
   }
 
-  /** Resolves once OpenVPN reports "Initialization Sequence Completed" (its tunnel is up). */
-  ready(): Promise<void> {
-    return this.#ready;
+  /**
+   * Resolves once OpenVPN reports "Initialization Sequence Completed" (its tunnel is up); rejects after
+   * `timeoutMs` with the last problem OpenVPN reported (e.g. its port is taken).
+   */
+  ready(timeoutMs = 30_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `the VPN server did not come up within ${timeoutMs / 1000} s${this.#lastProblem ? `: ${this.#lastProblem}` : ''}`,
+            ),
+          ),
+        timeoutMs,
+      );
+      timer.unref();
+    });
+    return Promise.race([this.#ready, late]).finally(() => clearTimeout(timer));
   }
 
   #spawn(): Promise<void> {
     return new Promise((resolve, reject) => {
-      const child = spawn(this.binary, ['--cd', this.dir, '--config', 'server.conf'], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      // OpenVPN must not outlive the server, even one killed with -9: a small shell watches the pipe of its
+      // standard input and stops OpenVPN when the pipe closes (the server exited, or `stop` closed it).
+      const child = spawn(
+        '/bin/sh',
+        [
+          '-c',
+          'exec 3<&0; "$0" "$@" <&- & p=$!; (read _ <&3; kill $p 2>/dev/null) & w=$!; wait $p; s=$?; kill $w 2>/dev/null; exit $s',
+          this.binary,
+          '--cd',
+          this.dir,
+          '--config',
+          'server.conf',
+        ],
+        { stdio: ['pipe', 'pipe', 'pipe'] },
+      );
       this.#child = child;
       child.once('spawn', () => resolve());
       child.once('error', (error: NodeJS.ErrnoException) => {
@@ -59,6 +93,7 @@ export class OpenVpnProcess {
             this.#markReady();
           }
           const level = !line.includes('Note:') && /error|fatal|cannot|failed/i.test(line) ? 'warn' : 'debug';
+          if (level === 'warn') this.#lastProblem = line.slice(0, 300);
           this.log[level]({ event: 'vpn.server_output', line: line.slice(0, 500) }, 'openvpn');
         });
       }
@@ -89,7 +124,7 @@ export class OpenVpnProcess {
     const child = this.#child;
     if (!child) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGTERM');
+    child.stdin?.end();
     const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
     await exited;
     clearTimeout(timer);
