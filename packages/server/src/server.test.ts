@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createConnection } from 'node:net';
 import { io as connectClient } from 'socket.io-client';
 import { ConfigError } from '@federa/common';
 import { startServer, type ServerHandle } from './server.js';
@@ -146,6 +147,34 @@ describe('startServer', () => {
     expect(second.lines.map((l) => l.event)).toContain('server.stopped');
     client.close();
   });
+
+  it('stops even when a websocket peer never answers the close handshake (as vantage6 3.x nodes may)', async () => {
+    const third = capture();
+    const file3 = writeConfig('third', {
+      ...baseConfig(),
+      ...(TEST_DIALECT === 'sqlite' ? { uri: 'sqlite:///third.sqlite' } : {}),
+    });
+    const other = await startServer({ configFile: file3, port: 0, env, logStream: third.stream });
+    const { port } = new URL(other.url);
+    // A raw websocket that upgrades and then ignores everything the server sends (no close frame back).
+    const raw = createConnection({ host: '127.0.0.1', port: Number(port) });
+    const upgraded = new Promise<void>((resolve) =>
+      raw.on('data', (chunk: Buffer) => {
+        if (chunk.toString().startsWith('HTTP/1.1 101')) resolve();
+      }),
+    );
+    raw.write(
+      'GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n' +
+        'Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+    );
+    await upgraded;
+    const cut = new Promise<void>((resolve) => raw.once('close', () => resolve()));
+    // Without cutting, the HTTP server waits for the websocket's 30 s close time-out: this test's time-out fails.
+    await other.close();
+    await cut;
+    expect(third.lines.map((l) => l.event)).toContain('server.connections_cut');
+    expect(third.lines.map((l) => l.event)).toContain('server.stopped');
+  }, 15_000);
 
   it('does not show the root password again at the next start', async () => {
     await handle.close();

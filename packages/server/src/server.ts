@@ -1,5 +1,6 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import type { DestinationStream } from 'pino';
 import { ConfigError } from '@federa/common';
 import { buildApp, type App } from './app.js';
@@ -15,6 +16,9 @@ import { createSocketBroker, RABBITMQ_NOT_USED_MESSAGE } from './socket/broker.j
 import type { SocketBroker } from './broker/socket-broker.js';
 
 export { serverDataDir };
+
+/** How long stopping waits for connections (websockets above all) to end by themselves before cutting them. */
+const CLOSE_GRACE_MS = 2000;
 
 export interface StartServerOptions {
   /** The YAML configuration file. */
@@ -135,7 +139,19 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
   }
   const { ctx, seeded } = created;
   let app: App | null = null;
+  const connections = new Set<Socket>();
   const releaseAll = async (): Promise<void> => {
+    // A websocket whose peer never answers the close handshake (seen with vantage6 3.x nodes) would hold the HTTP
+    // server open for 30 s: after a short grace, connections still open are cut (docs/reliability.md).
+    const cut = setTimeout(() => {
+      if (connections.size > 0)
+        log.info(
+          { event: 'server.connections_cut', open: connections.size },
+          'closing connections that did not end',
+        );
+      for (const socket of connections) socket.destroy();
+    }, CLOSE_GRACE_MS);
+    cut.unref();
     await sockets.close().catch((error: unknown) => log.error({ err: error }, 'closing the sockets failed'));
     await broker
       ?.close()
@@ -144,6 +160,7 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
       await app
         .close()
         .catch((error: unknown) => log.error({ err: error }, 'closing the HTTP server failed'));
+    clearTimeout(cut);
     await ctx.dbh.close().catch((error: unknown) => log.error({ err: error }, 'closing the database failed'));
     await ctx.vpn
       ?.close()
@@ -189,6 +206,11 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
         `${instances - 1} other instance(s) already running`,
       );
     sockets.attach(app.server);
+    // Every connection, upgraded websockets included, so that stopping never waits on a peer that does not answer.
+    app.server.on('connection', (socket: Socket) => {
+      connections.add(socket);
+      socket.once('close', () => connections.delete(socket));
+    });
     const ip = options.ip ?? config.ip;
     await app.listen({ host: ip, port: options.port ?? config.port });
     const address = app.server.address();

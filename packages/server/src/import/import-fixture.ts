@@ -58,7 +58,25 @@ export async function importFixture(
 ): Promise<ImportReport> {
   // Hash outside the transaction (bcrypt is slow, and SQLite holds its write lock for the whole transaction), all
   // at once: bcrypt works on libuv's thread pool, so the hashes use every core.
-  const users = fixture.organizations.flatMap((org) => org.users);
+  // Users already there are skipped below: their passwords are not hashed (a second import costs no bcrypt time).
+  const wanted = fixture.organizations.flatMap((org) => org.users);
+  const existing =
+    wanted.length === 0
+      ? new Set<string>()
+      : new Set(
+          (
+            await db
+              .selectFrom('user')
+              .select('username')
+              .where(
+                'username',
+                'in',
+                wanted.map((u) => u.username),
+              )
+              .execute()
+          ).map((u) => u.username),
+        );
+  const users = wanted.filter((u) => !existing.has(u.username));
   const passwordHashes = new Map<string, string>(
     await Promise.all(
       users.map(
@@ -105,6 +123,13 @@ export async function importFixture(
             `organizations[${i}].users[${j}].email`,
             `the e-mail address ${email} belongs to the existing user '${taken.username}'; give this user another email`,
           );
+        const passwordHash = passwordHashes.get(user.username);
+        if (passwordHash === undefined)
+          // It existed when the passwords were hashed and is gone now: never store a user without a password.
+          throw new FixtureError(
+            `organizations[${i}].users[${j}].username`,
+            `the user '${user.username}' was removed while importing; run the import again`,
+          );
         const roleIds: number[] = [];
         for (const [k, roleName] of user.roles.entries()) {
           const roleId =
@@ -123,7 +148,7 @@ export async function importFixture(
           firstname: user.firstname,
           lastname: user.lastname,
           email,
-          passwordHash: passwordHashes.get(user.username) ?? '',
+          passwordHash,
           organizationId: id,
           roleIds,
           ruleIds: [],
