@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import type { AppContext } from '../context.js';
-import { nowStored } from '../http/datetime.js';
+import { formatStored, nowStored } from '../http/datetime.js';
 import { describeRule } from './rules.js';
 import type { CallerKind, RoutePolicy } from './policy.js';
 import { containerCaller, nodeCaller, userCaller, type Caller } from './caller.js';
@@ -28,7 +28,7 @@ export async function callerFromClaims(ctx: AppContext, claims: TokenClaims): Pr
     if (typeof identity !== 'object' || typeof identity.node_id !== 'number') {
       throw new ApiError('invalid_token', 'Invalid container token');
     }
-    const validUntil = await containerValidUntil(ctx, identity);
+    const validUntil = await containerValidUntil(ctx, identity, claims.iat);
     return { ...(await containerCaller(db, identity)), validUntil };
   }
   const id = claims.sub;
@@ -48,11 +48,16 @@ export async function callerFromClaims(ctx: AppContext, claims: TokenClaims): Pr
 /**
  * Until when a container token is accepted (ms since the epoch): while its run is going, and for
  * `container_token_grace_minutes` after it finished (the node still reports, sub-task results are still read).
- * @throws ApiError `session_ended` when the task or the node is gone, or the run finished longer ago.
+ * @throws ApiError `session_ended` when the task or the node is gone, the node's API key was reset after the token
+ *   was issued (to the second), or the run finished longer ago.
  */
-async function containerValidUntil(ctx: AppContext, identity: ContainerIdentity): Promise<number> {
+async function containerValidUntil(
+  ctx: AppContext,
+  identity: ContainerIdentity,
+  issuedAt: number,
+): Promise<number> {
   const db = ctx.dbh.db;
-  const [run, node] = await Promise.all([
+  const [run, node, revoked] = await Promise.all([
     db
       .selectFrom('task')
       .leftJoin('result', (join) =>
@@ -64,11 +69,20 @@ async function containerValidUntil(ctx: AppContext, identity: ContainerIdentity)
       .where('task.id', '=', identity.task_id)
       .executeTakeFirst(),
     db.selectFrom('node').select('id').where('id', '=', identity.node_id).executeTakeFirst(),
+    db
+      .selectFrom('session')
+      .select('id')
+      .where('kind', '=', 'node')
+      .where('subject_id', '=', identity.node_id)
+      .where('end_reason', '=', 'api_key_reset')
+      .where('ended_at', '>=', formatStored(new Date((issuedAt + 1) * 1000)))
+      .executeTakeFirst(),
   ]);
   const refuse = (why: string): ApiError =>
     new ApiError('session_ended', `Token has expired: this container token is no longer valid (${why}).`);
   if (!run) throw refuse('its task was deleted');
   if (!node) throw refuse('its node was deleted');
+  if (revoked) throw refuse("its node's API key was reset");
   if (!run.finished_at) return Infinity;
   const until = Date.parse(`${run.finished_at}Z`) + ctx.config.container_token_grace_minutes * 60_000;
   if (until <= Date.now()) throw refuse('its run has finished');

@@ -264,6 +264,19 @@ describe('container tokens', () => {
     expect(r.body.msg).toMatch(/node was deleted/);
   });
 
+  it("stop working when their node's API key is reset", async () => {
+    const { node, task, token } = await runningTask();
+    // The reset is recorded to the second: a token of the same second as the reset counts as issued after it.
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await asContainer(token, task.id)).status).toBe(200);
+    expect((await t.api('POST', '/recover/node', { token: t.rootToken, body: { id: node.id } })).status).toBe(
+      200,
+    );
+    const r = await asContainer(token, task.id);
+    expect(r.status).toBe(401);
+    expect(r.body.msg).toMatch(/API key was reset/);
+  });
+
   it('keep working while the run goes and for the grace period after it finished, then stop', async () => {
     const { org, task, token } = await runningTask();
     expect((await asContainer(token, task.id)).status).toBe(200);
