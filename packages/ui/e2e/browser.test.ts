@@ -218,7 +218,9 @@ describe('the web UI in Chromium', () => {
     await other.context().close();
 
     await page.getByRole('link', { name: 'Tasks' }).first().click();
-    await expect.poll(() => page.getByRole('link', { name: 'average age', exact: true }).isVisible()).toBe(true);
+    await expect
+      .poll(() => page.getByRole('link', { name: 'average age', exact: true }).isVisible())
+      .toBe(true);
     await shot(page, '05-tasks');
     await page.context().close();
   }, 240_000);
@@ -304,6 +306,26 @@ describe('the web UI in Chromium', () => {
     const msg = ((await refused.json()) as { msg: string }).msg;
     await expect.poll(() => page.getByRole('alert').textContent()).toBe(msg);
     await shot(page, '09-refused');
+
+    // The account page: roles and rules, and a refused password change with the API's reason.
+    await page.getByRole('link', { name: `otto-${tag}` }).click();
+    await expect.poll(() => page.getByRole('heading', { name: /My rules \(\d+\)/ }).isVisible()).toBe(true);
+    expect(await page.getByText('Organization Admin').count()).toBeGreaterThan(0);
+    await page.getByLabel('Current password').fill('not-my-password');
+    await page.getByLabel('New password').fill('Another-Password-2!');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    const wrong = await fetch(`${server.url}/api/password/change`, {
+      method: 'PATCH',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${await userToken(`otto-${tag}`)}`,
+      },
+      body: JSON.stringify({ current_password: 'not-my-password', new_password: 'Another-Password-2!' }),
+    });
+    expect(wrong.status).toBeGreaterThanOrEqual(400);
+    const wrongMsg = ((await wrong.json()) as { msg: string }).msg;
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe(wrongMsg);
+    await shot(page, '10-account');
 
     // A wrong password shows the API's message too.
     const fresh = await newPage();
