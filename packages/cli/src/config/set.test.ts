@@ -52,6 +52,32 @@ describe('vnode set', () => {
   });
 });
 
+describe('vnode new, closing hint', () => {
+  it('for an encrypted collaboration, says to create the key before the first start (as the README orders it)', async () => {
+    const csv = join(dirs.root, 'b.csv');
+    writeFileSync(csv, 'x\n1\n');
+    const made = await vnode(
+      'new',
+      '-n',
+      uniqueName('enc'),
+      '--api-key',
+      'k',
+      '--database',
+      `default=${csv}`,
+      '--encryption',
+      '--yes',
+    );
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toMatch(
+      /before the first start, create the organization's key[^\n]*: vnode create-private-key -n \S+\nThen start the node with: vnode start -n /,
+    );
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', '..', '..', 'README.md'), 'utf8');
+    expect(readme.indexOf('vnode create-private-key -n hospital-a')).toBeLessThan(
+      readme.indexOf('vnode start -n hospital-a'),
+    );
+  });
+});
+
 describe('vserver set', () => {
   it('changes the port of a server configuration', async () => {
     const name = uniqueName('sset');

@@ -2,7 +2,7 @@
  * The fixture importer on the dialect under test (FEDERA_TEST_DB=sqlite|postgres), checked through the real API:
  * imported users log in, imported nodes log in with the fixture's API key, and a second import adds nothing.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -10,9 +10,10 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, type CliIo } from '../bin/vserver-local-cli.js';
 import { createTestDatabase, type TestDatabase } from '../test-support/database.js';
 import { startTestApp, type TestApp } from '../test-support/harness.js';
-import { FixtureError, parseFixture } from './fixture.js';
+import { FixtureError, loadFixtureFile, parseFixture } from './fixture.js';
 import { importFixture } from './import-fixture.js';
 
+const DOCS = join(import.meta.dirname, '..', '..', '..', '..', 'docs');
 const KEY_A = '8d0e2f4c-1b3a-4c5d-9e6f-7a8b9c0d1e2f';
 const KEY_B = '1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9';
 
@@ -210,6 +211,25 @@ describe('importFixture', () => {
       /organizations\[0\]\.users\[0\]\.roles\[0\]: no role 'Wizard' for this organization/,
     );
     expect(await counts()).toEqual(before);
+  });
+
+  it('imports the examples of docs/import-format.md and docs/first-hour-server-admin.md as written', async () => {
+    for (const doc of ['import-format.md', 'first-hour-server-admin.md']) {
+      const text = readFileSync(join(DOCS, doc), 'utf8');
+      const block = /^```yaml\n([\s\S]*?)^```/m.exec(text)?.[1] ?? '';
+      const file = join(mkdtempSync(join(tmpdir(), 'federa-doc-')), 'study.yaml');
+      writeFileSync(file, block);
+      const loaded = loadFixtureFile(file);
+      const report = await importFixture(t.ctx.dbh.db, { bcrypt_rounds: 4 }, loaded.fixture);
+      expect(report.created.organizations, doc).toEqual(['Hospital A', 'Hospital B']);
+      expect(
+        report.nodeKeys.map((k) => k.node),
+        doc,
+      ).toEqual(['hospital-a-study-1-node', 'hospital-b-study-1-node']);
+      // The next document's example uses the same names: start from a fresh database.
+      await t.close();
+      t = await startTestApp();
+    }
   });
 
   it('refuses an API key another node has', async () => {
