@@ -48,6 +48,19 @@ beforeAll(async () => {
         posted.push(JSON.parse(text));
         return reply(201, { id: 99 });
       }
+      if (req.url?.startsWith('/vpn/algorithm/addresses?')) {
+        const q = new URL(req.url, 'http://x').searchParams;
+        const all = [
+          { ip: '10.76.0.3', port: 50001, label: 'alpha', organization_id: 3, task_id: 41, parent_id: 40 },
+          { ip: '10.76.0.3', port: 50002, label: 'beta', organization_id: 3, task_id: 41, parent_id: 40 },
+          { ip: '10.76.0.2', port: 50003, label: 'alpha', organization_id: 2, task_id: 39, parent_id: null },
+        ];
+        const scope = q.get('only_children') === '1' ? 41 : q.get('only_parent') === '1' ? 39 : 40;
+        const label = q.get('label');
+        return reply(200, {
+          addresses: all.filter((a) => a.task_id === scope && (label === null || a.label === label)),
+        });
+      }
       if (req.url === '/collaboration/7/organization') return reply(200, [{ id: 2 }, { id: 3 }]);
       if (req.url === '/task/99') return reply(200, { id: 99, complete: ++polls >= 3 });
       if (req.url === '/task/98') return reply(200, { id: 98, complete: false });
@@ -102,6 +115,15 @@ describe('AlgorithmClient (algorithm-tools)', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('finds the VPN addresses of its sub-tasks and its parent by label', async () => {
+    const c = client();
+    expect((await c.getChildAddresses('beta')).map((a) => `${a.ip}:${a.port}`)).toEqual(['10.76.0.3:50002']);
+    expect(await c.getChildAddresses()).toHaveLength(2);
+    expect(await c.getParentAddress('alpha')).toMatchObject({ ip: '10.76.0.2', port: 50003 });
+    expect(await c.getParentAddress('beta')).toBeNull();
+    expect(await c.getAddresses()).toEqual([]);
   });
 
   it('runs a sub-task at every organization and returns their decoded outputs', async () => {

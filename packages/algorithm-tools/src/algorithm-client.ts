@@ -496,4 +496,55 @@ export class AlgorithmClient {
     await this.waitForCompletion(task.id, options);
     return (await this.results<T>(task.id)).map((r) => r.value);
   }
+
+  /**
+   * VPN addresses of related runs (docs/vpn.md): those of this task and, as asked, of its sub-tasks or its parent;
+   * `label` keeps only the ports with that label. Each address is where another algorithm listens, reached over
+   * the VPN: `ip` is its node's VPN address, `port` the port forwarded to it.
+   */
+  async getAddresses(options: AddressQuery = {}): Promise<AlgorithmAddress[]> {
+    const flag = (v: boolean | undefined): string => (v ? '1' : '0');
+    const query = new URLSearchParams({
+      include_children: flag(options.includeChildren),
+      include_parent: flag(options.includeParent),
+      only_children: flag(options.onlyChildren),
+      only_parent: flag(options.onlyParent),
+    });
+    if (options.label !== undefined) query.set('label', options.label);
+    const body = await this.request<{ addresses?: AlgorithmAddress[] }>(
+      'GET',
+      `/vpn/algorithm/addresses?${query.toString()}`,
+    );
+    return body?.addresses ?? [];
+  }
+
+  /** VPN addresses of the runs of this task's sub-tasks (optionally only the ports with `label`). */
+  getChildAddresses(label?: string): Promise<AlgorithmAddress[]> {
+    return this.getAddresses({ onlyChildren: true, ...(label !== undefined ? { label } : {}) });
+  }
+
+  /** The VPN address of the run of this task's parent, or null when it has none. */
+  async getParentAddress(label?: string): Promise<AlgorithmAddress | null> {
+    const found = await this.getAddresses({ onlyParent: true, ...(label !== undefined ? { label } : {}) });
+    return found[0] ?? null;
+  }
+}
+
+/** Which runs' VPN addresses {@link AlgorithmClient.getAddresses} returns. */
+export interface AddressQuery {
+  readonly label?: string;
+  readonly includeChildren?: boolean;
+  readonly includeParent?: boolean;
+  readonly onlyChildren?: boolean;
+  readonly onlyParent?: boolean;
+}
+
+/** Where another algorithm listens on the VPN. */
+export interface AlgorithmAddress {
+  readonly ip: string | null;
+  readonly port: number;
+  readonly label: string | null;
+  readonly organization_id: number;
+  readonly task_id: number;
+  readonly parent_id: number | null;
 }

@@ -8,6 +8,8 @@ export {
   containerIdentity,
   optionsFromEnv,
   DEFAULT_ERRORS,
+  type AddressQuery,
+  type AlgorithmAddress,
   type AlgorithmClientErrors,
   type AlgorithmClientOptions,
   type ContainerIdentity,
