@@ -81,8 +81,10 @@ export class CertificateAuthority {
     cert.publicKey = forge.pki.publicKeyFromPem(key.publicPem);
     const serialHex = randomSerialHex();
     cert.serialNumber = serialHex;
-    const notAfter = new Date(Date.now() + days * 86_400_000);
-    cert.validity.notBefore = new Date(Date.now() - 60_000);
+    const lifetimeMs = days * 86_400_000;
+    const notAfter = new Date(Date.now() + lifetimeMs);
+    // Valid a little before now for clocks that lag (a minute, or a tenth of a short lifetime).
+    cert.validity.notBefore = new Date(Date.now() - Math.min(60_000, lifetimeMs / 10));
     cert.validity.notAfter = notAfter;
     cert.setSubject([{ name: 'commonName', value: commonName }]);
     cert.setIssuer(this.#caCert.subject.attributes);
