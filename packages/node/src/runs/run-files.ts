@@ -35,12 +35,12 @@ export async function writeRunFiles(
   return paths;
 }
 
-/** The output the algorithm wrote; an empty buffer when the file is missing. */
-export async function readRunOutput(volumeDir: string, resultId: number): Promise<Buffer> {
+/** The output the algorithm wrote; undefined when the file is missing. */
+export async function readRunOutput(volumeDir: string, resultId: number): Promise<Buffer | undefined> {
   try {
     return await readFile(hostRunFiles(volumeDir, resultId).output);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return Buffer.alloc(0);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
 }

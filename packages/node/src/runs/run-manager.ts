@@ -7,8 +7,9 @@ import type { Logger } from 'pino';
 import type { Cryptor } from '@federa/common';
 
 import type { NodeConfig } from '../config/node-config.js';
-import { NodeStoppedError } from '../errors.js';
+import { NodeStoppedError, ServerRequestError } from '../errors.js';
 import type { ContainerHandle, ContainerRuntime, ContainerSpec } from '../runtime/index.js';
+import { persist } from '../server-client/persist.js';
 import type { RestClient } from '../server-client/rest-client.js';
 import type { AlgorithmStatusChange, KillContainersPayload } from '../server-client/socket-channel.js';
 import {
@@ -33,7 +34,7 @@ import { checkPolicies } from './policy.js';
 import { readRunOutput, removeRunFiles, writeRunFiles } from './run-files.js';
 import { RunReporter, type RecipientKey, type RunOutcome } from './run-reporter.js';
 import { RunStatus, type RunStatusValue } from './run-status.js';
-import type { RunRecord, RunStore } from './run-store.js';
+import type { RunRecord, RunStore, StoredReport } from './run-store.js';
 import { checkTask, quote, runIds } from './task-check.js';
 
 export interface NodeIdentity {
@@ -96,7 +97,7 @@ export class RunManager {
 
   constructor(options: RunManagerOptions) {
     this.#o = options;
-    this.#reporter = new RunReporter(options.rest, options.cryptor, options.log);
+    this.#reporter = new RunReporter(options.rest, options.cryptor, options.log, options.signal);
   }
 
   /** Result ids in progress in this process. */
@@ -146,8 +147,10 @@ export class RunManager {
   }
 
   /**
-   * After a restart: every recorded run (and every algorithm container of this node) is reattached when its
-   * container exists (waited for, or collected when it has exited), else reported failed.
+   * After a restart (docs/reliability.md): a finished run's kept report is sent again; a run whose container runs is
+   * reattached and reported `active`; one whose container has exited is collected; a run that never started (no
+   * container, or one that was created but never started) is started now; a run whose container is gone after it
+   * started is reported lost.
    */
   async reattach(): Promise<void> {
     const { runtime, names, store, log } = this.#o;
@@ -173,8 +176,31 @@ export class RunManager {
         since: new Date().toISOString(),
       });
     }
-    for (const record of records.values()) {
-      const state = await runtime.inspectContainer(record.containerName);
+    for (const found of records.values()) {
+      let record = found;
+      if (record.report) {
+        this.#track(record.resultId, this.#redeliver(record, record.report));
+        continue;
+      }
+      let state = await runtime.inspectContainer(record.containerName);
+      if (state && state.startedAt === undefined && state.status === 'created') {
+        // Created but never started (the node stopped in between): nothing ran. An exit code read from such a
+        // container means nothing, so it is removed and the run started anew.
+        log.info(
+          {
+            event: 'run.never_started',
+            result_id: record.resultId,
+            task_id: record.taskId,
+            run_id: record.runId,
+          },
+          'the container of this run was created but never started: starting the run now',
+        );
+        await runtime.remove(state);
+        const helper = state.labels[HELPER_LABEL];
+        if (helper) await runtime.removeContainerIfExists(helper).catch(() => false);
+        state = undefined;
+        record = { ...record, phase: 'starting' };
+      }
       const info: RunInfo = {
         ...record,
         parentId: null,
@@ -189,7 +215,16 @@ export class RunManager {
             : 'collecting an algorithm that finished while the node was down',
         );
         await store.put({ ...record, phase: 'running' });
-        this.#track(record.resultId, this.#waitAndReport(info, { id: state.id, name: state.name }));
+        // A run that goes on is `active` again at once (the server may still show `initializing`).
+        const active = state.running
+          ? this.#reporter
+              .status(record.resultId, { status: RunStatus.active })
+              .then(() => this.#emit(info, RunStatus.active))
+          : undefined;
+        active?.catch(() => undefined);
+        this.#track(record.resultId, this.#waitAndReport(info, { id: state.id, name: state.name }, active));
+      } else if (record.phase === 'starting') {
+        this.#track(record.resultId, this.#restart(record));
       } else {
         this.#track(record.resultId, this.#reportLost(record));
       }
@@ -300,8 +335,12 @@ export class RunManager {
         });
       }
 
-      const verdict = await checkPolicies(item.task, config, async (name) =>
-        listOf<{ id: number }>(await rest.get('/organization', { name })).map((o) => o.id),
+      const again = <T>(what: string, fn: () => Promise<T>): Promise<T> =>
+        persist(fn, { what, signal: this.#o.signal, log: rlog });
+      const verdict = await checkPolicies(item.task, config, (name) =>
+        again('organization lookup', async () =>
+          listOf<{ id: number }>(await rest.get('/organization', { name })).map((o) => o.id),
+        ),
       );
       if (!verdict.allowed) {
         return await finish({
@@ -315,7 +354,12 @@ export class RunManager {
       // Token, image and temporary volume do not depend on each other.
       const tmpVolume = tmpVolumeName(this.#o.names, run.runId);
       const [{ container_token: token }, pull] = await Promise.all([
-        rest.post<{ container_token: string }>('/token/container', { task_id: run.taskId, image: run.image }),
+        again('container token', () =>
+          rest.post<{ container_token: string }>('/token/container', {
+            task_id: run.taskId,
+            image: run.image,
+          }),
+        ),
         runtime.pullIfNewer(run.image),
         runtime.ensureVolume(tmpVolume, {
           'federa.node': this.#o.names.node,
@@ -479,12 +523,25 @@ export class RunManager {
       readRunOutput(this.#o.volumeDir, run.resultId),
       this.#o.store.update(run.resultId, { phase: 'reporting' }),
     ]);
-    const status = exitCode === 0 ? RunStatus.completed : RunStatus.crashed;
+    // Complete only when the container started, exited 0 and its output file is there (docs/reliability.md).
+    const problem =
+      exitCode !== 0
+        ? `the algorithm exited with code ${exitCode}`
+        : output === undefined
+          ? 'the algorithm exited with code 0, but its output file is missing'
+          : undefined;
+    const status =
+      problem === undefined ? RunStatus.completed : exitCode !== 0 ? RunStatus.crashed : RunStatus.failed;
     const logText =
-      exitCode === 0
+      problem === undefined
         ? logs
-        : `${logs}${logs.endsWith('\n') || logs === '' ? '' : '\n'}${nodeNote(`the algorithm exited with code ${exitCode}`)}`;
-    await this.#finish(run, rlog, { status, output, log: logText }, key);
+        : `${logs}${logs.endsWith('\n') || logs === '' ? '' : '\n'}${nodeNote(problem)}`;
+    await this.#finish(
+      run,
+      rlog,
+      { status, output: output ?? Buffer.alloc(0), log: logText, ...(problem ? { reason: problem } : {}) },
+      key,
+    );
     await this.#cleanUp(run, handle);
   }
 
@@ -498,7 +555,12 @@ export class RunManager {
 
   async #finish(run: RunInfo, rlog: Logger, outcome: RunOutcome, key?: Promise<RecipientKey>): Promise<void> {
     this.#emit(run, outcome.status);
-    await this.#reporter.finish(run.resultId, outcome, run.initiator, key);
+    const report = await this.#reporter.prepare(run.resultId, outcome, run.initiator, key);
+    if (report) {
+      // Kept before it is sent: a node that stops now sends it again at its next start.
+      await this.#keepReport(run, report);
+      await this.#reporter.deliver(run.resultId, report);
+    }
     this.#finished.add(run.resultId);
     if (this.#finished.size > FINISHED_MEMORY)
       this.#finished.delete(this.#finished.values().next().value as number);
@@ -518,7 +580,75 @@ export class RunManager {
     );
   }
 
-  /** A recorded run whose container is gone: report it failed if the server still has it open. */
+  async #keepReport(run: RunInfo, report: StoredReport): Promise<void> {
+    const { store } = this.#o;
+    if (store.has(run.resultId)) return store.update(run.resultId, { phase: 'reporting', report });
+    return store.put({
+      resultId: run.resultId,
+      taskId: run.taskId,
+      runId: run.runId,
+      image: run.image,
+      containerName: run.containerName,
+      phase: 'reporting',
+      since: new Date(run.startedAtMs).toISOString(),
+      report,
+    });
+  }
+
+  /** After a restart: a finished run's kept report is sent again, then what is left of the run is removed. */
+  async #redeliver(record: RunRecord, report: StoredReport): Promise<void> {
+    const { runtime, store, log, volumeDir } = this.#o;
+    const rlog = log.child({ result_id: record.resultId, task_id: record.taskId, run_id: record.runId });
+    const accepted = await this.#reporter.deliver(record.resultId, report);
+    await runtime.removeContainerIfExists(record.containerName).catch(() => false);
+    await removeRunFiles(volumeDir, record.resultId).catch(() => undefined);
+    this.#finished.add(record.resultId);
+    await store.remove(record.resultId);
+    rlog.info(
+      { event: 'run.finished', status: report.status, redelivered: true, accepted },
+      'the kept report of a finished run was sent again',
+    );
+  }
+
+  /**
+   * After a restart: a run the node had taken on but not started. Nothing of it ran, so it is started now (when the
+   * server still has it open).
+   */
+  async #restart(record: RunRecord): Promise<void> {
+    const { rest, store, log } = this.#o;
+    const item = await persist(
+      () => rest.get<WireResultWithTask>(`/result/${record.resultId}`, { include: 'task' }),
+      { what: `result ${record.resultId}`, signal: this.#o.signal, log },
+    ).catch((error: unknown) => {
+      if (error instanceof ServerRequestError && error.status < 500) return undefined;
+      throw error;
+    });
+    if (!item || item.finished_at) {
+      await store.remove(record.resultId);
+      return;
+    }
+    const task = item.task as Partial<WireResultWithTask['task']>;
+    log.info(
+      { event: 'run.restarted', result_id: record.resultId, task_id: record.taskId, run_id: record.runId },
+      'a run taken on before the node stopped, but never started, starts now',
+    );
+    await this.#execute(
+      {
+        resultId: record.resultId,
+        taskId: record.taskId,
+        runId: record.runId,
+        parentId: refId(task.parent ?? undefined) ?? null,
+        image: typeof task.image === 'string' ? task.image : '',
+        ...(typeof task.initiator === 'number' ? { initiator: task.initiator } : {}),
+        containerName: record.containerName,
+        startedAtMs: Date.now(),
+        marks: {},
+      },
+      item,
+    );
+  }
+
+  /** A recorded run whose container is gone after it started: report it lost if the server still has it open. */
   async #reportLost(record: RunRecord): Promise<void> {
     const { rest, log } = this.#o;
     const res = await rest.request<WireResult>('GET', `/result/${record.resultId}`, { allowError: true });
@@ -528,14 +658,12 @@ export class RunManager {
       await this.#o.store.remove(record.resultId);
       return;
     }
-    const why =
-      record.phase === 'starting'
-        ? 'the node stopped while preparing this run, before its container started'
-        : 'the node stopped during this run and its container no longer exists';
+    const reason = 'the node stopped during this run and its container no longer exists';
     await this.#finish(run, rlog, {
-      status: record.phase === 'starting' ? RunStatus.failed : RunStatus.unknownError,
+      status: RunStatus.unknownError,
       output: Buffer.alloc(0),
-      log: nodeNote(`${why}; the run was not completed. Create the task again to retry it.`),
+      log: nodeNote(`${reason}; the run was not completed. Create the task again to retry it.`),
+      reason,
     });
   }
 

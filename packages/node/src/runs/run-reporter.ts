@@ -1,11 +1,16 @@
 /**
  * Reporting a finished run (node-protocol §6.3): the output encrypted for the task's initiator (base64 when the
  * collaboration is not encrypted), the container log, the finish time and the status, in one PATCH.
+ *
+ * A report is made once (`prepare`), kept in the run store by the caller, and sent until the server takes it
+ * (`deliver`): a 5xx answer or an unreachable server is never final, and a report is idempotent, so sending it
+ * again after an accepted one is harmless (docs/reliability.md).
  */
 import type { Logger } from 'pino';
 import type { Cryptor } from '@federa/common';
 
 import { ServerRequestError } from '../errors.js';
+import { persist } from '../server-client/persist.js';
 import type { RestClient } from '../server-client/rest-client.js';
 import {
   localTimestamp,
@@ -14,6 +19,7 @@ import {
   type WireResult,
   type WireTask,
 } from '../server-client/wire.js';
+import type { StoredReport } from './run-store.js';
 import type { RunStatusValue } from './run-status.js';
 
 export interface RunOutcome {
@@ -37,41 +43,52 @@ export class RunReporter {
   readonly #rest: RestClient;
   readonly #cryptor: Cryptor;
   readonly #log: Logger;
+  readonly #signal: AbortSignal;
 
-  constructor(rest: RestClient, cryptor: Cryptor, log: Logger) {
+  constructor(rest: RestClient, cryptor: Cryptor, log: Logger, signal: AbortSignal) {
     this.#rest = rest;
     this.#cryptor = cryptor;
     this.#log = log;
+    this.#signal = signal;
   }
 
-  /** PATCH a status change of a run that goes on (initializing, active). */
+  #persist<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    return persist(fn, { what, signal: this.#signal, log: this.#log });
+  }
+
+  /** PATCH a status change of a run that goes on (initializing, active); retried while the server answers 5xx. */
   async status(resultId: number, fields: Record<string, unknown>): Promise<void> {
-    await this.#rest.patch(`/result/${resultId}`, fields);
+    await this.#persist(`status of result ${resultId}`, () =>
+      this.#rest.patch(`/result/${resultId}`, fields),
+    );
   }
 
   /** The public key of the task's initiator (looked up through the result and its task when not known). */
   async recipientKey(resultId: number, knownInitiator?: number): Promise<RecipientKey> {
-    let initiator = knownInitiator;
-    if (initiator === undefined) {
-      const res = await this.#rest.get<WireResult>(`/result/${resultId}`);
-      const task = await this.#rest.get<WireTask>(`/task/${String(refId(res.task))}`);
-      initiator = task.initiator;
-    }
-    const org = await this.#rest.get<WireOrganization>(`/organization/${initiator}`);
-    return { publicKey: org.public_key ?? '', fetchedAt: Date.now() };
+    return this.#persist(`initiator's key for result ${resultId}`, async () => {
+      let initiator = knownInitiator;
+      if (initiator === undefined) {
+        const res = await this.#rest.get<WireResult>(`/result/${resultId}`);
+        const task = await this.#rest.get<WireTask>(`/task/${String(refId(res.task))}`);
+        initiator = task.initiator;
+      }
+      const org = await this.#rest.get<WireOrganization>(`/organization/${initiator}`);
+      return { publicKey: org.public_key ?? '', fetchedAt: Date.now() };
+    });
   }
 
   /**
-   * Uploads the outcome, encrypted for the task's initiator. `key`: the initiator's key looked up earlier (used when
-   * younger than KEY_MAX_AGE_MS, else looked up again). Returns false when the server refuses it because the run is
-   * finished already (killed meanwhile) or gone: nothing more to do then.
+   * The report of an outcome, its output encrypted for the task's initiator. `key`: the initiator's key looked up
+   * earlier (used when younger than KEY_MAX_AGE_MS, else looked up again). Undefined when the result no longer
+   * exists on the server: nothing to report then. Only a run's own failure makes a `failed` report: a server
+   * that answers 5xx is asked again.
    */
-  async finish(
+  async prepare(
     resultId: number,
     outcome: RunOutcome,
     knownInitiator?: number,
     key?: Promise<RecipientKey>,
-  ): Promise<boolean> {
+  ): Promise<StoredReport | undefined> {
     let { status, log } = outcome;
     let result = '';
     try {
@@ -87,8 +104,9 @@ export class RunReporter {
           { event: 'run.gone', result_id: resultId },
           'the result no longer exists on the server; nothing to report',
         );
-        return false;
+        return undefined;
       }
+      if (this.#signal.aborted) throw error;
       this.#log.error(
         { event: 'run.encrypt_failed', result_id: resultId, err: (error as Error).message },
         'cannot encrypt the result for the initiator',
@@ -97,20 +115,28 @@ export class RunReporter {
       log = `${log}\n[federa node] the output could not be encrypted for the task's initiator: ${(error as Error).message}`;
       result = '';
     }
-    const answer = await this.#rest.request('PATCH', `/result/${resultId}`, {
-      body: { result, log, finished_at: localTimestamp(), status },
-      allowError: true,
+    return { status, result, log, finished_at: localTimestamp() };
+  }
+
+  /**
+   * Sends a report until the server gives a final answer. Returns false when the server refuses it because the run
+   * is finished already (killed meanwhile, or this very report accepted before a restart) or gone.
+   */
+  async deliver(resultId: number, report: StoredReport): Promise<boolean> {
+    const answer = await this.#persist(`report of result ${resultId}`, async () => {
+      const a = await this.#rest.request('PATCH', `/result/${resultId}`, { body: report, allowError: true });
+      if (a.status >= 500 || a.status === 429)
+        throw new ServerRequestError('PATCH', `/result/${resultId}`, a.status, a.body);
+      return a;
     });
-    if (answer.status > 210) {
-      if (answer.status === 400) {
-        this.#log.warn(
-          { event: 'run.report_refused', result_id: resultId, body: answer.body },
-          'the server refused the result (finished already?)',
-        );
-        return false;
-      }
-      throw new ServerRequestError('PATCH', `/result/${resultId}`, answer.status, answer.body);
+    if (answer.status <= 210) return true;
+    if (answer.status === 400 || answer.status === 404) {
+      this.#log.warn(
+        { event: 'run.report_refused', result_id: resultId, status: answer.status, body: answer.body },
+        'the server refused the report (the run is finished already, or gone)',
+      );
+      return false;
     }
-    return true;
+    throw new ServerRequestError('PATCH', `/result/${resultId}`, answer.status, answer.body);
   }
 }

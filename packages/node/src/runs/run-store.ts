@@ -7,6 +7,18 @@ import { dirname } from 'node:path';
 
 export type RunPhase = 'starting' | 'running' | 'reporting';
 
+/**
+ * A finished run's report, exactly as it is sent (PATCH /result/<id>): kept until the server accepts it, and sent
+ * again after a restart (docs/reliability.md).
+ */
+export interface StoredReport {
+  readonly status: string;
+  /** The output, encrypted for the initiator (base64 when the collaboration is not encrypted). */
+  readonly result: string;
+  readonly log: string;
+  readonly finished_at: string;
+}
+
 export interface RunRecord {
   readonly resultId: number;
   readonly taskId: number;
@@ -16,6 +28,8 @@ export interface RunRecord {
   readonly phase: RunPhase;
   /** ISO time the node took the run on. */
   readonly since: string;
+  /** Set once the run has finished and its report is ready; the record goes when the server has accepted it. */
+  readonly report?: StoredReport;
 }
 
 interface StoreFile {

@@ -238,6 +238,20 @@ describe('PATCH /result/{id}', () => {
     });
     expect(refused.status).toBe(400);
     expect(refused.body.msg).toMatch(/finished/);
+    // The same report again (a node that could not know whether the first one arrived) is accepted, changes nothing.
+    const updates = events.named('status_update').length;
+    const repeated = await t.api('PATCH', `/result/${id}`, {
+      token: node,
+      body: { finished_at: '2024-05-01T10:06:00', result: 'b3V0', log: 'done', status: 'completed' },
+    });
+    expect(repeated.status).toBe(200);
+    expect(repeated.body).toMatchObject({ finished_at: '2024-05-01T10:05:00+00:00', status: 'completed' });
+    expect(events.named('status_update')).toHaveLength(updates);
+    const different = await t.api('PATCH', `/result/${id}`, {
+      token: node,
+      body: { finished_at: '2024-05-01T10:06:00', result: 'b3V0', log: 'other', status: 'completed' },
+    });
+    expect(different.status).toBe(400);
     const task2 = await t.api('GET', `/task/${task.id}`, { token: w.token });
     expect(task2.body).toMatchObject({
       complete: true,

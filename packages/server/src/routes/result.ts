@@ -209,9 +209,24 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
           `Result ${result.id} is not addressed to this node: only the node of organization ${result.organization_id} in its collaboration may update it.`,
         );
       }
-      if (result.finished_at !== null)
-        throw badRequest(`Result ${result.id} is already finished and can no longer be changed.`);
       const body = request.body;
+      if (result.finished_at !== null) {
+        // A node sends a finished run's report again when it cannot know whether the first one arrived
+        // (docs/reliability.md): the same report again is accepted and changes nothing; anything else is refused.
+        const stored = await db()
+          .selectFrom('result')
+          .select(['result', 'log'])
+          .where('id', '=', result.id)
+          .executeTakeFirst();
+        const same =
+          stored !== undefined &&
+          body.status === result.status &&
+          (body.result ?? null) === stored.result &&
+          (body.log ?? null) === stored.log;
+        if (!same) throw badRequest(`Result ${result.id} is already finished and can no longer be changed.`);
+        const [out] = await loadResults(ctx, [result.id]);
+        return out;
+      }
       // vantage6 semantics: absent finished_at, result and log are cleared; absent started_at and status are kept.
       const update: Updateable<ResultTable> = {
         finished_at: bodyTime('finished_at', body.finished_at ?? null),
