@@ -14,12 +14,21 @@ export interface RunSpec {
   readonly labels: Readonly<Record<string, string>>;
   /** Bind mounts `host:container[:ro]` and named volumes `volume:container`. */
   readonly binds: readonly string[];
-  /** Container port (tcp) → host address and port. */
-  readonly ports?: readonly { container: number; hostIp: string; hostPort: number }[];
+  /** Container port → host address and port (tcp unless `protocol` says udp). */
+  readonly ports?: readonly {
+    container: number;
+    hostIp: string;
+    hostPort: number;
+    protocol?: 'tcp' | 'udp';
+  }[];
   readonly network?: string;
   readonly tty?: boolean;
   readonly autoRemove?: boolean;
   readonly extraHosts?: readonly string[];
+  /** Extra capabilities (the VPN server needs `NET_ADMIN`). */
+  readonly capAdd?: readonly string[];
+  /** Host devices passed through (`/dev/net/tun`). */
+  readonly devices?: readonly string[];
 }
 
 export interface ContainerInfo {
@@ -82,8 +91,9 @@ export class DockerEngine {
     const exposed: Record<string, object> = {};
     const bindings: Record<string, { HostIp: string; HostPort: string }[]> = {};
     for (const p of spec.ports ?? []) {
-      exposed[`${p.container}/tcp`] = {};
-      bindings[`${p.container}/tcp`] = [{ HostIp: p.hostIp, HostPort: String(p.hostPort) }];
+      const key = `${p.container}/${p.protocol ?? 'tcp'}`;
+      exposed[key] = {};
+      bindings[key] = [{ HostIp: p.hostIp, HostPort: String(p.hostPort) }];
     }
     const container = await this.docker.createContainer({
       name: spec.name,
@@ -99,6 +109,16 @@ export class DockerEngine {
         AutoRemove: spec.autoRemove ?? true,
         ...(spec.network !== undefined ? { NetworkMode: spec.network } : {}),
         ...(spec.extraHosts !== undefined ? { ExtraHosts: [...spec.extraHosts] } : {}),
+        ...(spec.capAdd !== undefined ? { CapAdd: [...spec.capAdd] } : {}),
+        ...(spec.devices !== undefined
+          ? {
+              Devices: spec.devices.map((d) => ({
+                PathOnHost: d,
+                PathInContainer: d,
+                CgroupPermissions: 'rwm',
+              })),
+            }
+          : {}),
       },
     });
     await container.start();

@@ -1,4 +1,5 @@
 /** `vserver list | files | stop | attach | version` (`import` is in import.ts). */
+import { vpnContainerName } from './start.js';
 import { checkServerConfig } from '../config/validate.js';
 import { type InstanceRef, listInstances } from '../config/store.js';
 import { connectDocker, type DockerEngine } from '../docker/engine.js';
@@ -65,6 +66,9 @@ export async function stopServers(
   for (const c of chosen) {
     await docker.stop(c.name, 10);
     await docker.waitGone(c.name);
+    // Its VPN server (docs/vpn.md), when it has one.
+    await docker.stop(vpnContainerName(c.name), 5);
+    await docker.removeContainer(vpnContainerName(c.name));
     const scope: Scope = c.labels[LABELS.system] === 'True' ? 'system' : 'user';
     await docker.removeNetwork(serverNetworkName(c.labels[LABELS.name] ?? '', scope));
   }

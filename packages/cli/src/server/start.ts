@@ -1,6 +1,6 @@
 /** `vserver start`: runs the server image in Docker (cli-config.md §5). */
 import { existsSync, mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { checkServerConfig } from '../config/validate.js';
 import type { InstanceRef } from '../config/store.js';
 import { connectDocker, type DockerEngine } from '../docker/engine.js';
@@ -86,6 +86,15 @@ export async function startServer(
         'Use an address the container can reach (e.g. host.docker.internal).',
     );
   }
+  // The VPN (docs/vpn.md): its folder is shared with the federa/vpn-server container, which runs OpenVPN.
+  const vpn = vpnSettings(raw);
+  const hostVpnDir = join(dataDir, 'vpn');
+  if (vpn) {
+    mkdirSync(hostVpnDir, { recursive: true, mode: 0o700 });
+    binds.push(`${hostVpnDir}:${CONTAINER_VPN_DIR}`);
+    containerEnv.FEDERA_VPN_DIRECTORY = CONTAINER_VPN_DIR;
+    containerEnv.FEDERA_VPN_RUN_SERVER = 'false';
+  }
   if (options.develop) {
     const src = resolve(options.develop);
     if (!existsSync(resolve(src, 'packages/server/dist'))) {
@@ -100,10 +109,14 @@ export async function startServer(
   const network = serverNetworkName(ref.name, ref.scope);
   await docker.ensureNetwork(network, { [TYPE_LABEL]: 'server-network' });
   await docker.removeContainer(container); // a stopped leftover of --keep
+  const vpnContainer = vpnContainerName(container);
+  await docker.removeContainer(vpnContainer);
   try {
     await runServerContainer();
+    if (vpn) await runVpnContainer(vpn);
   } catch (error) {
-    // Leave nothing behind: the created (not started) container and the network made above.
+    // Leave nothing behind: the created (not started) containers and the network made above.
+    await docker.removeContainer(vpnContainer).catch(() => undefined);
     await docker.removeContainer(container).catch(() => undefined);
     await docker.removeNetwork(network).catch(() => undefined);
     const text = (error as Error).message;
@@ -151,6 +164,38 @@ export async function startServer(
     });
   }
 
+  /** OpenVPN with the configuration the server writes into the shared folder at its start. */
+  async function runVpnContainer(settings: { port: number; proto: 'udp' | 'tcp' }): Promise<void> {
+    const images = (raw.images ?? {}) as Record<string, unknown>;
+    const vpnImage = typeof images.vpn_server === 'string' ? images.vpn_server : VPN_SERVER_IMAGE;
+    await docker.run({
+      name: vpnContainer,
+      image: vpnImage,
+      cmd: [
+        'sh',
+        '-c',
+        `while [ ! -s ${CONTAINER_VPN_DIR}/server.conf ]; do sleep 0.5; done; exec openvpn --cd ${CONTAINER_VPN_DIR} --config server.conf`,
+      ],
+      env: {},
+      labels: {
+        [TYPE_LABEL]: 'vpn-server',
+        [LABELS.name]: ref.name,
+        [LABELS.system]: ref.scope === 'system' ? 'True' : 'False',
+      },
+      binds: [`${hostVpnDir}:${CONTAINER_VPN_DIR}`],
+      ports: [
+        { container: settings.port, hostIp: '0.0.0.0', hostPort: settings.port, protocol: settings.proto },
+      ],
+      network,
+      autoRemove: !options.keep,
+      capAdd: ['NET_ADMIN'],
+      devices: ['/dev/net/tun'],
+    });
+    progress.info(
+      `VPN server runs in container ${vpnContainer} (${settings.proto} port ${settings.port}); its files are in ${hostVpnDir}`,
+    );
+  }
+
   const reachable = hostIp === '0.0.0.0' || hostIp === '::' ? '127.0.0.1' : hostIp;
   const url = `http://${reachable}:${hostPort}${apiPath}`;
   const waitSeconds = options.wait ?? 60;
@@ -186,6 +231,21 @@ export async function startServer(
   );
   if (options.attach) await attachLogs(docker, container);
   return { container, url, image: image.ref };
+}
+
+/** Where the server container and the VPN server container see the VPN folder. */
+export const CONTAINER_VPN_DIR = '/mnt/vpn';
+/** The VPN server image (scripts/build-images.sh); `images.vpn_server` in the configuration overrides it. */
+export const VPN_SERVER_IMAGE = 'federa/vpn-server:local';
+/** The VPN server container that runs beside a server container. */
+export const vpnContainerName = (serverContainer: string): string => `${serverContainer}-vpn`;
+
+/** The `vpn` section's port and protocol, or undefined when the configuration has no VPN. */
+function vpnSettings(raw: Record<string, unknown>): { port: number; proto: 'udp' | 'tcp' } | undefined {
+  const vpn = raw.vpn;
+  if (typeof vpn !== 'object' || vpn === null) return undefined;
+  const { port, proto } = vpn as { port?: unknown; proto?: unknown };
+  return { port: typeof port === 'number' ? port : 1194, proto: proto === 'tcp' ? 'tcp' : 'udp' };
 }
 
 /** The root password the server generated at its first start, from its log line `root.password_generated`. */

@@ -22,6 +22,18 @@ export function applyEnvironmentOverrides(
   if (uri) out.uri = uri;
   if (env.FEDERA_JWT_SECRET) out.jwt_secret_key = env.FEDERA_JWT_SECRET;
   if (env.FEDERA_MESSAGE_BROKER) out.message_broker = env.FEDERA_MESSAGE_BROKER;
+  // `vserver start` (Docker mode): the VPN folder is shared with the federa/vpn-server container, which runs
+  // OpenVPN (docs/vpn.md).
+  if (
+    (env.FEDERA_VPN_DIRECTORY || env.FEDERA_VPN_RUN_SERVER) &&
+    typeof out.vpn === 'object' &&
+    out.vpn !== null
+  ) {
+    const vpn = { ...(out.vpn as Record<string, unknown>) };
+    if (env.FEDERA_VPN_DIRECTORY) vpn.directory = env.FEDERA_VPN_DIRECTORY;
+    if (env.FEDERA_VPN_RUN_SERVER) vpn.run_server = env.FEDERA_VPN_RUN_SERVER === 'true';
+    out.vpn = vpn;
+  }
   if (env.FEDERA_ROOT_PASSWORD) {
     const root = (typeof out.root_user === 'object' && out.root_user !== null ? out.root_user : {}) as Record<
       string,
