@@ -102,8 +102,17 @@ export function nodeFiles(ref: InstanceRef, environment: string, env: Env = proc
         ],
     ['private key', layout.privateKey],
     ...layout.databases.map((d): [string, string] => [`database '${d.label}'`, d.hostFile ?? d.uri]),
+    [
+      'VPN',
+      typeof raw.vpn_subnet === 'string' && raw.vpn_subnet !== ''
+        ? `subnet ${raw.vpn_subnet}; its client runs in the container ${vpnClientContainerName(ref.name)}, which holds the configuration the server issued (renewed by the node; docs/vpn.md)`
+        : 'not used (no vpn_subnet in the configuration)',
+    ],
   ];
 }
+
+/** The VPN client container of a node (docs/vpn.md). */
+export const vpnClientContainerName = (node: string): string => `federa-${node}-vpn-client`;
 
 /** Names of the node containers that run on this Docker host (every user's). */
 export async function runningNodes(env: Env = process.env, engine?: DockerEngine): Promise<string[]> {
@@ -196,6 +205,7 @@ export async function removeNode(
   const plan = await removalPlan(ref, docker, env);
   for (const v of plan.volumes) await docker.removeVolume(v);
   for (const f of plan.files) rmSync(f, { recursive: true, force: true });
+  await docker.removeContainer(vpnClientContainerName(ref.name)).catch(() => undefined);
   await docker.removeNetwork(`federa-${ref.name}-net`).catch(() => undefined);
   return plan;
 }

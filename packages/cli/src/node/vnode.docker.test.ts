@@ -82,6 +82,7 @@ describe('vnode with Docker', () => {
     expect(files.stdout).toContain(join(dirs.env.XDG_CACHE_HOME, 'federa', 'log', 'node', 'node.log'));
     expect(files.stdout).toMatch(new RegExp(`database 'default':\\s+${data}`));
     expect(files.stdout).toMatch(/database 'omop':\s+postgresql:\/\/db\/omop/);
+    expect(files.stdout).toMatch(/VPN:\s+not used \(no vpn_subnet in the configuration\)/);
   });
 
   it('clean removes the run volumes of this node and nothing else, after a confirmation', async () => {

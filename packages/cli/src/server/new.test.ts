@@ -28,6 +28,9 @@ describe('vserver new, driven through its prompts', () => {
       { ask: /Username of the root user/, type: KEYS.enter },
       { ask: /Password of the root user/, type: `s3cret-pass${KEYS.enter}` },
       { ask: /Log level/, type: KEYS.enter },
+      { ask: /VPN between algorithms/, type: `vpn.example.org${KEYS.enter}` },
+      { ask: /VPN port/, type: KEYS.enter },
+      { ask: /VPN subnet/, type: `10.80.0.0/16${KEYS.enter}` },
     ]);
     const result = await newServerConfig({ scope: 'system' }, new Asker(true, driver.streams), dirs.env);
     expect(driver.unanswered).toEqual([]);
@@ -46,6 +49,7 @@ describe('vserver new, driven through its prompts', () => {
       allow_drop_all: false,
       root_user: { username: 'root', email: 'root@example.org', password: 's3cret-pass' },
       logging: { level: 'INFO', use_console: true },
+      vpn: { host: 'vpn.example.org', port: 1194, subnet: '10.80.0.0/16' },
     });
     expect(String(acc.jwt_secret_key)).toMatch(/^[0-9a-f]{64}$/);
     expect(doc.environments.prod).toEqual({});
@@ -66,5 +70,25 @@ describe('vserver new, driven through its prompts', () => {
     await expect(
       newServerConfig({ ...opts, name: uniqueName('y'), port: '99999' }, new Asker(false), dirs.env),
     ).rejects.toThrow(/--port: expected a port/);
+  });
+
+  it('writes no VPN unless an address for it is given, and checks its subnet', async () => {
+    const base = { scope: 'user' as const, rootEmail: 'a@b.org' };
+    const plain = await newServerConfig({ ...base, name: uniqueName('novpn') }, new Asker(false), dirs.env);
+    expect(plain.values).not.toHaveProperty('vpn');
+    const withVpn = await newServerConfig(
+      { ...base, name: uniqueName('vpn'), vpnHost: '203.0.113.7', vpnPort: '1195' },
+      new Asker(false),
+      dirs.env,
+    );
+    expect(withVpn.values.vpn).toEqual({ host: '203.0.113.7', port: 1195, subnet: '10.76.0.0/16' });
+    expect(() => checkServerConfig(withVpn.file, 'prod')).not.toThrow();
+    await expect(
+      newServerConfig(
+        { ...base, name: uniqueName('badvpn'), vpnHost: 'x', vpnSubnet: '10.76/16' },
+        new Asker(false),
+        dirs.env,
+      ),
+    ).rejects.toThrow(/--vpn-subnet: expected a subnet/);
   });
 });

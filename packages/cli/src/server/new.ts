@@ -21,6 +21,9 @@ export interface ServerNewOptions {
   rootPassword?: string;
   logLevel?: string;
   image?: string;
+  vpnHost?: string;
+  vpnPort?: string;
+  vpnSubnet?: string;
 }
 
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL'] as const;
@@ -99,6 +102,30 @@ export async function newServerConfig(
     default: 'INFO',
   });
 
+  // The VPN between algorithms (docs/vpn.md): only when an address for it is given.
+  const vpnHost = await asker.text(options.vpnHost, {
+    message: "VPN between algorithms: the address nodes' VPN clients connect to (empty: no VPN)",
+    flag: '--vpn-host',
+    default: '',
+  });
+  let vpn: Record<string, unknown> | undefined;
+  if (vpnHost) {
+    const vpnPort = await asker.integer(options.vpnPort, {
+      message: 'VPN port (udp)',
+      flag: '--vpn-port',
+      default: 1194,
+      validate: (n) => (n >= 1 && n <= 65535 ? true : 'expected a port between 1 and 65535'),
+    });
+    const vpnSubnet = await asker.text(options.vpnSubnet, {
+      message: 'VPN subnet (nodes set the same vpn_subnet)',
+      flag: '--vpn-subnet',
+      default: '10.76.0.0/16',
+      validate: (v) =>
+        /^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(v) ? true : 'expected a subnet like 10.76.0.0/16',
+    });
+    vpn = { host: vpnHost, port: vpnPort, subnet: vpnSubnet };
+  }
+
   const values: Record<string, unknown> = {
     ...(description ? { description } : {}),
     ip,
@@ -114,6 +141,7 @@ export async function newServerConfig(
     },
     logging: { level, use_console: true },
     ...(options.image ? { image: options.image } : {}),
+    ...(vpn ? { vpn } : {}),
   };
   writeEnvironment(file, environment, values);
   return { file, name, environment, values };

@@ -66,6 +66,12 @@ export function buildServerProgram(): Command {
         .option('--root-password <password>', 'password of the root user (default: generated at first start)')
         .option('--log-level <level>', 'DEBUG, INFO, WARNING, ERROR or CRITICAL (default INFO)')
         .option('--image <image>', 'server image to start (default federa/server:<CLI major version>)')
+        .option(
+          '--vpn-host <address>',
+          "the address nodes' VPN clients connect to (default: no VPN; docs/vpn.md)",
+        )
+        .option('--vpn-port <port>', 'VPN port (default 1194, udp)')
+        .option('--vpn-subnet <cidr>', 'VPN subnet (default 10.76.0.0/16)')
         .option('-y, --yes', 'do not ask: take defaults for everything not given'),
       'system',
     ).action(async (o: Record<string, string | boolean | undefined> & ScopeFlags) => {
@@ -87,6 +93,7 @@ export function buildServerProgram(): Command {
       'vserver new',
       'vserver new --user -n demo --root-email admin@example.org --yes',
       'vserver new -n demo -e prod --port 7601 --db-uri postgresql://federa@db/federa --root-email a@b.org --yes',
+      'vserver new -n demo --root-email a@b.org --vpn-host vpn.example.org --yes',
     ],
   );
 
