@@ -206,6 +206,8 @@ export const collaborationRoutes: FastifyPluginAsyncTypebox = async (app) => {
           throw nameTaken(changes.name);
         throw error;
       }
+      // Sockets of users of removed organizations leave the collaboration's room at once (docs/security.md).
+      if (changes.organizationIds) ctx.events.identityChanged?.({ what: 'rooms', kind: 'user' });
       return collaborationOut(ctx, id);
     },
   );
@@ -224,6 +226,7 @@ export const collaborationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { id } = request.params;
       await collaborationOr404(db(), id);
       await deleteCollaboration(db(), id);
+      ctx.events.identityChanged?.({ what: 'rooms', kind: 'user' });
       return { msg: `Collaboration id=${id} successfully deleted` };
     },
   );

@@ -83,6 +83,8 @@ export const collaborationMemberRoutes: FastifyPluginAsyncTypebox = async (app) 
         );
       }
       await removeMember(db(), id, organizationId);
+      // Sockets of the organization's users leave the collaboration's room at once (docs/security.md).
+      ctx.events.identityChanged?.({ what: 'rooms', kind: 'user' });
       return loadOrganizations(
         ctx,
         members.filter((m) => m !== organizationId),
