@@ -300,3 +300,22 @@ describe('results of earlier tasks stay hidden from every kind of caller of a la
     }
   });
 });
+
+describe('token types are not interchangeable', () => {
+  it('an access token is not a refresh token, and a refresh token is not an access token', async () => {
+    const u = await t.fx.user(await t.fx.organization(), { roles: ['Researcher'] });
+    const login = await t.api('POST', '/token/user', {
+      body: { username: u.username, password: u.password },
+    });
+    expect(login.status).toBe(200);
+    const { access_token: access, refresh_token: refresh } = login.body;
+    const asRefresh = await t.api('POST', '/token/refresh', { token: access });
+    expect(asRefresh.status).toBe(422);
+    expect(asRefresh.body.access_token).toBeUndefined();
+    const asAccess = await t.api('GET', '/user', { token: refresh });
+    expect(asAccess.status).toBe(422);
+    // The real refresh still works: the refusals above were about the token type.
+    const ok = await t.api('POST', '/token/refresh', { token: refresh });
+    expect(ok.status).toBe(200);
+  });
+});
