@@ -14,6 +14,7 @@ import { startTestApp, type TestApp, type TestAppOptions } from '../../../server
 import { SocketServer } from '../../../server/src/socket/socket-server.js';
 import { loadNodeConfig } from '../config/node-config.js';
 import { startNode, type RunningNode } from '../node.js';
+import type { ContainerRuntime } from '../runtime/index.js';
 
 export interface E2eServer {
   readonly t: TestApp;
@@ -131,6 +132,8 @@ export async function startE2eNode(
   log: Logger = pino({ level: process.env.FEDERA_TEST_LOG ?? 'silent' }),
   /** Reuse this configuration file (and so the data dir) instead of writing a new one. */
   existingConfigFile?: string,
+  /** The container runtime (default: Docker); a test wraps it to inject a fault. */
+  runtime?: ContainerRuntime,
 ): Promise<StartedNode> {
   const dir = mkdtempSync(join(tmpdir(), `federa-node-${name}-`));
   const configFile = existingConfigFile ?? join(dir, `${name}.yaml`);
@@ -155,6 +158,7 @@ ${extra}`,
     log,
     keyGeneration: { modulusBits: 2048 },
     connectTimeoutMs: 15_000,
+    ...(runtime ? { runtime } : {}),
   });
   return { node, name, dataDir: config.dataDir, configFile };
 }
