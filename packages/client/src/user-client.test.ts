@@ -175,11 +175,16 @@ describe('UserClient: logging in', () => {
     const normal = { ...lifetimes };
     lifetimes.accessSeconds = -60;
     lifetimes.refreshSeconds = -60;
+    // By default the login's refresh token lives as long as its session (vantage6 3.3-3.7 clients keep it);
+    // without that allowance it expires with the refresh lifetime, as this case needs.
+    const config = t.ctx.config as { legacy_refresh_reuse: boolean };
+    config.legacy_refresh_reuse = false;
     let session;
     try {
       session = await rootClient({ refreshMarginSeconds: -1 });
     } finally {
       Object.assign(lifetimes, normal);
+      config.legacy_refresh_reuse = true;
     }
     const error = await session.client.organization.list().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);

@@ -8,7 +8,7 @@ import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { docker, dockerQuiet, requireDocker, requireImage, runCli } from '../test-support/cli.js';
 import { tempXdg, uniqueName, useXdg } from '../test-support/env.js';
-import { freePort } from '../test-support/ports.js';
+import { freePort, freeUdpPort } from '../test-support/ports.js';
 import { buildServerProgram } from './program.js';
 
 const dirs = tempXdg();
@@ -41,7 +41,7 @@ afterAll(() => {
 describe('vserver with a VPN', () => {
   it('start runs the VPN server beside the server; stop stops both', async () => {
     const port = await freePort();
-    const vpnPort = 29490 + (process.pid % 9);
+    const vpnPort = await freeUdpPort();
     const made = await vserver(
       'new',
       '--user',

@@ -11,3 +11,16 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/** A UDP port free on all addresses at the time of the call. */
+export async function freeUdpPort(): Promise<number> {
+  const { createSocket } = await import('node:dgram');
+  const socket = createSocket('udp4');
+  await new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.bind(0, () => resolve());
+  });
+  const { port } = socket.address();
+  await new Promise<void>((resolve) => socket.close(() => resolve()));
+  return port;
+}

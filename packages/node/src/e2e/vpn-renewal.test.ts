@@ -19,6 +19,7 @@ import {
   type E2eServer,
   type StartedNode,
 } from './e2e-harness.js';
+import { freeUdpPort } from '../../../server/src/test-support/udp-port.js';
 
 const tag = `vpr${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 const SUBNET = '10.241.0.0/16';
@@ -51,7 +52,7 @@ beforeAll(async () => {
     config: {
       vpn: {
         host: gateway,
-        port: 29390 + (process.env.FEDERA_TEST_DB === 'postgres' ? 1 : 0),
+        port: await freeUdpPort(),
         subnet: SUBNET,
         directory: vpnDir,
         certificate_days: LIFETIME_S / 86_400,

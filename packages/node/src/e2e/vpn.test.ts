@@ -24,10 +24,10 @@ import {
   type Federation,
   type StartedNode,
 } from './e2e-harness.js';
+import { freeUdpPort } from '../../../server/src/test-support/udp-port.js';
 
 const tag = `vpn${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 const SUBNET = '10.240.0.0/16';
-const VPN_PORT = 29290 + (process.env.FEDERA_TEST_DB === 'postgres' ? 1 : 0);
 const IMAGE = 'federa/vpn-echo:local';
 
 let server: E2eServer;
@@ -102,7 +102,13 @@ beforeAll(async () => {
   gateway = config?.Gateway || config!.Subnet.replace(/\.0\/\d+$/, '.1');
   server = await startE2eServer('127.0.0.1', {
     config: {
-      vpn: { host: gateway, port: VPN_PORT, subnet: SUBNET, directory: vpnDir, certificate_days: 30 },
+      vpn: {
+        host: gateway,
+        port: await freeUdpPort(),
+        subnet: SUBNET,
+        directory: vpnDir,
+        certificate_days: 30,
+      },
     },
   });
   await server.t.ctx.vpn?.ready();
@@ -193,6 +199,34 @@ describe('algorithms talk to each other over the VPN', () => {
     );
     expect(master.status, master.log ?? '').toBe('completed');
     expect(output(master).replies.alpha).toBe('alpha:AGAIN (ALPHA)');
+  }, 180_000);
+});
+
+describe('after the VPN server restarts', () => {
+  it('the nodes reconnect and algorithms talk again', async () => {
+    // OpenVPN stops (as in a crash of its process); the server starts it again and tells nobody.
+    execFileSync('pkill', ['-TERM', '-f', `^openvpn --cd ${vpnDir}`]);
+    await until(
+      'the VPN server is back',
+      async () => {
+        try {
+          execFileSync('pgrep', ['-f', `^openvpn --cd ${vpnDir}`]);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      (up) => up,
+      30_000,
+      250,
+    );
+    const master = await runTask(
+      fed.orgs[0]!.id,
+      { method: 'exchange', kwargs: { organization: fed.orgs[1]!.id, message: 'after restart' } },
+      true,
+    );
+    expect(master.status, master.log ?? '').toBe('completed');
+    expect(output(master).replies.beta).toBe('beta:AFTER RESTART (BETA)');
   }, 180_000);
 });
 

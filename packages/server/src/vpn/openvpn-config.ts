@@ -27,6 +27,8 @@ export function serverConfig(options: {
     'topology subnet',
     `server ${subnet.network} ${subnet.netmask}`,
     'client-to-client',
+    // A node keeps its address across restarts of the VPN server (its peers may hold it).
+    'ifconfig-pool-persist ipp.txt 1',
     'ca ca.crt',
     'cert server.crt',
     'key server.key',
@@ -35,7 +37,9 @@ export function serverConfig(options: {
     'tls-version-min 1.2',
     'remote-cert-tls client',
     'crl-verify revoked dir',
-    'keepalive 10 60',
+    // Clients notice a lost server within 30 s, and at once when it restarts (it tells them, udp only).
+    'keepalive 10 30',
+    ...(endpoint.proto === 'udp' ? ['explicit-exit-notify 1'] : []),
     'persist-key',
     'persist-tun',
     `management ${options.managementSocket} unix`,

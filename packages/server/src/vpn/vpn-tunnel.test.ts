@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../test-support/harness.js';
+import { freeUdpPort } from '../test-support/udp-port.js';
 
 /**
  * The VPN for real: the server runs OpenVPN (local mode), two "nodes" are containers of the VPN client image
@@ -14,7 +15,6 @@ import { startTestApp, type TestApp } from '../test-support/harness.js';
 const run = promisify(execFile);
 const docker = async (...args: string[]): Promise<string> => (await run('docker', args)).stdout.trim();
 const TAG = `federa-vpn-test-${process.pid}-${Date.now().toString(36)}`;
-const PORT = 29194 + (process.env.FEDERA_TEST_DB === 'postgres' ? 1 : 0);
 
 let t: TestApp;
 let dir: string;
@@ -76,7 +76,7 @@ beforeAll(async () => {
     config: {
       vpn: {
         host: gateway,
-        port: PORT,
+        port: await freeUdpPort(),
         subnet: '10.239.0.0/16',
         directory: join(dir, 'vpn'),
         run_server: true,
