@@ -131,7 +131,10 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
   try {
     created = await createContext({ config, dataDir, log, mailer, broker, events: sockets.events });
   } catch (error) {
-    log.error({ err: error, event: 'server.start_failed' }, 'the database could not be opened');
+    log.error(
+      { err: error, event: 'server.start_failed' },
+      `the server could not start: ${(error as Error).message}`,
+    );
     mailer?.close();
     await broker?.close();
     logger.flush();
