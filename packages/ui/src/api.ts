@@ -37,6 +37,18 @@ export function saveSession(): void {
   else sessionStorage.removeItem(STORE_KEY);
 }
 
+// The client rotates its refresh token while the page is open: the stored one is brought up to date whenever
+// the page may go away (reload, closing, switching away), so a reload never presents a spent token, which the
+// server answers by ending the session (docs/security.md, refresh-token rotation).
+if (typeof window !== 'undefined') {
+  window.addEventListener('pagehide', () => {
+    if (sessionStorage.getItem(STORE_KEY) !== null) saveSession();
+  });
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'hidden' && sessionStorage.getItem(STORE_KEY) !== null) saveSession();
+  });
+}
+
 /** Continues a saved session; false when there is none. */
 export function resumeSession(): boolean {
   const text = sessionStorage.getItem(STORE_KEY);

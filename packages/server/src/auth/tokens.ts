@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { ApiError } from '../errors.js';
 
@@ -28,6 +28,8 @@ export interface TokenClaims {
   roles: string[];
   /** User and node tokens: the session (login) they belong to (auth/sessions.ts). */
   sid?: string;
+  /** Reset tokens: a fingerprint of the account's password and e-mail when the token was made. */
+  fp?: string;
 }
 
 /** The session a user or node token belongs to: its id and absolute end (ms since the epoch). */
@@ -61,7 +63,11 @@ export class TokenService {
   }
 
   async #sign(
-    claims: Pick<TokenClaims, 'type' | 'sub' | 'client_type' | 'roles'> & { sid?: string; jti?: string },
+    claims: Pick<TokenClaims, 'type' | 'sub' | 'client_type' | 'roles'> & {
+      sid?: string;
+      jti?: string;
+      fp?: string;
+    },
     lifetimeSeconds: number | undefined,
   ): Promise<string> {
     const iat = Math.floor(Date.now() / 1000);
@@ -77,6 +83,7 @@ export class TokenService {
       roles: claims.roles,
     };
     if (claims.sid !== undefined) payload.sid = claims.sid;
+    if (claims.fp !== undefined) payload.fp = claims.fp;
     if (lifetimeSeconds !== undefined) payload.exp = iat + Math.round(lifetimeSeconds);
     return new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(this.#key);
   }
@@ -123,12 +130,32 @@ export class TokenService {
     );
   }
 
-  /** Password-reset token: `sub` is `{id: "<user id>"}`, marked `client_type: reset`. */
-  reset(userId: number, lifetimeSeconds = this.lifetimes.resetSeconds): Promise<string> {
+  /**
+   * Password-reset token: `sub` is `{id: "<user id>"}`, marked `client_type: reset`. `fingerprint` (see
+   * {@link accountFingerprint}) ties it to the account's password and e-mail address as they are now.
+   */
+  reset(userId: number, lifetimeSeconds = this.lifetimes.resetSeconds, fingerprint?: string): Promise<string> {
     return this.#sign(
-      { type: 'access', sub: { id: String(userId) }, client_type: 'reset', roles: [] },
+      {
+        type: 'access',
+        sub: { id: String(userId) },
+        client_type: 'reset',
+        roles: [],
+        ...(fingerprint !== undefined ? { fp: fingerprint } : {}),
+      },
       lifetimeSeconds,
     );
+  }
+
+  /**
+   * A keyed fingerprint of an account's password hash and e-mail address: a reset token carries it, and stops
+   * working once either changes (docs/security.md). Keyed with the token secret, so it says nothing by itself.
+   */
+  accountFingerprint(passwordHash: string | null, email: string): string {
+    return createHmac('sha256', this.#key)
+      .update(`${passwordHash ?? ''}\n${email}`)
+      .digest('base64url')
+      .slice(0, 22);
   }
 
   /**

@@ -225,6 +225,40 @@ describe('password recovery over SMTP with STARTTLS', () => {
     expect(mail.messages.filter((m) => m.to.includes('nobody@example.org'))).toEqual([]);
   });
 
+  it('a reset token stops working once the password or the e-mail address has changed', async () => {
+    const org = await t.fx.organization();
+    // The password changed after the mail was sent (e.g. the owner noticed and changed it).
+    const owner = await t.fx.user(org);
+    await t.api('POST', '/recover/lost', { body: { username: owner.username } });
+    const token = tokenIn((await mail.messageTo(`${owner.username}@example.org`)).text);
+    const changed = await t.api('PATCH', '/password/change', {
+      token: await owner.token(),
+      body: { current_password: owner.password, new_password: 'Changed-Password-4!' },
+    });
+    expect(changed.status).toBe(200);
+    const stale = await t.api('POST', '/recover/reset', {
+      body: { reset_token: token, password: 'Attacker-Password-5!' },
+    });
+    expect(stale.status).toBe(400);
+    expect(stale.body.msg).toMatch(/no longer works.*changed/);
+    expect(await t.login(owner.username, 'Changed-Password-4!')).toMatch(/^eyJ/);
+
+    // The e-mail address changed after the mail was sent (the old mailbox may not be the owner's any more).
+    const moved = await t.fx.user(org);
+    await t.api('POST', '/recover/lost', { body: { username: moved.username } });
+    const old = tokenIn((await mail.messageTo(`${moved.username}@example.org`)).text);
+    const patched = await t.api('PATCH', `/user/${moved.id}`, {
+      token: t.rootToken,
+      body: { email: `${moved.username}-new@example.org` },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    const refused = await t.api('POST', '/recover/reset', {
+      body: { reset_token: old, password: 'Attacker-Password-5!' },
+    });
+    expect(refused.status).toBe(400);
+    expect(await t.login(moved.username, moved.password)).toMatch(/^eyJ/);
+  });
+
   it('needs a username or an e-mail address', async () => {
     const r = await t.api('POST', '/recover/lost', { body: {} });
     expect(r.status).toBe(400);

@@ -43,7 +43,7 @@ function resetMail(
 async function verifyResetToken(
   ctx: AppContext,
   token: string,
-): Promise<{ userId: number; jti: string; exp: number }> {
+): Promise<{ userId: number; jti: string; exp: number; fingerprint: string | undefined }> {
   let claims: TokenClaims;
   try {
     claims = await ctx.tokens.verify(token);
@@ -59,7 +59,12 @@ async function verifyResetToken(
   if (claims.client_type !== 'reset' || id === null || typeof claims.jti !== 'string') {
     throw badRequest('Invalid reset token: this is not a password reset token.');
   }
-  return { userId: id, jti: claims.jti, exp: claims.exp ?? 0 };
+  return {
+    userId: id,
+    jti: claims.jti,
+    exp: claims.exp ?? 0,
+    fingerprint: typeof claims.fp === 'string' ? claims.fp : undefined,
+  };
 }
 
 /** Routes of `/recover` (api.md §4.2): password recovery by e-mail. `POST /recover/node` is in node.ts. */
@@ -89,12 +94,16 @@ export const recoverRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const mailer = ctx.mailer;
       if (!mailer) throw new ApiError('not_configured', RECOVERY_NOT_CONFIGURED_MESSAGE);
       const db = ctx.dbh.db;
-      const q = db.selectFrom('user').select(['id', 'username', 'firstname', 'email']);
+      const q = db.selectFrom('user').select(['id', 'username', 'firstname', 'email', 'password']);
       const user = await (username ? q.where('username', '=', username) : q.where('email', '=', email ?? ''))
         .orderBy('id')
         .executeTakeFirst();
       if (user) {
-        const token = await ctx.tokens.reset(user.id);
+        const token = await ctx.tokens.reset(
+          user.id,
+          undefined,
+          ctx.tokens.accountFingerprint(user.password, user.email),
+        );
         const mail = resetMail(ctx, user, token);
         // Sent in the background: the answer must not reveal (by its timing) whether the account exists.
         mailer
@@ -131,14 +140,23 @@ export const recoverRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { reset_token: token, password } = request.body;
-      const { userId, jti } = await verifyResetToken(ctx, token);
+      const { userId, jti, fingerprint } = await verifyResetToken(ctx, token);
       const db = ctx.dbh.db;
       const used = async (): Promise<boolean> =>
         (await db.selectFrom('used_token').select('jti').where('jti', '=', jti).executeTakeFirst()) !==
         undefined;
       if (await used()) throw badRequest('This reset token was already used. Ask for a new one.');
-      const user = await db.selectFrom('user').select('id').where('id', '=', userId).executeTakeFirst();
+      const user = await db
+        .selectFrom('user')
+        .select(['id', 'password', 'email'])
+        .where('id', '=', userId)
+        .executeTakeFirst();
       if (!user) throw badRequest('Invalid reset token: the account no longer exists.');
+      // A token sent before the password or the e-mail address changed no longer works (docs/security.md).
+      if (fingerprint !== ctx.tokens.accountFingerprint(user.password, user.email))
+        throw badRequest(
+          "This reset token no longer works: the account's password or e-mail address changed after it was sent. Ask for a new one.",
+        );
       const problem = passwordPolicyProblem(password);
       if (problem) throw new ApiError('password_policy', problem);
       const hash = await hashPassword(password, ctx.config.bcrypt_rounds);

@@ -28,13 +28,17 @@ export class SocketServer {
   #presence: Presence | null = null;
   #recheck: SocketRecheck | null = null;
   #sweepTimer: NodeJS.Timeout | undefined;
+  #origins: readonly string[] = [];
 
   constructor(options: SocketServerOptions = {}) {
     this.io = new Server({
       path: SOCKET_PATH,
       pingTimeout: options.pingTimeoutMs ?? 60_000,
-      cors: { origin: '*' },
       serveClient: false,
+      // Browsers may open sockets only from the origins the API allows (`cors_origins`, default: the server's
+      // own page); programs (nodes, clients) send no Origin and are not concerned. Checked per handshake, which
+      // covers WebSocket upgrades too (they are not subject to CORS).
+      allowRequest: (req, done) => done(null, originAllowed(req.headers, this.#origins)),
     });
     this.nsp = this.io.of(SOCKET_NAMESPACE);
     const nsp = this.nsp;
@@ -56,6 +60,7 @@ export class SocketServer {
   /** Installs authentication, rooms, online status and event handling with the server's context. */
   bind(ctx: AppContext): Presence {
     if (this.#presence) throw new Error('the socket server is already bound to a context');
+    this.#origins = ctx.config.cors_origins;
     this.#presence = new Presence(ctx, this.nsp);
     installTasksNamespace(ctx, this.nsp, this.#presence);
     const recheck = new SocketRecheck(ctx, this.nsp);
@@ -81,5 +86,25 @@ export class SocketServer {
     await this.#presence?.idle();
     // Let the adapter (Redis, later) release its resources; the HTTP server is closed by the app.
     await this.nsp.adapter.close();
+  }
+}
+
+/**
+ * Whether a socket handshake may go on: no Origin (not a browser), the server's own origin, or an allowed one
+ * (`cors_origins`; `*` allows every origin).
+ */
+export function originAllowed(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  allowed: readonly string[],
+): boolean {
+  const origin = headers.origin;
+  if (origin === undefined || origin === '') return true;
+  if (typeof origin !== 'string') return false;
+  if (allowed.includes('*') || allowed.includes(origin)) return true;
+  const host = headers['x-forwarded-host'] ?? headers.host;
+  try {
+    return typeof host === 'string' && new URL(origin).host === host;
+  } catch {
+    return false;
   }
 }
