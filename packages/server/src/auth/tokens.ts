@@ -134,7 +134,11 @@ export class TokenService {
    * Password-reset token: `sub` is `{id: "<user id>"}`, marked `client_type: reset`. `fingerprint` (see
    * {@link accountFingerprint}) ties it to the account's password and e-mail address as they are now.
    */
-  reset(userId: number, lifetimeSeconds = this.lifetimes.resetSeconds, fingerprint?: string): Promise<string> {
+  reset(
+    userId: number,
+    lifetimeSeconds = this.lifetimes.resetSeconds,
+    fingerprint?: string,
+  ): Promise<string> {
     return this.#sign(
       {
         type: 'access',
