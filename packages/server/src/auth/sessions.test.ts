@@ -3,6 +3,7 @@ import { decodeJwt } from 'jose';
 import { startTestApp, type TestApp } from '../test-support/harness.js';
 import { formatStored } from '../http/datetime.js';
 import { pruneSessionsNow } from './sessions.js';
+import { resetTokenFor } from '../routes/recover.js';
 
 /**
  * Sessions, refresh-token rotation, absolute lifetimes and container-token validity (docs/security.md,
@@ -66,7 +67,7 @@ describe('a password change or reset ends every session opened before it', () =>
     const u = await newUser();
     const s = await userLogin(u.username, u.password);
     const reset = await t.api('POST', '/recover/reset', {
-      body: { reset_token: await t.ctx.tokens.reset(u.id), password: 'Reset-Pass-77!' },
+      body: { reset_token: await resetTokenFor(t.ctx, u.id), password: 'Reset-Pass-77!' },
     });
     expect(reset.status).toBe(200);
     expect((await whoAmI(s.access_token, u.id)).body.code).toBe('session_ended');

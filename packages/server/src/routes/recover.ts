@@ -39,6 +39,20 @@ function resetMail(
   return { subject: 'Password reset for your Federa account', text: lines.join('\n') };
 }
 
+/**
+ * The reset token a recovery mail carries for this user: bound to the account's password and e-mail address as
+ * they are now (docs/security.md). Undefined when the user does not exist.
+ */
+export async function resetTokenFor(ctx: AppContext, userId: number): Promise<string | undefined> {
+  const user = await ctx.dbh.db
+    .selectFrom('user')
+    .select(['password', 'email'])
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  if (!user) return undefined;
+  return ctx.tokens.reset(userId, undefined, ctx.tokens.accountFingerprint(user.password, user.email));
+}
+
 /** A reset token's claims, or a 400 (undecodable or not a reset token) / 401 (expired). */
 async function verifyResetToken(
   ctx: AppContext,
@@ -103,7 +117,7 @@ export const recoverRoutes: FastifyPluginAsyncTypebox = async (app) => {
           user.id,
           undefined,
           ctx.tokens.accountFingerprint(user.password, user.email),
-        );
+        ); // as resetTokenFor, without reading the user again
         const mail = resetMail(ctx, user, token);
         // Sent in the background: the answer must not reveal (by its timing) whether the account exists.
         mailer
