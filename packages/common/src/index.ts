@@ -2,3 +2,4 @@ export * from './config/config-file.js';
 export * from './encryption/index.js';
 export * from './socket-events.js';
 export * from './image-reference.js';
+export * from './ipv4-subnet.js';

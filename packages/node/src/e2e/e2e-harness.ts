@@ -211,3 +211,16 @@ export async function until<T>(
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/**
+ * The host as containers on Docker's default bridge see it: the bridge's gateway (inspect leaves it empty on some
+ * engines; it is then the subnet's first address).
+ */
+export function dockerBridgeGateway(): string {
+  const text = execFileSync('docker', ['network', 'inspect', '-f', '{{json .IPAM.Config}}', 'bridge'], {
+    encoding: 'utf8',
+  });
+  const [config] = JSON.parse(text) as { Subnet: string; Gateway?: string }[];
+  if (!config) throw new Error('the default bridge has no IPAM configuration');
+  return config.Gateway || config.Subnet.replace(/\.0\/\d+$/, '.1');
+}

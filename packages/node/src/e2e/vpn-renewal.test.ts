@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import {
   createFederation,
+  dockerBridgeGateway,
   removeNodeObjects,
   startE2eNode,
   startE2eServer,
@@ -43,11 +44,7 @@ const tunnelAddress = (): string => {
 
 beforeAll(async () => {
   vpnDir = mkdtempSync(join(tmpdir(), `federa-${tag}-vpn-`));
-  const [bridge] = JSON.parse(sh(['network', 'inspect', '-f', '{{json .IPAM.Config}}', 'bridge'])) as {
-    Subnet: string;
-    Gateway?: string;
-  }[];
-  const gateway = bridge?.Gateway || bridge!.Subnet.replace(/\.0\/\d+$/, '.1');
+  const gateway = dockerBridgeGateway();
   server = await startE2eServer('127.0.0.1', {
     config: {
       vpn: {

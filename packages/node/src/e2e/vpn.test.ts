@@ -16,6 +16,7 @@ import { encodeBase64 } from '@federa/common';
 
 import {
   createFederation,
+  dockerBridgeGateway,
   removeNodeObjects,
   startE2eNode,
   startE2eServer,
@@ -96,10 +97,7 @@ const clientAddress = (i: number): string => {
 
 beforeAll(async () => {
   vpnDir = mkdtempSync(join(tmpdir(), `federa-${tag}-vpn-`));
-  // The default bridge's gateway is the host as containers on it see it (inspect leaves it empty on some engines).
-  const bridge = sh(['network', 'inspect', '-f', '{{json .IPAM.Config}}', 'bridge']);
-  const [config] = JSON.parse(bridge) as { Subnet: string; Gateway?: string }[];
-  gateway = config?.Gateway || config!.Subnet.replace(/\.0\/\d+$/, '.1');
+  gateway = dockerBridgeGateway();
   server = await startE2eServer('127.0.0.1', {
     config: {
       vpn: {

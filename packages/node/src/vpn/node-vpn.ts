@@ -15,7 +15,7 @@ import type { ContainerRuntime } from '../runtime/index.js';
 import type { NodeNames } from '../runs/naming.js';
 import type { RestClient } from '../server-client/rest-client.js';
 import { ServerRequestError } from '../errors.js';
-import { addressIn, firstAddress, parseCidr } from './addresses.js';
+import { ipv4InSubnet, parseIpv4Subnet } from '@federa/common';
 
 export const DEFAULT_VPN_CLIENT_IMAGE = 'federa/vpn-client:local';
 /** Network helpers of a VPN node need iproute2 (VXLAN links): the VPN image, whose default command sleeps. */
@@ -117,7 +117,11 @@ export class NodeVpn {
    */
   static async start(options: NodeVpnOptions): Promise<NodeVpn | null> {
     const { log } = options;
-    parseCidr(options.vpnSubnet); // throws a readable error for a malformed vpn_subnet
+    try {
+      parseIpv4Subnet(options.vpnSubnet);
+    } catch (error) {
+      throw new Error(`vpn_subnet: ${(error as Error).message}`);
+    }
     let config: string;
     try {
       config = await fetchConfig(options.rest);
@@ -236,7 +240,7 @@ export class NodeVpn {
     // Masquerade what leaves through the tunnel. Runs (on their links `fv…`) reach only other algorithms'
     // forwarded ports (the range nodes allocate them from), never the VPN server's own address; nothing is
     // forwarded between the tunnel and anything but the runs' links.
-    const serverAddress = firstAddress(this.#o.vpnSubnet);
+    const serverAddress = parseIpv4Subnet(this.#o.vpnSubnet).firstHost;
     for (const rule of [
       ['-t', 'nat', '-A', 'POSTROUTING', '-o', 'tun0', '-j', 'MASQUERADE'],
       ['-P', 'FORWARD', 'DROP'],
@@ -477,7 +481,7 @@ export class NodeVpn {
   async #addressOf(container: string, subnet: string): Promise<string | undefined> {
     const r = await this.#exec(container, ['ip', '-4', '-o', 'addr']);
     const addresses = [...r.output.matchAll(/inet (\d+\.\d+\.\d+\.\d+)\//g)].map((m) => m[1] as string);
-    return addresses.find((a) => addressIn(a, subnet));
+    return addresses.find((a) => ipv4InSubnet(a, subnet));
   }
 
   async #interfaceWith(container: string, address: string): Promise<string> {

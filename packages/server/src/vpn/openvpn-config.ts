@@ -1,5 +1,5 @@
 import type { IssuedCertificate } from './certificate-authority.js';
-import type { Subnet } from './subnet.js';
+import type { Ipv4Subnet } from '@federa/common';
 
 export interface OpenVpnEndpoint {
   host: string;
@@ -14,7 +14,7 @@ export interface OpenVpnEndpoint {
  */
 export function serverConfig(options: {
   endpoint: OpenVpnEndpoint;
-  subnet: Subnet;
+  subnet: Ipv4Subnet;
   /** Unix socket of the management interface, used to disconnect a revoked node at once. */
   managementSocket: string;
 }): string {

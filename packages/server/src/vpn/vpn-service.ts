@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { CertificateAuthority, writeAtomically } from './certificate-authority.js';
 import { clientConfig, serverConfig, type OpenVpnEndpoint } from './openvpn-config.js';
 import { OpenVpnProcess, managementCommand } from './openvpn-process.js';
-import { parseSubnet, type Subnet } from './subnet.js';
+import { parseIpv4Subnet, type Ipv4Subnet } from '@federa/common';
 
 /** The `vpn` section of the server configuration (docs/server-configuration.md, docs/vpn.md). */
 export interface VpnSettings {
@@ -33,7 +33,7 @@ interface IssuedRecord {
  * The issued serials are kept in `issued.json` in the VPN folder, beside the authority.
  */
 export class VpnService {
-  readonly subnet: Subnet;
+  readonly subnet: Ipv4Subnet;
   readonly #endpoint: OpenVpnEndpoint;
   readonly #process: OpenVpnProcess | null;
 
@@ -43,7 +43,7 @@ export class VpnService {
     private readonly settings: VpnSettings,
     private readonly log: FastifyBaseLogger,
   ) {
-    this.subnet = parseSubnet(settings.subnet);
+    this.subnet = parseIpv4Subnet(settings.subnet);
     this.#endpoint = { host: settings.host, port: settings.port, proto: settings.proto };
     this.#process = settings.run_server ? new OpenVpnProcess(dir, log) : null;
   }
