@@ -1,4 +1,4 @@
-import { ConfigError, readEnvironment, validateConfig, instanceName } from '@federa/common';
+import { ConfigError, readEnvironment, validateConfig, instanceName, parseIpv4Subnet } from '@federa/common';
 import { ServerConfigSchema, type ServerConfig } from './schema.js';
 
 export interface LoadedServerConfig {
@@ -66,6 +66,13 @@ export function parseServerConfig(
     );
   }
   const config = validateConfig(ServerConfigSchema, merged, file);
+  if (config.vpn) {
+    try {
+      parseIpv4Subnet(config.vpn.subnet);
+    } catch (error) {
+      throw new ConfigError(file, (error as Error).message, 'vpn.subnet');
+    }
+  }
   if (config.refresh_token_expires_hours <= config.token_expires_hours) {
     throw new ConfigError(file, 'must be larger than token_expires_hours', 'refresh_token_expires_hours');
   }

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseServerConfig } from '../config/load.js';
 import { startTestApp, type TestApp } from '../test-support/harness.js';
 
 /** The section `<tag>…</tag>` of an OpenVPN configuration. */
@@ -40,6 +41,18 @@ describe('the VPN certificate authority', () => {
     const conf = readFileSync(join(dir, 'server.conf'), 'utf8');
     expect(conf).toContain('server 10.76.0.0 255.255.0.0');
     expect(conf).toContain('crl-verify revoked dir');
+  });
+});
+
+describe('the vpn section of the configuration', () => {
+  it('a subnet that is not a usable one stops the server before anything starts, naming the file and key', () => {
+    for (const subnet of ['10.76.0.0/40', '10.76.0.0/31', '300.1.0.0/16'])
+      expect(() =>
+        parseServerConfig(
+          { root_user: { email: 'r@example.org' }, vpn: { host: 'vpn.example.org', subnet } },
+          'server.yaml',
+        ),
+      ).toThrow(/server\.yaml: key 'vpn\.subnet'/);
   });
 });
 
