@@ -46,6 +46,13 @@ export interface UserClientOptions {
    * @default no logging
    */
   log?: (message: string) => void;
+  /**
+   * Receives the server's warnings, such as the `warning` of a created task whose receiving nodes are offline
+   * (the task still queues). The same text is also returned on the created task (`task.warning`). Pass
+   * `() => undefined` to silence them.
+   * @default prints `[federa] warning: …` with console.warn
+   */
+  warn?: (message: string) => void;
 }
 
 /** Options of {@link UserClient.authenticate}. */
@@ -109,6 +116,7 @@ export class UserClient {
       session: this.#session,
       cryptor: () => (this.#cryptor?.encrypted ? this.#cryptor : null),
       log: this.#log,
+      warn: options.warn ?? ((message) => console.warn(`[federa] warning: ${message}`)),
     };
     this.user = new UserResource(ctx);
     this.organization = new OrganizationResource(ctx);

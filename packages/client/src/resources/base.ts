@@ -13,6 +13,8 @@ export interface ClientContext {
   cryptor(): Cryptor | null;
   /** Status messages. */
   log(message: string): void;
+  /** The server's warnings (the `warn` option of the client). */
+  warn(message: string): void;
 }
 
 /** Filters of a listing: camelCase names of the API's query parameters. */

@@ -77,7 +77,8 @@ export class TaskResource extends ResourceGroup {
   /**
    * Creates a task. The input is serialized (bytes as they are, other values as `json.` + JSON); in an
    * encrypted collaboration it is encrypted for each organization with its public key, otherwise
-   * base64-encoded.
+   * base64-encoded. The answer's `warning` (e.g. receiving nodes that are offline; the task still queues) is
+   * passed to the client's `warn` option (console.warn by default) and kept on the returned task.
    * @throws EncryptionError when an organization has no usable public key; FederaClientError when the
    *   collaboration is encrypted and no private key was given to `setupEncryption`.
    */
@@ -121,7 +122,7 @@ export class TaskResource extends ResourceGroup {
       }
     }
     this.ctx.log(`Creating task "${task.name ?? ''}" for organizations ${task.organizations.join(', ')}.`);
-    return this.send('POST', '/task', {
+    const created = await this.send<Task>('POST', '/task', {
       collaboration_id: task.collaborationId,
       organizations,
       name: task.name ?? '',
@@ -129,6 +130,12 @@ export class TaskResource extends ResourceGroup {
       image: task.image,
       database: task.database ?? 'default',
     });
+    // E.g. receiving nodes that are offline: the task queues, and the researcher should know why nothing happens.
+    if (typeof created.warning === 'string' && created.warning !== '') {
+      this.ctx.log(`Task ${created.id}: ${created.warning}`);
+      this.ctx.warn(created.warning);
+    }
+    return created;
   }
 
   /** Deletes a task and its results (an unfinished task is killed first). */
