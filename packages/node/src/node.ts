@@ -139,7 +139,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     if (!net) throw new StartupError(`the network ${network} disappeared right after it was made`);
     const placement = config.dockerized
       ? await dockerizedPlacement({ config, runtime, names, network, log, env: options.env ?? process.env })
-      : await hostPlacement({ config, names, net, labels });
+      : await hostPlacement({ config, runtime, names, net, labels });
     const { volumeDir, dataVolume } = placement;
     const copied = await copyFileDatabases(volumeDir, config.databases);
     for (const file of copied)

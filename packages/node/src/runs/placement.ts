@@ -3,13 +3,13 @@
  * proxy on the private network's gateway) or inside the node container (`--dockerized`: the mounted data volume, the
  * node container on the private network as `proxyserver`).
  */
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 
 import type { NodeConfig } from '../config/node-config.js';
 import { StartupError } from '../errors.js';
 import type { ContainerRuntime, NetworkInfo } from '../runtime/index.js';
-import { ensureHostBackedVolume } from './data-volume.js';
 import { dataVolumeName, type NodeNames } from './naming.js';
 import { findOwnContainer, OWN_CONTAINER_ENV } from './own-container.js';
 
@@ -31,18 +31,21 @@ export interface Placement {
 /** On the host: a data volume backed by `<data dir>/data`, the proxy on the private network's gateway. */
 export async function hostPlacement(input: {
   config: NodeConfig;
+  runtime: ContainerRuntime;
   names: NodeNames;
   net: NetworkInfo;
   labels: Record<string, string>;
 }): Promise<Placement> {
-  const { config, names, net, labels } = input;
+  const { config, runtime, names, net, labels } = input;
   if (!net.gateway)
     throw new StartupError(
       `the network ${net.name} has no gateway address; remove it ('docker network rm ${net.name}') and start again`,
     );
   const volumeDir = join(config.dataDir, 'data');
   const dataVolume = dataVolumeName(names);
-  await ensureHostBackedVolume(dataVolume, volumeDir, labels);
+  // The node writes run files here; algorithm containers see them through the volume at /mnt/data.
+  await mkdir(volumeDir, { recursive: true, mode: 0o755 });
+  await runtime.ensureHostVolume(dataVolume, volumeDir, labels);
   return {
     volumeDir,
     dataVolume,

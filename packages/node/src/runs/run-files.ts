@@ -1,6 +1,6 @@
 /**
  * The host side of a run's files: `<data dir>/data/task-<9 digits>/{input,output,token}`. The data directory is
- * what the node's data volume holds (see data-volume.ts), so the container sees them under /mnt/data.
+ * what the node's data volume holds (see placement.ts), so the container sees them under /mnt/data.
  */
 import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';

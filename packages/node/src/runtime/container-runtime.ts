@@ -1,5 +1,5 @@
 /**
- * What the node needs from a container engine. The Docker implementation is `docker-runtime.ts`; nothing of
+ * What the node needs from a container engine. The Docker implementation is `docker/docker-runtime.ts`; nothing of
  * dockerode leaks through this interface, so a fake or another engine can stand in for it.
  *
  * Naming and labelling conventions (docs/docker.md) are the caller's business; the runtime only creates what it
@@ -181,6 +181,16 @@ export interface ContainerRuntime {
 
   // --- volumes ---
   ensureVolume(name: string, labels?: Readonly<Record<string, string>>): Promise<EnsureResult>;
+  /**
+   * A volume that shows the host directory `hostDir` (an absolute path that exists) to containers: how the node on
+   * the host shares run files with algorithms. A volume of that name backed by anything else is replaced; throws
+   * ContainerRuntimeError, saying how to remove it, when it cannot be (a container uses it).
+   */
+  ensureHostVolume(
+    name: string,
+    hostDir: string,
+    labels?: Readonly<Record<string, string>>,
+  ): Promise<EnsureResult>;
   /** No error when it does not exist. Throws when a container still uses it. */
   removeVolume(name: string): Promise<void>;
   listVolumes(filter?: VolumeFilter): Promise<VolumeInfo[]>;

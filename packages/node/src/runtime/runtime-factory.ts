@@ -3,16 +3,26 @@
  * ContainerRuntime interface only.
  */
 import type { ContainerRuntime, RegistryCredentials } from './container-runtime.js';
-import { DockerRuntime, type RuntimeLogger } from './docker-runtime.js';
+import { DockerRuntime } from './docker/docker-runtime.js';
+import type { RuntimeLogger } from './docker/engine.js';
 
 export interface ContainerRuntimeOptions {
-  /** Engine kind; only 'docker'. */
+  /**
+   * Engine kind; only 'docker'.
+   * @default 'docker'
+   */
   readonly kind?: 'docker';
-  /** Docker engine socket; default DOCKER_HOST, else /var/run/docker.sock. */
+  /**
+   * Docker engine socket.
+   * @default DOCKER_HOST, else /var/run/docker.sock
+   */
   readonly socketPath?: string;
   /** Registry logins (node config `docker_registries`). Use `login()` to verify them at node start. */
   readonly registries?: readonly RegistryCredentials[];
-  /** Time limit for asking a registry about an image; default 20 s. */
+  /**
+   * Time limit for asking a registry about an image, in milliseconds.
+   * @default 20000
+   */
   readonly registryTimeoutMs?: number;
   readonly logger?: RuntimeLogger;
 }

@@ -1,0 +1,162 @@
+/** Containers on the Docker engine (ContainerRuntime's container part). */
+import type {
+  ContainerHandle,
+  ContainerSpec,
+  ContainerState,
+  ContainerSummary,
+  ExecResult,
+  ExitResult,
+  WaitOptions,
+} from '../container-runtime.js';
+import {
+  ContainerRuntimeError,
+  ImageUnavailableError,
+  RuntimeNotFoundError,
+  RuntimeTimeoutError,
+  engineMessage,
+  engineStatusCode,
+} from '../errors.js';
+import { checkImageReference } from '../image-ref.js';
+import { containerCreateOptions, toStatus } from './container-options.js';
+import type { Engine } from './engine.js';
+import { demuxLog, demuxStreamToEnd, withTimeout } from './streams.js';
+
+export async function runContainer(engine: Engine, spec: ContainerSpec): Promise<ContainerHandle> {
+  checkImageReference('runContainer', spec.image);
+  const context = { container: spec.name, image: spec.image };
+  const options = containerCreateOptions(spec);
+  const container = await engine.call('runContainer', context, async () => {
+    try {
+      return await engine.docker.createContainer(options);
+    } catch (err) {
+      const status = engineStatusCode(err);
+      const message = engineMessage(err);
+      if (status === 404 && /image/i.test(message)) {
+        throw new ImageUnavailableError(
+          'runContainer',
+          `image ${spec.image} is not available locally (${message})`,
+          { context, cause: err },
+        );
+      }
+      if (status === 409) {
+        throw new ContainerRuntimeError(
+          'runContainer',
+          `a container named ${spec.name} exists already (${message})`,
+          { context, cause: err },
+        );
+      }
+      throw err;
+    }
+  });
+  try {
+    await engine.call('runContainer', context, () => container.start());
+  } catch (err) {
+    await container.remove({ force: true }).catch(() => undefined);
+    throw err;
+  }
+  engine.logger?.debug({ container: spec.name, id: container.id, image: spec.image }, 'container started');
+  return { id: container.id, name: spec.name };
+}
+
+export async function waitForExit(
+  engine: Engine,
+  handle: ContainerHandle,
+  options: WaitOptions = {},
+): Promise<ExitResult> {
+  const context = { container: handle.name, id: handle.id };
+  const wait = engine.call('waitForExit', context, async () => {
+    const res = (await engine.docker.getContainer(handle.id).wait()) as { StatusCode: number };
+    return { exitCode: res.StatusCode };
+  });
+  if (options.timeoutMs === undefined) return wait;
+  const ms = options.timeoutMs;
+  return withTimeout(
+    wait,
+    ms,
+    () => new RuntimeTimeoutError('waitForExit', `still running after ${ms} ms`, { context }),
+  );
+}
+
+export async function logs(engine: Engine, handle: ContainerHandle): Promise<string> {
+  const raw = await engine.call('logs', { container: handle.name, id: handle.id }, () =>
+    engine.docker.getContainer(handle.id).logs({ stdout: true, stderr: true, follow: false }),
+  );
+  return demuxLog(engine.docker.modem, raw);
+}
+
+export async function exec(engine: Engine, nameOrId: string, cmd: readonly string[]): Promise<ExecResult> {
+  return engine.call('exec', { container: nameOrId }, async () => {
+    const run = await engine.docker
+      .getContainer(nameOrId)
+      .exec({ Cmd: [...cmd], AttachStdout: true, AttachStderr: true, Tty: false });
+    const stream = await run.start({ hijack: true, stdin: false });
+    const output = await demuxStreamToEnd(engine.docker.modem, stream);
+    const inspected = await run.inspect();
+    return { exitCode: inspected.ExitCode ?? -1, output };
+  });
+}
+
+export async function kill(engine: Engine, handle: ContainerHandle): Promise<void> {
+  try {
+    await engine.call('kill', { container: handle.name, id: handle.id }, () =>
+      engine.docker.getContainer(handle.id).kill(),
+    );
+  } catch (err) {
+    if (err instanceof RuntimeNotFoundError) return;
+    if (engineStatusCode(err instanceof Error ? err.cause : undefined) === 409) return; // not running
+    throw err;
+  }
+}
+
+export async function removeContainerIfExists(engine: Engine, nameOrId: string): Promise<boolean> {
+  try {
+    const removed = await engine.maybe('removeContainer', { container: nameOrId }, async () => {
+      await engine.docker.getContainer(nameOrId).remove({ force: true });
+      return true;
+    });
+    return removed ?? false;
+  } catch (err) {
+    // "removal of container ... is already in progress"
+    if (engineStatusCode(err instanceof Error ? err.cause : undefined) === 409) return true;
+    throw err;
+  }
+}
+
+export async function inspectContainer(
+  engine: Engine,
+  nameOrId: string,
+): Promise<ContainerState | undefined> {
+  const info = await engine.maybe('inspectContainer', { container: nameOrId }, () =>
+    engine.docker.getContainer(nameOrId).inspect(),
+  );
+  if (info === undefined) return undefined;
+  const status = toStatus(info.State.Status);
+  const stopped = status === 'exited' || status === 'dead';
+  return {
+    id: info.Id,
+    name: info.Name.replace(/^\//, ''),
+    status,
+    running: info.State.Running,
+    exitCode: stopped ? info.State.ExitCode : undefined,
+    startedAt: info.State.StartedAt.startsWith('0001-') ? undefined : info.State.StartedAt,
+    finishedAt: !stopped || info.State.FinishedAt.startsWith('0001-') ? undefined : info.State.FinishedAt,
+    labels: { ...(info.Config.Labels ?? {}) },
+  };
+}
+
+export async function listContainers(
+  engine: Engine,
+  labels: Readonly<Record<string, string>>,
+): Promise<ContainerSummary[]> {
+  const label = Object.entries(labels).map(([k, v]) => (v === '' ? k : `${k}=${v}`));
+  const list = await engine.call('listContainers', {}, () =>
+    engine.docker.listContainers({ all: true, filters: JSON.stringify({ label }) }),
+  );
+  return list.map((c) => ({
+    id: c.Id,
+    name: (c.Names[0] ?? '').replace(/^\//, ''),
+    image: c.Image,
+    labels: { ...(c.Labels ?? {}) },
+    status: toStatus(c.State),
+  }));
+}

@@ -1,0 +1,82 @@
+/**
+ * The Docker engine as the runtime's parts call it: every call's failure becomes a typed runtime error ("engine not
+ * reachable", "not found", anything else), carrying the operation and its context.
+ */
+import type Docker from 'dockerode';
+
+import {
+  ContainerRuntimeError,
+  RuntimeNotFoundError,
+  RuntimeUnavailableError,
+  engineMessage,
+  engineStatusCode,
+  socketErrorCode,
+  type RuntimeErrorContext,
+} from '../errors.js';
+
+/** Minimal logger (pino's fits). */
+export interface RuntimeLogger {
+  debug(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+const SOCKET_DOWN_CODES = new Set(['ENOENT', 'ECONNREFUSED', 'EACCES', 'ECONNRESET', 'EPIPE']);
+
+/** The socket to the engine failed (daemon stopped, socket missing or not ours). */
+export function isSocketDown(err: unknown): boolean {
+  const code = socketErrorCode(err);
+  return code !== undefined && SOCKET_DOWN_CODES.has(code);
+}
+
+/** The error for an engine that does not answer, when a caller handles every other failure itself. */
+export function engineDown(
+  operation: string,
+  context: RuntimeErrorContext,
+  cause: unknown,
+): RuntimeUnavailableError {
+  return new RuntimeUnavailableError(operation, 'the Docker engine does not answer', { context, cause });
+}
+
+export class Engine {
+  readonly docker: Docker;
+  readonly logger: RuntimeLogger | undefined;
+
+  constructor(docker: Docker, logger: RuntimeLogger | undefined) {
+    this.docker = docker;
+    this.logger = logger;
+  }
+
+  /** Run an engine call; translate "engine not reachable" and unexpected failures into typed errors. */
+  async call<T>(operation: string, context: RuntimeErrorContext, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof ContainerRuntimeError) throw err;
+      if (isSocketDown(err)) {
+        throw new RuntimeUnavailableError(
+          operation,
+          `the Docker engine does not answer (${socketErrorCode(err)}); is dockerd running? (scripts/docker-engine.sh)`,
+          { context, cause: err },
+        );
+      }
+      const status = engineStatusCode(err);
+      if (status === 404)
+        throw new RuntimeNotFoundError(operation, engineMessage(err), { context, cause: err });
+      throw new ContainerRuntimeError(operation, engineMessage(err), { context, cause: err });
+    }
+  }
+
+  /** Like call, but "not found" (404) gives `undefined`. */
+  async maybe<T>(
+    operation: string,
+    context: RuntimeErrorContext,
+    fn: () => Promise<T>,
+  ): Promise<T | undefined> {
+    try {
+      return await this.call(operation, context, fn);
+    } catch (err) {
+      if (err instanceof RuntimeNotFoundError) return undefined;
+      throw err;
+    }
+  }
+}
