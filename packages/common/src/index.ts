@@ -3,3 +3,4 @@ export * from './encryption/index.js';
 export * from './socket-events.js';
 export * from './image-reference.js';
 export * from './ipv4-subnet.js';
+export * from './audit/index.js';

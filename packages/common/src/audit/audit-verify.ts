@@ -1,0 +1,188 @@
+/**
+ * Checks audit chains (docs/audit.md, "Verifying"): every entry's hash matches its content, seq goes up by one
+ * and `prev` names the entry before, across rotated files. The first problem is reported with its file and line.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { AUDIT_FORMAT_VERSION, entryHash, GENESIS_HASH } from './audit-entry.js';
+import { chainFiles, parseFileName } from './audit-files.js';
+
+export type AuditProblemKind =
+  'unreadable' | 'truncated' | 'malformed' | 'edited' | 'missing' | 'out-of-order' | 'broken-link';
+
+export interface AuditProblem {
+  readonly file: string;
+  /** 1-based line of the file. */
+  readonly line: number;
+  readonly kind: AuditProblemKind;
+  /** One sentence for people. */
+  readonly reason: string;
+}
+
+export interface ChainReport {
+  readonly chain: string;
+  readonly files: readonly string[];
+  /** Entries that checked out (up to the first problem). */
+  readonly entries: number;
+  /** The first and last entry checked (seq and hash). */
+  readonly first?: { readonly seq: number; readonly hash: string };
+  readonly last?: { readonly seq: number; readonly hash: string };
+  readonly problem?: AuditProblem;
+}
+
+export interface VerifyOptions {
+  /**
+   * When checking one file alone, its first entry's predecessor is in a file not checked: its `prev` cannot be
+   * checked and the chain may start at any seq. Directories are always checked from entry 1.
+   * @default false
+   */
+  readonly partial?: boolean;
+}
+
+interface Cursor {
+  seq: number;
+  hash: string;
+  started: boolean;
+}
+
+const isHex64 = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
+
+/** The 1-based line at or after index `from` holding the entry `seq`, if any. */
+function lineOfSeq(lines: readonly string[], from: number, seq: number): number | undefined {
+  for (let j = from; j < lines.length; j++) {
+    try {
+      if ((JSON.parse(lines[j] ?? '') as { seq?: unknown }).seq === seq) return j + 1;
+    } catch {
+      // not an entry: not the one sought
+    }
+  }
+  return undefined;
+}
+
+/** Checks one chain given as its files in order. */
+export async function verifyChain(
+  chain: string,
+  files: readonly string[],
+  options: VerifyOptions = {},
+): Promise<ChainReport> {
+  const cursor: Cursor = { seq: 0, hash: GENESIS_HASH, started: false };
+  let entries = 0;
+  let first: ChainReport['first'];
+  const report = (problem?: AuditProblem): ChainReport => ({
+    chain,
+    files,
+    entries,
+    ...(first ? { first, last: { seq: cursor.seq, hash: cursor.hash } } : {}),
+    ...(problem ? { problem } : {}),
+  });
+  for (const file of files) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      return report({
+        file,
+        line: 0,
+        kind: 'unreadable',
+        reason: `the file cannot be read: ${(error as Error).message}`,
+      });
+    }
+    const lines = text.split('\n');
+    const complete = text.endsWith('\n') || text === '';
+    if (complete) lines.pop();
+    for (let i = 0; i < lines.length; i++) {
+      const at = { file, line: i + 1 };
+      const line = lines[i] ?? '';
+      if (!complete && i === lines.length - 1)
+        return report({
+          ...at,
+          kind: 'truncated',
+          reason: 'the last line is incomplete (no end of line): the entry was cut off',
+        });
+      let entry: Record<string, unknown>;
+      try {
+        const parsed: unknown = JSON.parse(line);
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+          throw new Error('not an object');
+        entry = parsed as Record<string, unknown>;
+      } catch {
+        return report({ ...at, kind: 'malformed', reason: 'the line is not a JSON object' });
+      }
+      const { seq, prev, hash } = entry;
+      if (
+        entry.v !== AUDIT_FORMAT_VERSION ||
+        typeof seq !== 'number' ||
+        !Number.isInteger(seq) ||
+        seq < 1 ||
+        !isHex64(prev) ||
+        !isHex64(hash) ||
+        typeof entry.event !== 'string' ||
+        typeof entry.at !== 'string'
+      )
+        return report({
+          ...at,
+          kind: 'malformed',
+          reason: `the entry lacks v=${AUDIT_FORMAT_VERSION}, seq, at, event, prev or hash`,
+        });
+      if (entryHash(entry) !== hash)
+        return report({
+          ...at,
+          kind: 'edited',
+          reason: `entry ${seq} was changed after it was written: its hash does not match its content`,
+        });
+      if (!cursor.started && options.partial) {
+        // Checking one file alone: it may start anywhere in the chain.
+      } else if (seq > cursor.seq + 1) {
+        const later = lineOfSeq(lines, i + 1, cursor.seq + 1);
+        if (later !== undefined)
+          return report({
+            ...at,
+            kind: 'out-of-order',
+            reason: `entry ${seq} comes before entry ${cursor.seq + 1} (line ${later}): entries were reordered`,
+          });
+        return report({
+          ...at,
+          kind: 'missing',
+          reason:
+            seq - cursor.seq === 2
+              ? `entry ${cursor.seq + 1} is missing (entry ${seq} follows entry ${cursor.seq})`
+              : `entries ${cursor.seq + 1} to ${seq - 1} are missing (entry ${seq} follows entry ${cursor.seq})`,
+        });
+      } else if (seq <= cursor.seq) {
+        return report({
+          ...at,
+          kind: 'out-of-order',
+          reason: `entry ${seq} comes after entry ${cursor.seq}: entries were reordered or repeated`,
+        });
+      } else if (prev !== cursor.hash) {
+        return report({
+          ...at,
+          kind: 'broken-link',
+          reason: `entry ${seq} does not follow the entry before it (its prev is not that entry's hash): an entry was replaced or rewritten`,
+        });
+      }
+      cursor.seq = seq;
+      cursor.hash = hash;
+      cursor.started = true;
+      entries++;
+      first ??= { seq, hash };
+    }
+  }
+  return report();
+}
+
+/**
+ * Checks a directory (every chain in it, each from entry 1) or one file (`partial` unless it is the first file of
+ * its chain).
+ */
+export async function verifyAuditPath(path: string): Promise<ChainReport[]> {
+  if ((await stat(path)).isDirectory()) {
+    const chains = await chainFiles(path);
+    return Promise.all([...chains.entries()].map(([chain, files]) => verifyChain(chain, files)));
+  }
+  const parsed = parseFileName(basename(path));
+  const chain = parsed?.chain ?? basename(path);
+  const siblings = parsed ? ((await chainFiles(dirname(path))).get(parsed.chain) ?? []) : [];
+  const isFirst = siblings[0] !== undefined && basename(siblings[0]) === basename(path);
+  return [await verifyChain(chain, [path], { partial: !isFirst })];
+}

@@ -1,0 +1,6 @@
+export * from './canonical-json.js';
+export * from './audit-entry.js';
+export * from './audit-files.js';
+export * from './audit-lock.js';
+export * from './audit-log.js';
+export * from './audit-verify.js';
