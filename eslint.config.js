@@ -1,6 +1,19 @@
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 
+/** Kysely's entry points to a query or a transaction: only repositories/ (and db/) call them. */
+const QUERY_BUILDERS = [
+  'selectFrom',
+  'selectNoFrom',
+  'insertInto',
+  'replaceInto',
+  'updateTable',
+  'deleteFrom',
+  'mergeInto',
+  'transaction',
+  'executeQuery',
+];
+
 export default tseslint.config(
   {
     ignores: ['**/dist/**', '**/node_modules/**', 'clients/**', '**/*.js', '**/*.cjs', 'algorithms/**/*.js'],
@@ -17,6 +30,63 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'import-x/no-cycle': 'error',
+    },
+  },
+  {
+    // One data-access layer (docs/architecture.md): SQL is written in the server's repositories/ only. Routes,
+    // serializers and the rest call repository functions; they never build or run a query themselves.
+    files: ['packages/server/src/**/*.ts'],
+    ignores: [
+      'packages/server/src/repositories/**',
+      'packages/server/src/db/**',
+      '**/*.test.ts',
+      'packages/server/src/test-support/**',
+      'packages/server/src/routes/task/test-world.ts',
+      // Not moved yet (issue 13 item 4 lands resource by resource):
+      'packages/server/src/import/**',
+      'packages/server/src/auth/**',
+      'packages/server/src/socket/**',
+      'packages/server/src/routes/collaboration/**',
+      'packages/server/src/routes/node.ts',
+      'packages/server/src/routes/organization.ts',
+      'packages/server/src/routes/password.ts',
+      'packages/server/src/routes/port.ts',
+      'packages/server/src/routes/recover.ts',
+      'packages/server/src/routes/result.ts',
+      'packages/server/src/routes/role.ts',
+      'packages/server/src/routes/rule.ts',
+      'packages/server/src/routes/token.ts',
+      'packages/server/src/routes/user.ts',
+      'packages/server/src/routes/vpn.ts',
+      'packages/server/src/serializers/collaboration.ts',
+      'packages/server/src/serializers/node.ts',
+      'packages/server/src/serializers/organization.ts',
+      'packages/server/src/serializers/port.ts',
+      'packages/server/src/serializers/role.ts',
+      'packages/server/src/serializers/rule.ts',
+      'packages/server/src/serializers/user.ts',
+    ],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: `CallExpression[callee.property.name=/^(${QUERY_BUILDERS.join('|')})$/]`,
+          message: 'Queries live in packages/server/src/repositories/: call a repository function instead.',
+        },
+      ],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'kysely',
+              importNames: ['sql'],
+              message:
+                'Raw SQL lives in packages/server/src/repositories/: call a repository function instead.',
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { withoutIds } from '../serializers/schema-utils.js';
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { countIds, pageOfIds, type IdQuery } from '../repositories/listing.js';
 
 /** Query parameters every paginated listing accepts (api.md §1.4). */
 export const PaginationQuery = {
@@ -75,8 +76,7 @@ export async function paginate<T>(
   db: Kysely<Database>,
   request: FastifyRequest,
   reply: FastifyReply,
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  ids: SelectQueryBuilder<Database, any, { id: number }>,
+  ids: IdQuery,
   load: (ids: number[]) => Promise<T[]>,
   options: PaginateOptions = {},
 ): Promise<T[] | { data: T[]; links: Record<string, string> }> {
@@ -84,19 +84,8 @@ export async function paginate<T>(
   const paged = q.page !== undefined;
   const perPage = q.per_page ?? 10;
   const page = q.page ?? 1;
-  const countRow = await db
-    .selectFrom(ids.clearOrderBy().as('q'))
-    .select((eb) => eb.fn.countAll().as('n'))
-    .executeTakeFirst();
-  const total = Number(countRow?.n ?? 0);
-  const pageIds = (
-    paged
-      ? await ids
-          .limit(perPage)
-          .offset((page - 1) * perPage)
-          .execute()
-      : await ids.execute()
-  ).map((r) => r.id);
+  const total = await countIds(db, ids);
+  const pageIds = await pageOfIds(ids, paged ? { limit: perPage, offset: (page - 1) * perPage } : undefined);
   const items = pageIds.length ? await load(pageIds) : [];
   const last = paged ? Math.max(1, Math.ceil(total / perPage)) : 1;
   const links: Record<string, string> = {};

@@ -22,7 +22,7 @@ import { nowStored } from '../http/datetime.js';
 import { defaultNodeName } from '../repositories/node.js';
 import { lastTaskId } from '../repositories/collaboration.js';
 import { insertUserRows } from '../repositories/user.js';
-import { nextRunId } from '../repositories/task.js';
+import { nextRunId } from '../repositories/task/index.js';
 import { FixtureError, type Fixture, type FixtureOrganization } from './fixture.js';
 
 export const SUPER_ROLE = 'super';

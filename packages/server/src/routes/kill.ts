@@ -5,7 +5,8 @@ import { can } from '../auth/caller.js';
 import { callerCollaborations } from '../auth/scope.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { MessageSchema, errorResponses } from '../serializers/common.js';
-import { collaborationRoom, findTask, hasTaskFinished, killTask } from '../repositories/task.js';
+import { findNode } from '../repositories/node.js';
+import { collaborationRoom, findTask, hasTaskFinished, killTask } from '../repositories/task/index.js';
 
 /** `/kill…` (api.md §4.13, node-protocol.md §7): stop running algorithm containers. */
 export const killRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -58,11 +59,7 @@ export const killRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const caller = request.caller as Caller;
-      const node = await db()
-        .selectFrom('node')
-        .select(['id', 'organization_id', 'collaboration_id', 'status'])
-        .where('id', '=', request.body.id)
-        .executeTakeFirst();
+      const node = await findNode(db(), request.body.id);
       if (!node) throw notFound('Node', request.body.id);
       if (
         !can(caller, 'task.c_glo') &&

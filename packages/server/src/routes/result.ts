@@ -20,7 +20,7 @@ import {
   resultCollaborations,
   tasksWithVisibleResults,
 } from '../repositories/result.js';
-import { collaborationRoom } from '../repositories/task.js';
+import { collaborationRoom } from '../repositories/task/index.js';
 import type { Updateable } from 'kysely';
 import type { ResultTable } from '../db/schema.js';
 

@@ -1,10 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { toApiTime } from '../http/datetime.js';
-import { idList, parseIdList } from '../db/id-list.js';
-import { prepared } from '../db/prepared.js';
+import { parseIdList } from '../db/id-list.js';
 import { inOrder } from '../http/pagination.js';
-import type { Result } from '../db/schema.js';
+import {
+  nodesOfOrganizations,
+  portsOfResults,
+  resultRows,
+  resultsByTaskAndStatus,
+  tasksWithChildren,
+} from '../repositories/task/load.js';
 import { DateTime, Nullable, NullableReference, ReferenceList, ReferenceSchema } from './common.js';
 
 /**
@@ -101,25 +106,10 @@ type ResultCore = Omit<TaskResultOut, 'task' | 'organization'> & { task_id: numb
 async function loadResultCores(ctx: AppContext, ids: number[]): Promise<ResultCore[]> {
   if (ids.length === 0) return [];
   const db = ctx.dbh.db;
-  const rows: (Result & { collaboration_id: number | null })[] = await db
-    .selectFrom('result')
-    .innerJoin('task', 'task.id', 'result.task_id')
-    .selectAll('result')
-    .select('task.collaboration_id')
-    .where('result.id', 'in', ids)
-    .execute();
+  const rows = await resultRows(db, ids);
   const [ports, nodes] = await Promise.all([
-    db
-      .selectFrom('port')
-      .select(['id', 'port', 'label', 'result_id'])
-      .where('result_id', 'in', ids)
-      .orderBy('id')
-      .execute(),
-    db
-      .selectFrom('node')
-      .select(['id', 'name', 'ip', 'status', 'organization_id', 'collaboration_id'])
-      .where('organization_id', 'in', [...new Set(rows.map((r) => r.organization_id))])
-      .execute(),
+    portsOfResults(db, ids),
+    nodesOfOrganizations(db, [...new Set(rows.map((r) => r.organization_id))]),
   ]);
   return inOrder(ids, rows).map((r) => {
     const node = nodes.find(
@@ -155,40 +145,6 @@ export async function loadTaskResults(ctx: AppContext, ids: number[]): Promise<T
 }
 
 type TaskCore = Omit<TaskOut, 'results'> & { resultIds: number[] };
-
-/** Task rows with the ids of their children, in one query. */
-const tasksWithChildren = prepared((db, ids: readonly number[]) =>
-  db
-    .selectFrom('task as t')
-    .selectAll('t')
-    .select((eb) =>
-      eb
-        .selectFrom('task as c')
-        .select((sub) => idList(sub.ref('c.id')).as('ids'))
-        .whereRef('c.parent_id', '=', 't.id')
-        .as('child_ids'),
-    )
-    .where('t.id', 'in', ids),
-);
-
-/**
- * The tasks' results summed up per task and status: their ids, how many there are, how many have finished and
- * the last finish. One row per status instead of one per result.
- */
-const resultsByTaskAndStatus = prepared((db, taskIds: readonly number[]) =>
-  db
-    .selectFrom('result')
-    .select((eb) => [
-      'task_id',
-      'status',
-      idList(eb.ref('id')).as('ids'),
-      eb.fn.countAll().as('results'),
-      eb.fn.count('finished_at').as('finished'),
-      eb.fn.max('finished_at').as('last_finished_at'),
-    ])
-    .where('task_id', 'in', taskIds)
-    .groupBy(['task_id', 'status']),
-);
 
 async function loadTaskCores(ctx: AppContext, ids: number[]): Promise<TaskCore[]> {
   if (ids.length === 0) return [];

@@ -1,13 +1,22 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Caller } from '../../auth/caller.js';
 import { imageReferenceProblem } from '@federa/common';
-import type { Database } from '../../db/schema.js';
 import { ApiError, badRequest, forbidden, notFound } from '../../errors.js';
-import { nowStored } from '../../http/datetime.js';
 import { can } from '../../auth/caller.js';
-import { collaborationRoom, findTask, isTaskComplete, nextRunId } from '../../repositories/task.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import {
+  collaborationRoom,
+  findTask,
+  insertTaskWithRuns,
+  isTaskComplete,
+  nodesOfOrganizationsIn,
+  receiverNodeStatuses,
+  taskPolicyEntries,
+} from '../../repositories/task/index.js';
+import { findCollaboration, memberIds } from '../../repositories/collaboration.js';
+import { findOrganization } from '../../repositories/organization.js';
 
 /**
  * `POST /task` (api.md §4.8): the checks of steps 1–11 in their order, then the task and one result per
@@ -46,18 +55,9 @@ async function policyRefusals(
   caller: Caller,
   nodeIds: Map<number, number>,
 ): Promise<number[]> {
-  const rows = await db
-    .selectFrom('node_config')
-    .select(['node_id', 'key', 'value'])
-    .where('node_id', 'in', [...nodeIds.values()])
-    .where('key', 'in', ['allowed_users', 'allowed_orgs'])
-    .execute();
+  const rows = await taskPolicyEntries(db, [...nodeIds.values()]);
   if (rows.length === 0) return [];
-  const org = await db
-    .selectFrom('organization')
-    .select(['id', 'name'])
-    .where('id', '=', caller.organizationId)
-    .executeTakeFirst();
+  const org = await findOrganization(db, caller.organizationId);
   const mine = new Set([String(caller.organizationId), ...(org?.name ? [org.name] : [])]);
   const refused: number[] = [];
   for (const [orgId, nodeId] of nodeIds) {
@@ -85,11 +85,7 @@ export async function createTask(ctx: AppContext, caller: Caller, body: CreateTa
     });
 
   // 1. The collaboration exists.
-  const collaboration = await db
-    .selectFrom('collaboration')
-    .select('id')
-    .where('id', '=', collaborationId)
-    .executeTakeFirst();
+  const collaboration = await findCollaboration(db, collaborationId);
   if (!collaboration) throw notFound('Collaboration', collaborationId);
 
   // 2. Every receiving organization is a member, and is listed once (one result per organization per task).
@@ -99,15 +95,7 @@ export async function createTask(ctx: AppContext, caller: Caller, body: CreateTa
     throw badRequest(
       `Organization(s) ${twice.join(', ')} are listed more than once; list each organization once.`,
     );
-  const members = new Set(
-    (
-      await db
-        .selectFrom('member')
-        .select('organization_id')
-        .where('collaboration_id', '=', collaborationId)
-        .execute()
-    ).map((m) => m.organization_id),
-  );
+  const members = new Set(await memberIds(db, collaborationId));
   const outsiders = orgIds.filter((id) => !members.has(id));
   if (outsiders.length > 0) {
     throw badRequest(
@@ -116,13 +104,7 @@ export async function createTask(ctx: AppContext, caller: Caller, body: CreateTa
   }
 
   // 3. Every receiving organization has a node in the collaboration.
-  const nodes = await db
-    .selectFrom('node')
-    .select(['id', 'organization_id'])
-    .where('collaboration_id', '=', collaborationId)
-    .where('organization_id', 'in', orgIds)
-    .orderBy('id')
-    .execute();
+  const nodes = await nodesOfOrganizationsIn(db, collaborationId, orgIds);
   const nodeOf = new Map<number, number>();
   for (const n of nodes) if (!nodeOf.has(n.organization_id)) nodeOf.set(n.organization_id, n.id);
   const nodeless = orgIds.filter((id) => !nodeOf.has(id));
@@ -192,50 +174,34 @@ export async function createTask(ctx: AppContext, caller: Caller, body: CreateTa
     }
   }
 
-  const taskId = await db.transaction().execute(async (trx) => {
-    // 7. The task: a user's task starts a new run; a sub-task joins its parent's run.
-    const runId = parent ? parent.run_id : await nextRunId(trx);
-    const task = await trx
-      .insertInto('task')
-      .values({
-        name: body.name ?? '',
-        description: body.description ?? '',
-        image: body.image ?? '',
-        database: body.database === undefined ? '' : body.database,
-        collaboration_id: collaborationId,
-        run_id: runId,
-        parent_id: parent?.id ?? null,
-        initiator_id: initiatorId,
-        init_user_id: parent ? parent.init_user_id : caller.id,
-        created_at: nowStored(),
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-
-    // 8. `task_created`, before the results are created (node-protocol.md §5.4).
-    ctx.events.emit(collaborationRoom(collaborationId), 'task_created', {
-      task_id: task.id,
-      run_id: runId,
+  // 7. The task: a user's task starts a new run; a sub-task joins its parent's run.
+  const taskId = await insertTaskWithRuns(
+    db,
+    {
+      name: body.name ?? '',
+      description: body.description ?? '',
+      image: body.image ?? '',
+      database: body.database === undefined ? '' : body.database,
       collaboration_id: collaborationId,
-      init_org_id: initiatorId,
-    });
-
+      run_id: parent ? parent.run_id : null,
+      parent_id: parent?.id ?? null,
+      initiator_id: initiatorId,
+      init_user_id: parent ? parent.init_user_id : caller.id,
+    },
     // 10. One result per receiving organization, holding that organization's input.
-    const assignedAt = nowStored();
-    await trx
-      .insertInto('result')
-      .values(
-        receivers.map((o) => ({
-          task_id: task.id,
-          organization_id: o.id,
-          input: typeof o.input === 'string' ? o.input : JSON.stringify(o.input),
-          assigned_at: assignedAt,
-          status: 'pending',
-        })),
-      )
-      .execute();
-    return task.id;
-  });
+    receivers.map((o) => ({
+      organization_id: o.id,
+      input: typeof o.input === 'string' ? o.input : JSON.stringify(o.input),
+    })),
+    // 8. `task_created`, before the results are created (node-protocol.md §5.4).
+    (task) =>
+      ctx.events.emit(collaborationRoom(collaborationId), 'task_created', {
+        task_id: task.id,
+        run_id: task.run_id,
+        collaboration_id: collaborationId,
+        init_org_id: initiatorId,
+      }),
+  );
 
   // 11. Tell the collaboration's nodes.
   ctx.events.emit(collaborationRoom(collaborationId), 'new_task', taskId);
@@ -247,17 +213,7 @@ export async function createTask(ctx: AppContext, caller: Caller, body: CreateTa
  * researcher should know why nothing happens yet (docs/first-hour-researcher.md).
  */
 export async function offlineNodeHint(ctx: AppContext, taskId: number): Promise<string | undefined> {
-  const rows = await ctx.dbh.db
-    .selectFrom('result')
-    .innerJoin('task', 'task.id', 'result.task_id')
-    .innerJoin('node', (join) =>
-      join
-        .onRef('node.organization_id', '=', 'result.organization_id')
-        .onRef('node.collaboration_id', '=', 'task.collaboration_id'),
-    )
-    .select(['result.organization_id as organization_id', 'node.status as status'])
-    .where('result.task_id', '=', taskId)
-    .execute();
+  const rows = await receiverNodeStatuses(ctx.dbh.db, taskId);
   const online = new Set(rows.filter((r) => r.status === 'online').map((r) => r.organization_id));
   const offline = [...new Set(rows.map((r) => r.organization_id))].filter((id) => !online.has(id));
   if (offline.length === 0) return undefined;

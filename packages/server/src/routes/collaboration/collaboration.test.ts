@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type ApiResponse, type TestApp } from '../test-support/harness.js';
-import { expectSecondPage } from '../test-support/pagination-checks.js';
+import { startTestApp, type ApiResponse, type TestApp } from '../../test-support/harness.js';
+import { expectSecondPage } from '../../test-support/pagination-checks.js';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../context.js';
-import type { Caller } from '../auth/caller.js';
-import { can } from '../auth/caller.js';
-import { callerCollaborations } from '../auth/scope.js';
-import { forbidden, notFound } from '../errors.js';
-import { PaginationQuery, includes, paginate } from '../http/pagination.js';
-import { IdParams, MessageSchema, Paginated, errorResponses } from '../serializers/common.js';
+import type { AppContext } from '../../context.js';
+import type { Caller } from '../../auth/caller.js';
+import { can } from '../../auth/caller.js';
+import { callerCollaborations } from '../../auth/scope.js';
+import { forbidden, notFound } from '../../errors.js';
+import { PaginationQuery, includes, paginate } from '../../http/pagination.js';
+import { IdParams, MessageSchema, Paginated, errorResponses } from '../../serializers/common.js';
 import {
   TaskResultSchema,
   TaskSchema,
@@ -15,17 +15,18 @@ import {
   loadTasks,
   type TaskOut,
   type TaskWithResultsOut,
-} from '../serializers/task.js';
+} from '../../serializers/task.js';
 import {
   deleteTask,
   findTask,
   hasTaskFinished,
   killTask,
+  runIdsOfTask,
   taskCollaborations,
-  taskStatusIs,
-} from '../repositories/task.js';
-import { loadTasksWithVisibleResults, tasksWithVisibleResults } from '../repositories/result.js';
-import { CreateTaskBody, createTask, offlineNodeHint } from './task/create.js';
+  taskIds,
+} from '../../repositories/task/index.js';
+import { loadTasksWithVisibleResults, tasksWithVisibleResults } from '../../repositories/result.js';
+import { CreateTaskBody, createTask, offlineNodeHint } from './create.js';
 
 const TaskItem = Type.Union([TaskWithResultsSchema, TaskSchema]);
 /** The answer to POST /task: the task, and a `warning` when receiving nodes are offline (the task still queues). */
@@ -92,32 +93,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const caller = request.caller as Caller;
       const q = request.query;
       const scope = await taskCollaborations(db(), caller);
-      let ids = db().selectFrom('task').select('task.id').orderBy('task.id', 'desc');
-      if (scope !== null) ids = ids.where('task.collaboration_id', 'in', scope.length ? scope : [-1]);
-      for (const key of [
-        'initiator_id',
-        'init_user_id',
-        'collaboration_id',
-        'parent_id',
-        'run_id',
-      ] as const) {
-        const value = q[key];
-        if (value !== undefined) ids = ids.where(`task.${key}`, '=', value);
-      }
-      for (const key of ['name', 'image', 'description', 'database'] as const) {
-        const value = q[key];
-        if (value !== undefined) ids = ids.where(`task.${key}`, 'like', value);
-      }
-      if (q.result_id !== undefined) {
-        const resultId = q.result_id;
-        ids = ids.where('task.id', 'in', (eb) =>
-          eb.selectFrom('result').select('result.task_id').where('result.id', '=', resultId),
-        );
-      }
-      if (q.status !== undefined) {
-        const status = q.status;
-        ids = ids.where((eb) => taskStatusIs(eb, status));
-      }
+      const ids = taskIds(db(), scope, q);
       const load = wantsResults(q)
         ? (page: number[]) => loadTasksWithVisibleResults(ctx, caller, page)
         : (page: number[]) => loadTasks(ctx, page);
@@ -223,12 +199,9 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
           `You cannot view the results of task ${task.id}: only organizations that were members of its collaboration when it was posted can.`,
         );
       }
-      const ids = db()
-        .selectFrom('result')
-        .select('result.id')
-        .where('result.task_id', '=', task.id)
-        .orderBy('result.id');
-      return paginate(db(), request, reply, ids, (page) => loadTaskResults(ctx, page));
+      return paginate(db(), request, reply, runIdsOfTask(db(), task.id), (page) =>
+        loadTaskResults(ctx, page),
+      );
     },
   );
 };

@@ -1,22 +1,22 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { can } from '../auth/caller.js';
-import { ApiError, forbidden, notFound } from '../errors.js';
-import { paginate, PaginationQuery } from '../http/pagination.js';
-import { errorResponses, IdParams, MessageSchema, Paginated } from '../serializers/common.js';
+import { can } from '../../auth/caller.js';
+import { ApiError, forbidden, notFound } from '../../errors.js';
+import { paginate, PaginationQuery } from '../../http/pagination.js';
+import { errorResponses, IdParams, MessageSchema, Paginated } from '../../serializers/common.js';
 import {
   CollaborationSchema,
   loadCollaborations,
   type CollaborationOut,
-} from '../serializers/collaboration.js';
-import type { AppContext } from '../context.js';
-import { existingOrganizationIds } from '../repositories/organization.js';
+} from '../../serializers/collaboration.js';
+import type { AppContext } from '../../context.js';
+import { existingOrganizationIds } from '../../repositories/organization.js';
 import {
   collaborationIdByName,
   createCollaboration,
   deleteCollaboration,
   updateCollaboration,
-} from '../repositories/collaboration.js';
+} from '../../repositories/collaboration.js';
 import {
   assertMayViewCollaboration,
   callerOf,
@@ -24,9 +24,9 @@ import {
   collaborationOr404,
   listCollaborationTasks,
   TaskItem,
-} from './collaboration/shared.js';
-import { collaborationMemberRoutes } from './collaboration/members.js';
-import { collaborationNodeRoutes } from './collaboration/nodes.js';
+} from './shared.js';
+import { collaborationMemberRoutes } from './members.js';
+import { collaborationNodeRoutes } from './nodes.js';
 
 async function collaborationOut(ctx: AppContext, id: number): Promise<CollaborationOut> {
   const [collaboration] = await loadCollaborations(ctx, [id]);

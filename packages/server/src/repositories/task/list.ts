@@ -1,0 +1,53 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { IdQuery } from '../listing.js';
+import { taskStatusIs } from './status-filter.js';
+
+/** The filters of `GET /task`; text fields are SQL LIKE patterns. */
+export interface TaskFilter {
+  initiator_id?: number | undefined;
+  init_user_id?: number | undefined;
+  collaboration_id?: number | undefined;
+  parent_id?: number | undefined;
+  run_id?: number | undefined;
+  result_id?: number | undefined;
+  name?: string | undefined;
+  image?: string | undefined;
+  description?: string | undefined;
+  database?: string | undefined;
+  status?: string | undefined;
+}
+
+/** The ids of the tasks matching `filter` in the collaborations `scope` (all when null), newest first. */
+export function taskIds(db: Kysely<Database>, scope: number[] | null, filter: TaskFilter): IdQuery {
+  let ids = db.selectFrom('task').select('task.id').orderBy('task.id', 'desc');
+  if (scope !== null) ids = ids.where('task.collaboration_id', 'in', scope.length ? scope : [-1]);
+  for (const key of ['initiator_id', 'init_user_id', 'collaboration_id', 'parent_id', 'run_id'] as const) {
+    const value = filter[key];
+    if (value !== undefined) ids = ids.where(`task.${key}`, '=', value);
+  }
+  for (const key of ['name', 'image', 'description', 'database'] as const) {
+    const value = filter[key];
+    if (value !== undefined) ids = ids.where(`task.${key}`, 'like', value);
+  }
+  if (filter.result_id !== undefined) {
+    const resultId = filter.result_id;
+    ids = ids.where('task.id', 'in', (eb) =>
+      eb.selectFrom('result').select('result.task_id').where('result.id', '=', resultId),
+    );
+  }
+  if (filter.status !== undefined) {
+    const status = filter.status;
+    ids = ids.where((eb) => taskStatusIs(eb, status));
+  }
+  return ids;
+}
+
+/** The ids of a task's runs, ascending. */
+export function runIdsOfTask(db: Kysely<Database>, taskId: number): IdQuery {
+  return db
+    .selectFrom('result')
+    .select('result.id')
+    .where('result.task_id', '=', taskId)
+    .orderBy('result.id');
+}

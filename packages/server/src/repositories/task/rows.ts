@@ -1,0 +1,55 @@
+import type { Kysely } from 'kysely';
+import type { Database, Task } from '../../db/schema.js';
+import type { Caller } from '../../auth/caller.js';
+import { callerCollaborations } from '../../auth/scope.js';
+import { isFailedStatus } from '../../serializers/task.js';
+
+/** Data access for tasks: single rows, run ids, completion and who may see them. */
+
+export const collaborationRoom = (collaborationId: number): string => `collaboration_${collaborationId}`;
+
+export async function findTask(db: Kysely<Database>, id: number): Promise<Task | undefined> {
+  return db.selectFrom('task').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The run id of a new top-level task: one more than the largest so far (1 for the first). */
+export async function nextRunId(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('task')
+    .select((eb) => eb.fn.max('run_id').as('m'))
+    .executeTakeFirst();
+  return Number(row?.m ?? 0) + 1;
+}
+
+/** A task is complete when every result has `finished_at` (also when it has no results), as its `complete` field. */
+export async function isTaskComplete(db: Kysely<Database>, taskId: number): Promise<boolean> {
+  const open = await db
+    .selectFrom('result')
+    .select('id')
+    .where('task_id', '=', taskId)
+    .where('finished_at', 'is', null)
+    .executeTakeFirst();
+  return open === undefined;
+}
+
+/**
+ * A task has finished when every run has: finished, completed, or stopped with a failure status (so also a task
+ * without runs). Only an unfinished task has anything to kill.
+ */
+export async function hasTaskFinished(db: Kysely<Database>, taskId: number): Promise<boolean> {
+  const runs = await db
+    .selectFrom('result')
+    .select(['status', 'finished_at'])
+    .where('task_id', '=', taskId)
+    .execute();
+  return runs.every((r) => r.finished_at !== null || r.status === 'completed' || isFailedStatus(r.status));
+}
+
+/**
+ * The collaborations whose tasks a caller may see: `null` for all (`task.v_glo`), else those of the caller's
+ * organization (a node or container: its own collaboration).
+ */
+export async function taskCollaborations(db: Kysely<Database>, caller: Caller): Promise<number[] | null> {
+  if (caller.rules.has('task.v_glo')) return null;
+  return callerCollaborations(db, caller);
+}

@@ -1,0 +1,45 @@
+import type { ExpressionBuilder } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { OPEN_STATUSES } from '../../serializers/task.js';
+
+/**
+ * A condition on `task` that holds when the task's aggregate status (serializers/task.ts `taskStatus`) equals
+ * `status`, written in SQL so the status filter works with pagination.
+ */
+export function taskStatusIs(eb: ExpressionBuilder<Database, 'task'>, status: string) {
+  const results = () =>
+    eb.selectFrom('result').select('result.id').whereRef('result.task_id', '=', 'task.id');
+  const open = [...OPEN_STATUSES];
+  const any = results();
+  const anyKnown = results().where('result.status', 'is not', null);
+  const anyFailed = results()
+    .where('result.status', 'is not', null)
+    .where('result.status', 'not in', [...open, 'completed']);
+  const anyOf = (s: string) => results().where('result.status', '=', s);
+  const notFailed = eb.not(eb.exists(anyFailed));
+  switch (status) {
+    case 'unknown':
+      return eb.and([eb.exists(any), eb.not(eb.exists(anyKnown))]);
+    case 'failed':
+      return eb.exists(anyFailed);
+    case 'active':
+      return eb.and([notFailed, eb.exists(anyOf('active'))]);
+    case 'initializing':
+      return eb.and([notFailed, eb.not(eb.exists(anyOf('active'))), eb.exists(anyOf('initializing'))]);
+    case 'pending':
+      return eb.and([
+        notFailed,
+        ...['active', 'initializing'].map((s) => eb.not(eb.exists(anyOf(s)))),
+        eb.exists(anyOf('pending')),
+      ]);
+    case 'completed':
+      return eb.and([
+        notFailed,
+        ...open.map((s) => eb.not(eb.exists(anyOf(s)))),
+        eb.or([eb.not(eb.exists(any)), eb.exists(anyKnown)]),
+      ]);
+    default:
+      // No task has another status; ids are positive, so this matches nothing on every dialect.
+      return eb('task.id', '<', 0);
+  }
+}
