@@ -4,3 +4,4 @@ export * from './socket-events.js';
 export * from './image-reference.js';
 export * from './ipv4-subnet.js';
 export * from './audit/index.js';
+export * from './wire/index.js';

@@ -35,7 +35,8 @@ export interface EncryptionSetupInput {
 export async function setUpEncryption(input: EncryptionSetupInput): Promise<Cryptor> {
   const { rest, log } = input;
   const collab = await rest.get<WireCollaboration>(`/collaboration/${input.collaborationId}`);
-  const encrypted = collab.encrypted === true || collab.encrypted === 1;
+  // The server answers a boolean; 1 is still read as true, as before the wire types were shared.
+  const encrypted = collab.encrypted === true || (collab.encrypted as unknown) === 1;
   if (encrypted !== input.enabled) {
     throw new StartupError(
       `the collaboration '${collab.name}' (id ${collab.id}) is ${encrypted ? 'encrypted' : 'not encrypted'}, but ${input.configFile} ` +

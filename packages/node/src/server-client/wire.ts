@@ -1,70 +1,18 @@
-/** The parts of the server's JSON the node reads (api.md §2). */
+/**
+ * The parts of the server's JSON the node reads (api.md §2): the shapes the server serializes with, from
+ * `@federa/common`. The node still reads every answer as untrusted (task-check.ts).
+ */
+import type { Collaboration, Node, Organization, Result, ResultWithTask, Task } from '@federa/common';
 
-export interface Ref {
-  readonly id: number;
-  readonly link?: string;
-}
+export { listOf, refId } from '@federa/common';
 
-export interface WireTask {
-  readonly id: number;
-  readonly name?: string;
-  readonly image: string;
-  readonly database?: string | null;
-  readonly run_id: number;
-  readonly initiator: number;
-  readonly init_user?: number | null;
-  readonly parent?: Ref | null;
-  readonly collaboration?: Ref | null;
-  readonly complete?: boolean;
-}
-
+export type WireTask = Task;
 /** A result in "result with task" form (`include=task`). */
-export interface WireResultWithTask {
-  readonly id: number;
-  readonly input: string | null;
-  readonly result?: string | null;
-  readonly started_at?: string | null;
-  readonly finished_at?: string | null;
-  readonly status?: string | null;
-  readonly task: WireTask;
-}
-
-export interface WireResult {
-  readonly id: number;
-  readonly finished_at?: string | null;
-  readonly status?: string | null;
-  readonly task: Ref | number;
-}
-
-export interface WireNode {
-  readonly id: number;
-  readonly name: string | null;
-  readonly organization: Ref;
-  readonly collaboration: Ref | null;
-}
-
-export interface WireOrganization {
-  readonly id: number;
-  readonly name: string | null;
-  readonly public_key: string | null;
-}
-
-export interface WireCollaboration {
-  readonly id: number;
-  readonly name: string;
-  readonly encrypted: boolean | number;
-}
-
-/** A list endpoint answers a bare array, or `{data: [...]}` with include=metadata. */
-export const listOf = <T>(body: unknown): T[] =>
-  Array.isArray(body)
-    ? (body as T[])
-    : body && typeof body === 'object' && Array.isArray((body as { data?: unknown }).data)
-      ? (body as { data: T[] }).data
-      : [];
-
-export const refId = (r: Ref | number | null | undefined): number | undefined =>
-  typeof r === 'number' ? r : r?.id;
+export type WireResultWithTask = ResultWithTask;
+export type WireResult = Result;
+export type WireNode = Node;
+export type WireOrganization = Organization;
+export type WireCollaboration = Collaboration;
 
 /** Node-local wall-clock time as 3.x nodes send it: `YYYY-MM-DDTHH:MM:SS.ffffff`. */
 export function localTimestamp(date = new Date()): string {

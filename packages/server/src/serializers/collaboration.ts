@@ -1,21 +1,10 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Collaboration } from '@federa/common';
 import type { AppContext } from '../context.js';
 import { groupIds } from '../http/references.js';
 import { inOrder } from '../http/pagination.js';
-import { ReferenceList } from './common.js';
 
-export const CollaborationSchema = Type.Object(
-  {
-    id: Type.Integer(),
-    name: Type.String(),
-    encrypted: Type.Boolean(),
-    organizations: ReferenceList,
-    nodes: ReferenceList,
-    tasks: ReferenceList,
-  },
-  { $id: 'Collaboration' },
-);
-export type CollaborationOut = Static<typeof CollaborationSchema>;
+export { CollaborationSchema } from '@federa/common';
+export type CollaborationOut = Collaboration;
 
 export async function loadCollaborations(ctx: AppContext, ids: number[]): Promise<CollaborationOut[]> {
   if (ids.length === 0) return [];

@@ -1,31 +1,16 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { ErrorSchema } from '@federa/common';
 import { withoutIds } from './schema-utils.js';
 
-/** `{id, link, methods}` (api.md §1.8). */
-export const ReferenceSchema = Type.Object({
-  id: Type.Integer(),
-  link: Type.String(),
-  methods: Type.Array(Type.String()),
-});
-/**
- * A value or null, written with OpenAPI 3.0's `nullable` rather than a union: the response serializer then
- * writes it directly instead of validating each value against the union's branches (much faster for the long
- * reference lists of organizations and collaborations).
- */
-export const Nullable = <T extends TSchema>(t: T) => Type.Unsafe<Static<T> | null>({ ...t, nullable: true });
-export const NullableReference = Nullable(ReferenceSchema);
-/** To-many references: null when empty. */
-export const ReferenceList = Nullable(Type.Array(ReferenceSchema));
-export const DateTime = Nullable(Type.String({ description: 'ISO-8601 with +00:00' }));
-
-/** `{"msg": "..."}` answers. */
-export const MessageSchema = Type.Object({ msg: Type.String() });
-
-/** Error body: `msg` always; `code` from the error table; `message` names fields on validation errors. */
-export const ErrorSchema = Type.Object(
-  { msg: Type.String(), code: Type.Optional(Type.String()), message: Type.Optional(Type.Unknown()) },
-  { description: 'Error' },
-);
+export {
+  DateTime,
+  ErrorSchema,
+  MessageSchema,
+  Nullable,
+  NullableReference,
+  ReferenceList,
+  ReferenceSchema,
+} from '@federa/common';
 
 /** Standard error answers, added to every route's response schema. */
 export const errorResponses = {

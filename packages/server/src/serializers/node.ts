@@ -1,45 +1,11 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Node, NodeSimple } from '@federa/common';
 import type { AppContext } from '../context.js';
 import { toApiTime } from '../http/datetime.js';
 import { inOrder } from '../http/pagination.js';
-import { DateTime, Nullable, NullableReference, ReferenceSchema } from './common.js';
 
-export const NodeSchema = Type.Object(
-  {
-    id: Type.Integer(),
-    type: Type.Literal('node'),
-    name: Nullable(Type.String()),
-    ip: Nullable(Type.String()),
-    status: Nullable(Type.String()),
-    last_seen: DateTime,
-    organization: ReferenceSchema,
-    collaboration: NullableReference,
-    config: Type.Array(Type.Object({ key: Type.String(), value: Type.String() })),
-  },
-  { $id: 'Node' },
-);
-export type NodeOut = Static<typeof NodeSchema>;
-
-/** The simple form of `/collaboration/{id}/node` (api.md §2.3). */
-export const NodeSimpleSchema = Type.Object(
-  {
-    id: Type.Integer(),
-    name: Nullable(Type.String()),
-    ip: Nullable(Type.String()),
-    status: Nullable(Type.String()),
-    last_seen: DateTime,
-    organization: ReferenceSchema,
-    config: Type.Array(Type.Integer()),
-  },
-  { $id: 'NodeSimple' },
-);
-export type NodeSimpleOut = Static<typeof NodeSimpleSchema>;
-
-/** `POST /node` answer: the node plus its API key, shown this once. */
-export const NodeWithKeySchema = Type.Intersect([
-  Type.Omit(NodeSchema, []),
-  Type.Object({ api_key: Type.String() }),
-]);
+export { NodeSchema, NodeSimpleSchema, NodeWithKeySchema } from '@federa/common';
+export type NodeOut = Node;
+export type NodeSimpleOut = NodeSimple;
 
 export async function loadNodes(ctx: AppContext, ids: number[]): Promise<NodeOut[]> {
   if (ids.length === 0) return [];

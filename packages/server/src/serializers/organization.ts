@@ -1,29 +1,11 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Organization } from '@federa/common';
 import type { AppContext } from '../context.js';
 import { idList, parseIdList } from '../db/id-list.js';
 import { prepared } from '../db/prepared.js';
 import { inOrder } from '../http/pagination.js';
-import { Nullable, ReferenceList } from './common.js';
 
-export const OrganizationSchema = Type.Object(
-  {
-    id: Type.Integer(),
-    name: Nullable(Type.String()),
-    domain: Nullable(Type.String()),
-    address1: Nullable(Type.String()),
-    address2: Nullable(Type.String()),
-    zipcode: Nullable(Type.String()),
-    country: Nullable(Type.String()),
-    public_key: Type.String({ description: 'base64 of the PEM public key; "" when none' }),
-    collaborations: ReferenceList,
-    nodes: ReferenceList,
-    users: ReferenceList,
-    results: ReferenceList,
-    roles: Type.Array(Type.Integer()),
-  },
-  { $id: 'Organization' },
-);
-export type OrganizationOut = Static<typeof OrganizationSchema>;
+export { OrganizationSchema } from '@federa/common';
+export type OrganizationOut = Organization;
 
 /** Organization rows with the id lists of their relations, in one query. */
 const organizationsWithRelations = prepared((db, ids: readonly number[]) =>

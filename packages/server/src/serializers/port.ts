@@ -1,13 +1,9 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Port } from '@federa/common';
 import type { AppContext } from '../context.js';
 import { inOrder } from '../http/pagination.js';
-import { Nullable } from './common.js';
 
-export const PortSchema = Type.Object(
-  { id: Type.Integer(), port: Type.Integer(), label: Nullable(Type.String()), result: Type.Integer() },
-  { $id: 'Port' },
-);
-export type PortOut = Static<typeof PortSchema>;
+export { PortSchema } from '@federa/common';
+export type PortOut = Port;
 
 export async function loadPorts(ctx: AppContext, ids: number[]): Promise<PortOut[]> {
   if (ids.length === 0) return [];

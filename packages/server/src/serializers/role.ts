@@ -1,21 +1,10 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Role } from '@federa/common';
 import type { AppContext } from '../context.js';
 import { groupIds } from '../http/references.js';
 import { inOrder } from '../http/pagination.js';
-import { Nullable, NullableReference, ReferenceList } from './common.js';
 
-export const RoleSchema = Type.Object(
-  {
-    id: Type.Integer(),
-    name: Type.String(),
-    description: Nullable(Type.String()),
-    organization: NullableReference,
-    rules: ReferenceList,
-    users: ReferenceList,
-  },
-  { $id: 'Role' },
-);
-export type RoleOut = Static<typeof RoleSchema>;
+export { RoleSchema } from '@federa/common';
+export type RoleOut = Role;
 
 export async function loadRoles(ctx: AppContext, ids: number[]): Promise<RoleOut[]> {
   if (ids.length === 0) return [];

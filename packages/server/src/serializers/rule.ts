@@ -1,21 +1,10 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Rule } from '@federa/common';
 import type { AppContext } from '../context.js';
 import { groupIds } from '../http/references.js';
 import { inOrder } from '../http/pagination.js';
-import { Nullable, ReferenceList } from './common.js';
 
-export const RuleSchema = Type.Object(
-  {
-    id: Type.Integer(),
-    name: Type.String(),
-    operation: Type.String({ description: 'VIEW, EDIT, CREATE or DELETE' }),
-    scope: Type.String({ description: 'OWN, ORGANIZATION, COLLABORATION or GLOBAL' }),
-    description: Nullable(Type.String()),
-    users: ReferenceList,
-  },
-  { $id: 'Rule' },
-);
-export type RuleOut = Static<typeof RuleSchema>;
+export { RuleSchema } from '@federa/common';
+export type RuleOut = Rule;
 
 export async function loadRules(ctx: AppContext, ids: number[]): Promise<RuleOut[]> {
   if (ids.length === 0) return [];

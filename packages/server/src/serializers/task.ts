@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Result, ResultWithTask, Task, TaskResult, TaskWithResults } from '@federa/common';
 import type { AppContext } from '../context.js';
 import { toApiTime } from '../http/datetime.js';
 import { parseIdList } from '../db/id-list.js';
@@ -10,7 +10,6 @@ import {
   resultsByTaskAndStatus,
   tasksWithChildren,
 } from '../repositories/task/load.js';
-import { DateTime, Nullable, NullableReference, ReferenceList, ReferenceSchema } from './common.js';
 
 /**
  * Tasks and results are shown in several linked forms (api.md §2.7, §2.8), so both live in this file:
@@ -31,74 +30,19 @@ export function taskStatus(statuses: (string | null)[]): string {
   return 'completed';
 }
 
-const PortItem = Type.Object({ id: Type.Integer(), port: Type.Integer(), label: Nullable(Type.String()) });
-const EmbeddedNode = Type.Object({
-  id: Type.Optional(Type.Integer()),
-  name: Type.Optional(Nullable(Type.String())),
-  ip: Type.Optional(Nullable(Type.String())),
-  status: Type.Optional(Nullable(Type.String())),
-});
-
-const resultFields = {
-  id: Type.Integer(),
-  input: Nullable(Type.String()),
-  result: Nullable(Type.String()),
-  log: Nullable(Type.String()),
-  assigned_at: DateTime,
-  started_at: DateTime,
-  finished_at: DateTime,
-  status: Nullable(Type.String()),
-  node: EmbeddedNode,
-  ports: Type.Array(PortItem),
-};
-
-/** Result in the task-result form: `task` and `organization` as plain ids. */
-export const TaskResultSchema = Type.Object(
-  { ...resultFields, task: Type.Integer(), organization: Type.Integer() },
-  { $id: 'TaskResult' },
-);
-const EmbeddedTaskResult = Type.Object({ ...resultFields, organization: Type.Integer() });
-
-const taskFields = {
-  id: Type.Integer(),
-  name: Type.String(),
-  description: Type.String(),
-  image: Type.String(),
-  database: Nullable(Type.String()),
-  run_id: Type.Integer(),
-  initiator: Type.Integer({ description: 'id of the initiating organization' }),
-  init_org: Type.Integer({ description: 'same as initiator (read by vantage6 3.5.0 nodes)' }),
-  init_user: Nullable(Type.Integer()),
-  collaboration: NullableReference,
-  parent: NullableReference,
-  children: ReferenceList,
-  complete: Type.Boolean(),
-  status: Type.String(),
-  finished_at: DateTime,
-  created_at: DateTime,
-};
-
-export const TaskSchema = Type.Object({ ...taskFields, results: ReferenceList }, { $id: 'Task' });
-export const TaskWithResultsSchema = Type.Object(
-  { ...taskFields, results: Type.Array(EmbeddedTaskResult) },
-  { $id: 'TaskWithResults' },
-);
-const TaskNoResults = Type.Object(taskFields);
-
-export const ResultSchema = Type.Object(
-  { ...resultFields, task: ReferenceSchema, organization: ReferenceSchema },
-  { $id: 'Result' },
-);
-export const ResultWithTaskSchema = Type.Object(
-  { ...resultFields, task: TaskNoResults, organization: ReferenceSchema },
-  { $id: 'ResultWithTask' },
-);
-
-export type TaskOut = Static<typeof TaskSchema>;
-export type TaskWithResultsOut = Static<typeof TaskWithResultsSchema>;
-export type ResultOut = Static<typeof ResultSchema>;
-export type ResultWithTaskOut = Static<typeof ResultWithTaskSchema>;
-export type TaskResultOut = Static<typeof TaskResultSchema>;
+export {
+  CreatedTaskSchema,
+  ResultSchema,
+  ResultWithTaskSchema,
+  TaskResultSchema,
+  TaskSchema,
+  TaskWithResultsSchema,
+} from '@federa/common';
+export type TaskOut = Task;
+export type TaskWithResultsOut = TaskWithResults;
+export type ResultOut = Result;
+export type ResultWithTaskOut = ResultWithTask;
+export type TaskResultOut = TaskResult;
 
 type ResultCore = Omit<TaskResultOut, 'task' | 'organization'> & { task_id: number; organization_id: number };
 

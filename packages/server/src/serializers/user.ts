@@ -1,30 +1,11 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { User } from '@federa/common';
 import type { AppContext } from '../context.js';
 import { toApiTime } from '../http/datetime.js';
 import { groupIds } from '../http/references.js';
 import { inOrder } from '../http/pagination.js';
-import { DateTime, Nullable, ReferenceList, ReferenceSchema } from './common.js';
 
-/** A user as the API shows it: never the password hash, the failed-login counter or any 2FA secret. */
-export const UserSchema = Type.Object(
-  {
-    id: Type.Integer(),
-    type: Type.Literal('user'),
-    username: Type.String(),
-    firstname: Nullable(Type.String()),
-    lastname: Nullable(Type.String()),
-    email: Nullable(Type.String()),
-    ip: Type.Null(),
-    status: Nullable(Type.String()),
-    last_seen: DateTime,
-    organization: ReferenceSchema,
-    roles: ReferenceList,
-    rules: ReferenceList,
-    created_tasks: Type.Array(Type.Integer()),
-  },
-  { $id: 'User' },
-);
-export type UserOut = Static<typeof UserSchema>;
+export { UserSchema } from '@federa/common';
+export type UserOut = User;
 
 export async function loadUsers(ctx: AppContext, ids: number[]): Promise<UserOut[]> {
   if (ids.length === 0) return [];

@@ -71,7 +71,7 @@ export function TaskPage({ id }: { id: number }) {
   const [keyName, setKeyName] = useState(keyState.fileName);
   const task = useAsync(() => client.task.get(id), [id, version]);
   const results = useAsync(() => client.task.results(id), [id, version, keyName]);
-  const collabId = task.data?.collaboration.id;
+  const collabId = task.data?.collaboration?.id;
   const orgs = useAsync<Organization[]>(
     () => (collabId ? client.collaboration.organizations(collabId) : Promise.resolve([])),
     [collabId],
@@ -182,7 +182,11 @@ export function TaskPage({ id }: { id: number }) {
         <dd className="mono">{t.image}</dd>
         <dt>Collaboration</dt>
         <dd>
-          <Link to={`/collaboration/${t.collaboration.id}`}>#{t.collaboration.id}</Link>
+          {t.collaboration ? (
+            <Link to={`/collaboration/${t.collaboration.id}`}>#{t.collaboration.id}</Link>
+          ) : (
+            '—'
+          )}
         </dd>
         <dt>Database</dt>
         <dd>{t.database ?? 'default'}</dd>

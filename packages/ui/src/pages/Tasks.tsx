@@ -172,7 +172,7 @@ interface Draft {
 async function draftFrom(taskId: number): Promise<Partial<Draft>> {
   const task = await client.task.get(taskId);
   const draft: Partial<Draft> = {
-    collaboration: task.collaboration.id,
+    collaboration: task.collaboration?.id,
     image: task.image,
     database: task.database ?? 'default',
     name: task.name,

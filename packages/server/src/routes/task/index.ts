@@ -8,6 +8,7 @@ import { forbidden, notFound } from '../../errors.js';
 import { PaginationQuery, includes, paginate } from '../../http/pagination.js';
 import { IdParams, MessageSchema, Paginated, errorResponses } from '../../serializers/common.js';
 import {
+  CreatedTaskSchema,
   TaskResultSchema,
   TaskSchema,
   TaskWithResultsSchema,
@@ -29,11 +30,6 @@ import { loadTasksWithVisibleResults, tasksWithVisibleResults } from '../../repo
 import { CreateTaskBody, createTask, offlineNodeHint } from './create.js';
 
 const TaskItem = Type.Union([TaskWithResultsSchema, TaskSchema]);
-/** The answer to POST /task: the task, and a `warning` when receiving nodes are offline (the task still queues). */
-const CreatedTaskSchema = Type.Composite([
-  Type.Omit(TaskSchema, []),
-  Type.Object({ warning: Type.Optional(Type.String()) }),
-]);
 
 const TaskListQuery = Type.Object({
   ...PaginationQuery,

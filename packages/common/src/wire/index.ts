@@ -1,0 +1,13 @@
+// The API's response shapes, declared once: the server serializes with these schemas, the clients and the node
+// read the `Static<>` types.
+export * from './fields.js';
+export * from './message.js';
+export * from './list.js';
+export * from './organization.js';
+export * from './collaboration.js';
+export * from './node.js';
+export * from './user.js';
+export * from './role.js';
+export * from './rule.js';
+export * from './port.js';
+export * from './task.js';

@@ -1,0 +1,85 @@
+/**
+ * Tasks and results are shown in several linked forms (api.md §2.7, §2.8), so both live in this file:
+ * task; task with results; result; result with task; task-result (ids instead of references).
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { DateTime, Nullable, NullableReference, ReferenceList, ReferenceSchema } from './fields.js';
+
+const PortItem = Type.Object({ id: Type.Integer(), port: Type.Integer(), label: Nullable(Type.String()) });
+const EmbeddedNode = Type.Object({
+  id: Type.Optional(Type.Integer()),
+  name: Type.Optional(Nullable(Type.String())),
+  ip: Type.Optional(Nullable(Type.String())),
+  status: Type.Optional(Nullable(Type.String())),
+});
+
+/**
+ * One organization's run of a task. `input` is encrypted for that organization (base64 in an unencrypted
+ * collaboration); `result` is encrypted for the task's initiator, `null` until the run finished.
+ */
+const resultFields = {
+  id: Type.Integer(),
+  input: Nullable(Type.String()),
+  result: Nullable(Type.String()),
+  log: Nullable(Type.String()),
+  assigned_at: DateTime,
+  started_at: DateTime,
+  finished_at: DateTime,
+  status: Nullable(Type.String()),
+  node: EmbeddedNode,
+  ports: Type.Array(PortItem),
+};
+
+/** Result in the task-result form: `task` and `organization` as plain ids. */
+export const TaskResultSchema = Type.Object(
+  { ...resultFields, task: Type.Integer(), organization: Type.Integer() },
+  { $id: 'TaskResult' },
+);
+const EmbeddedTaskResult = Type.Object({ ...resultFields, organization: Type.Integer() });
+
+const taskFields = {
+  id: Type.Integer(),
+  name: Type.String(),
+  description: Type.String(),
+  image: Type.String(),
+  database: Nullable(Type.String()),
+  run_id: Type.Integer(),
+  initiator: Type.Integer({ description: 'id of the initiating organization' }),
+  init_org: Type.Integer({ description: 'same as initiator (read by vantage6 3.5.0 nodes)' }),
+  init_user: Nullable(Type.Integer()),
+  collaboration: NullableReference,
+  parent: NullableReference,
+  children: ReferenceList,
+  complete: Type.Boolean(),
+  status: Type.String(),
+  finished_at: DateTime,
+  created_at: DateTime,
+};
+
+export const TaskSchema = Type.Object({ ...taskFields, results: ReferenceList }, { $id: 'Task' });
+export const TaskWithResultsSchema = Type.Object(
+  { ...taskFields, results: Type.Array(EmbeddedTaskResult) },
+  { $id: 'TaskWithResults' },
+);
+const TaskNoResults = Type.Object(taskFields);
+/** The answer to `POST /task`: the task, and a `warning` when receiving nodes are offline (the task still queues). */
+export const CreatedTaskSchema = Type.Composite([
+  Type.Omit(TaskSchema, []),
+  Type.Object({ warning: Type.Optional(Type.String()) }),
+]);
+
+export const ResultSchema = Type.Object(
+  { ...resultFields, task: ReferenceSchema, organization: ReferenceSchema },
+  { $id: 'Result' },
+);
+export const ResultWithTaskSchema = Type.Object(
+  { ...resultFields, task: TaskNoResults, organization: ReferenceSchema },
+  { $id: 'ResultWithTask' },
+);
+
+export type Task = Static<typeof TaskSchema>;
+export type TaskWithResults = Static<typeof TaskWithResultsSchema>;
+export type CreatedTask = Static<typeof CreatedTaskSchema>;
+export type Result = Static<typeof ResultSchema>;
+export type ResultWithTask = Static<typeof ResultWithTaskSchema>;
+export type TaskResult = Static<typeof TaskResultSchema>;
