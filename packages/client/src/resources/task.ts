@@ -2,7 +2,7 @@ import { EncryptionError, encodeBase64 } from '@federa/common';
 
 import { FederaClientError } from '../errors.js';
 import { serializePayload, type Payload } from '../payload.js';
-import type { Collaboration, DecryptedResult, Organization, Page, Task } from '../types.js';
+import type { Collaboration, CreatedTask, DecryptedResult, Organization, Page, Task } from '../types.js';
 import { ResourceGroup, type ListOptions } from './base.js';
 import type { ResultResource } from './result.js';
 
@@ -82,7 +82,7 @@ export class TaskResource extends ResourceGroup {
    * @throws EncryptionError when an organization has no usable public key; FederaClientError when the
    *   collaboration is encrypted and no private key was given to `setupEncryption`.
    */
-  async create(task: NewTask): Promise<Task> {
+  async create(task: NewTask): Promise<CreatedTask> {
     if (task.organizations.length === 0) throw new RangeError('a task needs at least one organization');
     const collaboration = await this.getJson<Collaboration>(`/collaboration/${task.collaborationId}`);
     // Said before anything else (an outsider's missing key would otherwise be the first complaint).
@@ -122,7 +122,7 @@ export class TaskResource extends ResourceGroup {
       }
     }
     this.ctx.log(`Creating task "${task.name ?? ''}" for organizations ${task.organizations.join(', ')}.`);
-    const created = await this.send<Task>('POST', '/task', {
+    const created = await this.send<CreatedTask>('POST', '/task', {
       collaboration_id: task.collaborationId,
       organizations,
       name: task.name ?? '',
