@@ -103,7 +103,7 @@ it('runs the example of the documentation as written', async () => {
 
   const setupOut = await run('setup.mjs').done;
   const args = /run-task\.mjs arguments: (\d+) (\d+)/.exec(setupOut);
-  const apiKey = /API key of the node of Hospital A: (\S+)/.exec(setupOut)?.[1];
+  const apiKey = /API key of the node of Hospital E: (\S+)/.exec(setupOut)?.[1];
   expect(args).not.toBeNull();
   expect(apiKey).toBeDefined();
   const organizationId = Number(args![2]);

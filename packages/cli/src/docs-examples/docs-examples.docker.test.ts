@@ -1,0 +1,251 @@
+/**
+ * Every code example of the documentation runs as written, against a federation like the main job's
+ * (docs-federation.ts: the server on its embedded database, nodes running the real algorithm images in Docker).
+ *
+ * The only changes to an example are its placeholders, replaced by this federation's values:
+ *
+ * | Placeholder in the docs                                   | Replaced by                                   |
+ * |-----------------------------------------------------------|-----------------------------------------------|
+ * | port `5000` / `7601` (with `http://localhost`/`127.0.0.1`)  | the test server's port                        |
+ * | user `ada`, password `Change-me-1!` (first-hour-researcher) | the federation's researcher and password      |
+ * | `process.env.FEDERA_PASSWORD`, `os.environ[...]`          | set in the environment, as the docs say       |
+ * | passwords typed at `getpass` prompts                      | answered by the test                          |
+ * | `.data/federation/keys/privkey_org-2.pem`, `privkey_Hospital_A.pem` | Hospital A's key file              |
+ *
+ * Ids (collaboration 1, organizations 2 and 3) are the federation's own, as in the main job. Between blocks the
+ * test does what the reader does: it starts the node an example registered. A block in a language a reader runs
+ * (python, js, ts, r) that no part of this test runs fails the inventory below, unless the line above its fence is
+ * `<!-- not-run: why -->` (doc-blocks.ts). R blocks (docs/client-r.md) run in the R suite
+ * (clients/r/tests/testthat/test-docs.R, against its own server and two nodes in Docker), started from here.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import {
+  RUNNABLE_LANGUAGES,
+  docBlocks,
+  docFiles,
+  runnableBlocks,
+  where,
+  type DocBlock,
+} from './doc-blocks.js';
+import { startDocsFederation, type DocsFederation } from './docs-federation.js';
+import { REPO, node, python, readerProject, run, substitute, type Substitution } from './run-example.js';
+
+/** Which blocks this test runs: every block of these pages in these languages that has no not-run marker. */
+const RUN_HERE: readonly { file: string; langs: readonly string[] }[] = [
+  { file: 'README.md', langs: ['js', 'python'] },
+  { file: 'algorithms/README.md', langs: ['python'] },
+  { file: 'docs/first-hour-researcher.md', langs: ['python', 'js'] },
+  { file: 'docs/client-python.md', langs: ['python'] },
+  { file: 'docs/client-typescript.md', langs: ['js'] },
+  { file: 'docs/client-r.md', langs: ['r'] },
+];
+
+describe('the inventory of the documentation’s examples', () => {
+  it('runs every block a reader would run, or the page says why it is not run', () => {
+    const unrun: string[] = [];
+    for (const file of docFiles(REPO)) {
+      for (const block of docBlocks(REPO, file)) {
+        if (!RUNNABLE_LANGUAGES.has(block.lang) || block.notRun !== null) continue;
+        if (!RUN_HERE.some((r) => r.file === file && r.langs.includes(block.lang)))
+          unrun.push(`${where(block)} (${block.lang})`);
+      }
+    }
+    expect(unrun, 'run these in docs-examples.docker.test.ts, or mark them <!-- not-run: why -->').toEqual(
+      [],
+    );
+  });
+});
+
+const tag = `fhdocs${process.pid.toString(36)}${randomBytes(2).toString('hex')}`;
+let f: DocsFederation;
+let work: string;
+/** The federated average over the federation's three CSV files. */
+let average: number;
+let count: number;
+
+beforeAll(async () => {
+  for (const image of ['federa/average-python:local', 'federa/average-ts:local'])
+    if (spawnSync('docker', ['image', 'inspect', image], { stdio: 'ignore' }).status !== 0)
+      throw new Error(`the image ${image} is missing: run scripts/build-algorithms.sh`);
+  if (!existsSync(join(REPO, 'packages/client/dist/index.js')))
+    throw new Error('the TypeScript SDK is not built: run npx tsc --build');
+  f = await startDocsFederation(tag);
+  // The docs' ids are the main job's: collaboration 1 of Hospital A (2), Hospital B (3) and Registry C (4).
+  expect([f.collaborationId, ...f.orgs.map((o) => o.id)]).toEqual([1, 2, 3, 4]);
+  const all = f.orgs.flatMap((o) => o.ages);
+  count = all.length;
+  average = all.reduce((a, b) => a + b, 0) / count;
+  // Scripts "in the repository" (README) live in a folder of the checkout that git ignores.
+  mkdirSync(join(REPO, '.data'), { recursive: true });
+  work = mkdtempSync(join(REPO, '.data', `${tag}-`));
+}, 240_000);
+
+afterAll(async () => {
+  await f?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+const blocksOf = (file: string, lang: string): DocBlock[] => runnableBlocks(REPO, file, [lang]);
+const sumOf = (ages: readonly number[]): number => ages.reduce((a, b) => a + b, 0);
+const hospitalA = () => f.orgs[0]!;
+/** A new folder of the reader's own. */
+const folder = (name: string): string => mkdtempSync(join(tmpdir(), `federa-${tag}-${name}-`));
+
+describe('README.md and algorithms/README.md, against the main job’s federation', () => {
+  const mainJob = (): Substitution[] => [
+    ['5000', String(f.port)],
+    ['.data/federation/keys/privkey_org-2.pem', hospitalA().key],
+  ];
+
+  it('README: the researcher’s TypeScript example prints the federated average', async () => {
+    const [block, ...more] = blocksOf('README.md', 'js');
+    expect(more).toEqual([]);
+    const script = join(work, 'average.mjs');
+    writeFileSync(script, substitute(block!, mainJob()));
+    const { out } = await node(script, { cwd: REPO, env: { FEDERA_PASSWORD: f.researcher.password } });
+    expect(out).toContain(`average: ${average}`);
+    expect(out).toContain(`count: ${count}`);
+    expect(out).toContain('organizations: 3');
+  }, 180_000);
+
+  it('README: the researcher’s Python example prints the federated average', async () => {
+    const [block, ...more] = blocksOf('README.md', 'python');
+    expect(more).toEqual([]);
+    const script = join(work, 'average.py');
+    writeFileSync(script, substitute(block!, mainJob()));
+    const { out } = await python(script, { cwd: REPO, env: { FEDERA_PASSWORD: f.researcher.password } });
+    expect(out).toContain(`'average': ${average}`);
+    expect(out).toContain(`'count': ${count}`);
+    expect(out).toContain(`'organizations': 3`);
+  }, 180_000);
+
+  it('algorithms/README.md: both methods of the example image, from Python', async () => {
+    for (const block of blocksOf('algorithms/README.md', 'python')) {
+      const script = join(work, `algorithms-readme-${block.line}.py`);
+      writeFileSync(script, substitute(block, mainJob()));
+      const { out } = await python(script, { cwd: REPO, env: { FEDERA_PASSWORD: f.researcher.password } });
+      expect(out).toContain(`{'sum': ${sumOf(hospitalA().ages)}.0, 'count': ${hospitalA().ages.length}}`);
+      expect(out).toContain(`'average': ${average}, 'count': ${count}, 'organizations': 3`);
+    }
+  }, 180_000);
+});
+
+describe('docs/first-hour-researcher.md', () => {
+  const researcherOf = (block: DocBlock): Substitution[] => [
+    ['7601', String(f.port)],
+    [block.lang === 'python' ? '"ada"' : "'ada'", JSON.stringify(f.researcher.username)],
+    [block.lang === 'python' ? '"Change-me-1!"' : "'Change-me-1!'", JSON.stringify(f.researcher.password)],
+    ['privkey_Hospital_A.pem', hospitalA().key],
+  ];
+  const expectPartials = (out: string, format: (sum: number, n: number) => string): void => {
+    for (const o of f.orgs.slice(0, 2))
+      expect(out).toContain(`${o.id} ${format(sumOf(o.ages), o.ages.length)}`);
+  };
+
+  it('the Python example prints each hospital’s sum and count', async () => {
+    const [block, ...more] = blocksOf('docs/first-hour-researcher.md', 'python');
+    expect(more).toEqual([]);
+    const dir = folder('fh-py');
+    writeFileSync(join(dir, 'average.py'), substitute(block!, researcherOf(block!)));
+    const { out } = await python('average.py', { cwd: dir });
+    expectPartials(out, (sum, n) => `{'sum': ${sum}.0, 'count': ${n}}`);
+  }, 180_000);
+
+  it('the TypeScript example prints each hospital’s sum and count', async () => {
+    const [block, ...more] = blocksOf('docs/first-hour-researcher.md', 'js');
+    expect(more).toEqual([]);
+    const dir = readerProject(folder('fh-js'));
+    writeFileSync(join(dir, 'average.mjs'), substitute(block!, researcherOf(block!)));
+    const { out } = await node('average.mjs', { cwd: dir });
+    expectPartials(out, (sum, n) => `{ sum: ${sum}, count: ${n} }`);
+  }, 180_000);
+});
+
+describe('docs/client-python.md, block after block in one session', () => {
+  it('logs in as root, registers a hospital whose node then starts, and reads its decrypted result', async () => {
+    const blocks = blocksOf('docs/client-python.md', 'python');
+    const dir = folder('client-py');
+    const spec = join(dir, 'blocks.json');
+    const local: Substitution = ['Client("http://localhost", 5000', `Client("http://127.0.0.1", ${f.port}`];
+    writeFileSync(
+      spec,
+      JSON.stringify({
+        file: 'docs/client-python.md',
+        blocks: blocks.map((b) => ({
+          line: b.line,
+          code: b.code.includes(local[0]) ? substitute(b, [local]) : b.code,
+        })),
+        answers: { 'Password of root: ': f.rootPassword, 'Password for alice: ': 'Alice-Pass-2024!' },
+      }),
+    );
+    const ages = [41, 58, 33];
+    let hospital: { id: number } | undefined;
+    let seen = '';
+    const { out, err } = await python(join(REPO, 'packages/cli/src/docs-examples/run-python-blocks.py'), {
+      cwd: dir,
+      args: [spec],
+      onLine: async (line, answer) => {
+        seen += `${line}\n`;
+        if (!line.startsWith('@@block ')) return;
+        const key = /API key of the node of Hospital D: (\S+)/.exec(seen)?.[1];
+        if (key && !hospital) hospital = await f.startNode(key, ages);
+        answer('next\n');
+      },
+    });
+    expect(hospital, 'the example registers a node and prints its API key').toBeDefined();
+    expect(out).toContain(
+      `organization ${hospital!.id} -> {'sum': ${sumOf(ages)}.0, 'count': ${ages.length}}`,
+    );
+    expect(out).toContain(`[federa] Encrypting input for organization ${hospital!.id}`);
+    expect(out).toContain('no such collaboration:');
+    expect(`${out}${err}`).not.toContain(f.rootPassword);
+    expect(out.match(/@@block \d+ done/g)).toHaveLength(blocks.length);
+  }, 240_000);
+});
+
+describe('docs/client-typescript.md, its two scripts with a node started between them', () => {
+  it('setup.mjs (and the snippets that continue it), then run-task.mjs prints the decrypted result', async () => {
+    const [setup, runTask, ...snippets] = blocksOf('docs/client-typescript.md', 'js');
+    const dir = readerProject(folder('client-ts'));
+    const local: Substitution = [
+      "host: 'http://localhost', port: 5000",
+      `host: 'http://127.0.0.1', port: ${f.port}`,
+    ];
+    writeFileSync(
+      join(dir, 'setup.mjs'),
+      [substitute(setup!, [local]), ...snippets.map((s) => s.code)].join('\n'),
+    );
+    writeFileSync(join(dir, 'run-task.mjs'), substitute(runTask!, [local]));
+    const env = { FEDERA_PASSWORD: f.rootPassword, BRAM_PASSWORD: 'Bram-Pass-2024!' };
+
+    const made = await node('setup.mjs', { cwd: dir, env });
+    const args = /run-task\.mjs arguments: (\d+) (\d+)/.exec(made.out);
+    const key = /API key of the node of Hospital E: (\S+)/.exec(made.out)?.[1];
+    expect(args, made.out).not.toBeNull();
+    expect(key, made.out).toBeDefined();
+    expect(made.out).toContain('no such collaboration:');
+    const ages = [19, 64, 47, 52];
+    const hospital = await f.startNode(key!, ages);
+    expect(hospital.id).toBe(Number(args![2]));
+
+    const { out } = await node('run-task.mjs', { cwd: dir, env, args: [args![1]!, args![2]!] });
+    expect(out).toContain(`organization ${hospital.id} -> {"sum":${sumOf(ages)},"count":${ages.length}}`);
+  }, 240_000);
+});
+
+describe('docs/client-r.md', () => {
+  it('runs in the R suite, against its own server and two nodes in Docker', async () => {
+    expect(blocksOf('docs/client-r.md', 'r').length).toBeGreaterThanOrEqual(8);
+    const { out } = await run(process.execPath, ['clients/r/tests/run-tests.mjs', '--filter', 'docs'], {
+      cwd: REPO,
+      timeoutMs: 400_000,
+    });
+    expect(out).toMatch(/R client: [1-9]\d* passed, 0 failed/);
+  }, 420_000);
+});
