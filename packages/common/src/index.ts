@@ -5,3 +5,4 @@ export * from './image-reference.js';
 export * from './ipv4-subnet.js';
 export * from './audit/index.js';
 export * from './wire/index.js';
+export * from './run-status.js';

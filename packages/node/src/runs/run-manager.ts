@@ -370,7 +370,7 @@ export class RunManager {
       if (pull.action === 'missing') {
         const reason = `the image ${run.image} does not exist on this node and could not be pulled${pull.warning ? `: ${pull.warning}` : ''}`;
         return await finish({
-          status: RunStatus.nonExistingImage,
+          status: RunStatus.noSuchImage,
           output: Buffer.alloc(0),
           log: nodeNote(reason),
           reason,

@@ -3,11 +3,42 @@ import type { Database } from '../db/schema.js';
 import type { Caller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { callerCollaborations } from '../auth/scope.js';
+import type { RunChanges } from '../runs/run-update.js';
 import { loadTasksWithResults, type TaskWithResultsOut } from '../serializers/task.js';
 
 /**
  * Data access for results (algorithm runs): who may see them, and the one row a route works on.
  */
+
+/** The output and log of a run (what a finished run's report is compared with). */
+export async function findRunOutput(
+  db: Kysely<Database>,
+  id: number,
+): Promise<{ result: string | null; log: string | null }> {
+  return db.selectFrom('result').select(['result', 'log']).where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/**
+ * Writes a node's report (runs/run-update.ts) over the state it was planned from: an open run only while still
+ * open (a kill that finished it meanwhile wins), a finished one only while it has neither output nor log. Returns
+ * whether it was written.
+ */
+export async function writeRunChanges(
+  db: Kysely<Database>,
+  id: number,
+  changes: RunChanges,
+  wasOpen: boolean,
+): Promise<boolean> {
+  const written = await db
+    .updateTable('result')
+    .set(changes)
+    .where('id', '=', id)
+    .where((eb) =>
+      wasOpen ? eb('finished_at', 'is', null) : eb.and([eb('result', 'is', null), eb('log', 'is', null)]),
+    )
+    .executeTakeFirst();
+  return Number(written.numUpdatedRows) > 0;
+}
 
 /** A result row with the collaboration of its task. */
 export interface ResultRow {

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Caller } from '../auth/caller.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
-import { parseClientTime } from '../http/datetime.js';
+import { nowStored, parseClientTime } from '../http/datetime.js';
+import { planRunUpdate } from '../runs/run-update.js';
 import { truthy } from '../http/filters.js';
 import { PaginationQuery, includes, paginate } from '../http/pagination.js';
 import { IdParams, Paginated, errorResponses } from '../serializers/common.js';
@@ -16,13 +17,13 @@ import {
 } from '../serializers/task.js';
 import {
   findResult,
+  findRunOutput,
+  writeRunChanges,
   postedWhileMember,
   resultCollaborations,
   tasksWithVisibleResults,
 } from '../repositories/result.js';
 import { collaborationRoom } from '../repositories/task/index.js';
-import type { Updateable } from 'kysely';
-import type { ResultTable } from '../db/schema.js';
 
 const ResultItem = Type.Union([ResultWithTaskSchema, ResultSchema]);
 
@@ -210,32 +211,27 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
         );
       }
       const body = request.body;
-      if (result.finished_at !== null) {
-        // A node sends a finished run's report again when it cannot know whether the first one arrived
-        // (docs/reliability.md): the same report again is accepted and changes nothing; anything else is refused.
-        const stored = await db()
-          .selectFrom('result')
-          .select(['result', 'log'])
-          .where('id', '=', result.id)
-          .executeTakeFirst();
-        const same =
-          stored !== undefined &&
-          body.status === result.status &&
-          (body.result ?? null) === stored.result &&
-          (body.log ?? null) === stored.log;
-        if (!same) throw badRequest(`Result ${result.id} is already finished and can no longer be changed.`);
+      const stored = await findRunOutput(db(), result.id);
+      const plan = planRunUpdate(
+        { ...stored, id: result.id, status: result.status, finished_at: result.finished_at },
+        {
+          ...body,
+          ...(body.started_at !== undefined ? { started_at: bodyTime('started_at', body.started_at) } : {}),
+          ...(body.finished_at !== undefined
+            ? { finished_at: bodyTime('finished_at', body.finished_at) }
+            : {}),
+        },
+        nowStored,
+      );
+      if (plan.kind === 'refused') throw badRequest(plan.message);
+      if (plan.kind === 'unchanged') {
         const [out] = await loadResults(ctx, [result.id]);
         return out;
       }
-      // vantage6 semantics: absent finished_at, result and log are cleared; absent started_at and status are kept.
-      const update: Updateable<ResultTable> = {
-        finished_at: bodyTime('finished_at', body.finished_at ?? null),
-        result: body.result ?? null,
-        log: body.log ?? null,
-      };
-      if (body.started_at !== undefined) update.started_at = bodyTime('started_at', body.started_at);
-      if (body.status !== undefined && body.status !== null) update.status = body.status;
-      await db().updateTable('result').set(update).where('id', '=', result.id).execute();
+      // Only over the state the plan was made from: a kill that finished the run meanwhile wins.
+      const written = await writeRunChanges(db(), result.id, plan.changes, result.finished_at === null);
+      if (!written)
+        throw badRequest(`Result ${result.id} changed while this report was on its way; it has finished.`);
       // Emitted once the change is stored, so a listener that fetches the result sees the new state.
       if (result.collaboration_id !== null) {
         ctx.events.emit(collaborationRoom(result.collaboration_id), 'status_update', {

@@ -1,4 +1,5 @@
 import type { Result, ResultWithTask, Task, TaskResult, TaskWithResults } from '@federa/common';
+import { OPEN_RUN_STATUSES } from '@federa/common';
 import type { AppContext } from '../context.js';
 import { toApiTime } from '../http/datetime.js';
 import { parseIdList } from '../db/id-list.js';
@@ -17,7 +18,7 @@ import {
  */
 
 /** Run statuses that are still going. Anything else but `completed` is a failure. */
-export const OPEN_STATUSES = new Set(['pending', 'initializing', 'active']);
+export const OPEN_STATUSES: ReadonlySet<string> = new Set(OPEN_RUN_STATUSES);
 export const isFailedStatus = (s: string | null): boolean =>
   s !== null && !OPEN_STATUSES.has(s) && s !== 'completed';
 

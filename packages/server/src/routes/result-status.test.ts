@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../test-support/harness.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t.close());
+
+/** One open run addressed to a node of organization A; `patch` reports as that node, `view` reads as a user. */
+async function run() {
+  const org = await t.fx.organization();
+  const collab = await t.fx.collaboration([org]);
+  const node = await t.fx.node(org, collab);
+  const user = await t.fx.user(org, { roles: ['Researcher'] });
+  const task = await t.fx.task(collab, [org]);
+  const id = task.resultIds[0] as number;
+  const nodeToken = await node.token();
+  const userToken = await user.token();
+  return {
+    id,
+    taskId: task.id,
+    patch: (body: Record<string, unknown>) => t.api('PATCH', `/result/${id}`, { token: nodeToken, body }),
+    view: async () => (await t.api('GET', `/result/${id}`, { token: userToken })).body,
+    task: async () => (await t.api('GET', `/task/${task.id}`, { token: userToken })).body,
+  };
+}
+
+describe('run statuses through PATCH /result/{id}', () => {
+  it('go forward pending → initializing → active → completed, with complete and finished_at agreeing', async () => {
+    const r = await run();
+    for (const status of ['initializing', 'active']) {
+      const a = await r.patch({ status });
+      expect(a.status).toBe(200);
+      expect(a.body).toMatchObject({ status, finished_at: null });
+      expect(await r.task()).toMatchObject({ status, complete: false });
+    }
+    const done = await r.patch({
+      status: 'completed',
+      result: 'b3V0',
+      log: 'ok',
+      finished_at: '2024-05-01T10:05:00',
+    });
+    expect(done.body).toMatchObject({ status: 'completed', finished_at: '2024-05-01T10:05:00+00:00' });
+    expect(await r.task()).toMatchObject({ status: 'completed', complete: true });
+  });
+
+  it('refuse a move back with a 400 naming the transition, and keep the run where it was', async () => {
+    const r = await run();
+    await r.patch({ status: 'active' });
+    const back = await r.patch({ status: 'initializing' });
+    expect(back.status).toBe(400);
+    expect(back.body.msg).toBe(
+      `Result ${r.id} cannot go from 'active' to 'initializing': a run never goes back from 'active' to 'initializing'.`,
+    );
+    const pending = await r.patch({ status: 'pending' });
+    expect(pending.status).toBe(400);
+    expect((await r.view()).status).toBe('active');
+  });
+
+  it('refuse a status that does not exist, listing the ones that do', async () => {
+    const r = await run();
+    const bad = await r.patch({ status: 'done' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.msg).toContain("'done' is not a run status (one of: 'pending', 'initializing', 'active'");
+    expect(bad.body.msg).toContain("'unexpected output', 'cancelled'");
+    expect((await r.view()).status).toBe('pending');
+  });
+
+  it('give a finished status without finished_at the server time, so the task is complete', async () => {
+    const r = await run();
+    const before = Date.now();
+    const a = await r.patch({ status: 'not allowed', log: 'refused by policy' });
+    expect(a.status).toBe(200);
+    expect(a.body.status).toBe('not allowed');
+    expect(Date.parse(a.body.finished_at)).toBeGreaterThanOrEqual(before - 1000);
+    expect(await r.task()).toMatchObject({ status: 'failed', complete: true });
+  });
+
+  it("take a 3.6+ node's status-only failure, then its final report with the log", async () => {
+    const r = await run();
+    await r.patch({ started_at: '2024-05-01T10:00:00' });
+    expect((await r.patch({ status: 'start failed' })).status).toBe(200);
+    const final = await r.patch({
+      status: 'start failed',
+      result: '',
+      log: 'Container failed to start',
+      finished_at: '2024-05-01T10:00:05',
+    });
+    expect(final.status).toBe(200);
+    expect(await r.view()).toMatchObject({
+      status: 'start failed',
+      log: 'Container failed to start',
+      result: '',
+    });
+    // Only once: the report is now taken, and another one is refused.
+    const other = await r.patch({ status: 'start failed', result: '', log: 'something else' });
+    expect(other.status).toBe(400);
+    expect(other.body.msg).toBe(
+      `Result ${r.id} has finished ('start failed') and its report can no longer be changed.`,
+    );
+  });
+
+  it('finish the run of a 3.3–3.5 node (no status) as completed', async () => {
+    const r = await run();
+    await r.patch({ started_at: '2024-05-01T10:00:00' });
+    const final = await r.patch({ result: 'b3V0', log: 'ok', finished_at: '2024-05-01T10:01:00' });
+    expect(final.body).toMatchObject({ status: 'completed', finished_at: '2024-05-01T10:01:00+00:00' });
+  });
+
+  it('refuse finished_at with an open status', async () => {
+    const r = await run();
+    const bad = await r.patch({ status: 'active', finished_at: '2024-05-01T10:01:00' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.msg).toBe(
+      `Result ${r.id}: a report with finished_at needs a finished status, and 'active' is not one.`,
+    );
+    expect(await r.view()).toMatchObject({ status: 'pending', finished_at: null });
+  });
+
+  it('never move a finished run: not to another finished status, not back to an open one', async () => {
+    const r = await run();
+    await r.patch({ status: 'crashed', result: '', log: 'exit 1', finished_at: '2024-05-01T10:01:00' });
+    for (const status of ['completed', 'active', 'pending', 'killed by user']) {
+      const a = await r.patch({ status, finished_at: '2024-05-01T10:02:00' });
+      expect(a.status).toBe(400);
+      expect(a.body.msg).toBe(
+        `Result ${r.id} cannot go from 'crashed' to '${status}': a run that has finished ('crashed') never changes its status.`,
+      );
+    }
+    expect(await r.view()).toMatchObject({
+      status: 'crashed',
+      log: 'exit 1',
+      finished_at: '2024-05-01T10:01:00+00:00',
+    });
+  });
+});

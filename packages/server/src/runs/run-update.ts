@@ -1,0 +1,104 @@
+/**
+ * What a node's report (`PATCH /result/{id}`) does to a run (docs/run-statuses.md): the status moves only along the
+ * table in common, and `status`, `finished_at` and `complete` always agree. A pure function: the route stores the
+ * outcome.
+ */
+import {
+  RunStatus,
+  isFinishedRunStatus,
+  isRunStatus,
+  runTransitionRefusal,
+  type RunStatusValue,
+} from '@federa/common';
+
+export interface StoredRun {
+  readonly id: number;
+  readonly status: string | null;
+  readonly finished_at: string | null;
+  readonly result: string | null;
+  readonly log: string | null;
+}
+
+/** The report's fields; timestamps already in the stored form. Absent (`undefined`) is not the same as `null`. */
+export interface RunReport {
+  readonly started_at?: string | null;
+  readonly finished_at?: string | null;
+  readonly result?: string | null;
+  readonly log?: string | null;
+  readonly status?: string | null;
+}
+
+export interface RunChanges {
+  status?: string;
+  started_at?: string | null;
+  finished_at?: string | null;
+  result?: string | null;
+  log?: string | null;
+}
+
+export type RunUpdate =
+  /** Nothing changes: the report was already taken (a node sends a report again when unsure it arrived). */
+  | { readonly kind: 'unchanged' }
+  | { readonly kind: 'update'; readonly changes: RunChanges; readonly status: RunStatusValue }
+  | { readonly kind: 'refused'; readonly message: string };
+
+/** The status a stored run is in: an empty or unknown legacy value counts as `pending` while the run is open. */
+const currentStatus = (run: StoredRun): RunStatusValue =>
+  isRunStatus(run.status) ? run.status : RunStatus.pending;
+
+/**
+ * A finished run changes no more, with one exception: a run finished by a status alone (the server's kill, or a
+ * 3.6+ node's `start failed` before its final report) takes the result and log of one report with that status.
+ */
+function updateFinished(run: StoredRun, report: RunReport): RunUpdate {
+  const to = report.status ?? null;
+  const sameStatus = to === null || to === run.status;
+  const result = report.result ?? null;
+  const log = report.log ?? null;
+  if (sameStatus && result === run.result && log === run.log) return { kind: 'unchanged' };
+  if (sameStatus && run.result === null && run.log === null)
+    return { kind: 'update', changes: { result, log }, status: currentStatus(run) };
+  const reason = runTransitionRefusal(currentStatus(run), to ?? run.status ?? RunStatus.pending);
+  return {
+    kind: 'refused',
+    message:
+      to !== null && !sameStatus && reason
+        ? `Result ${run.id} cannot go from '${run.status}' to '${to}': ${reason}.`
+        : `Result ${run.id} has finished ('${run.status}') and its report can no longer be changed.`,
+  };
+}
+
+/**
+ * vantage6 semantics for an open run: absent `finished_at`, `result` and `log` are cleared; absent `started_at` and
+ * `status` are kept. Then: a finished status without `finished_at` gets the server's time; a `finished_at` without a
+ * status (3.3–3.5 nodes send none) finishes the run `completed`; a `finished_at` with an open status is refused.
+ */
+export function planRunUpdate(run: StoredRun, report: RunReport, now: () => string): RunUpdate {
+  if (run.finished_at !== null) return updateFinished(run, report);
+  const from = currentStatus(run);
+  const to = report.status ?? null;
+  if (to !== null) {
+    const reason = runTransitionRefusal(from, to);
+    if (reason)
+      return { kind: 'refused', message: `Result ${run.id} cannot go from '${from}' to '${to}': ${reason}.` };
+  }
+  let status: RunStatusValue = to !== null && isRunStatus(to) ? to : from;
+  let finishedAt = report.finished_at ?? null;
+  if (finishedAt !== null && !isFinishedRunStatus(status)) {
+    if (to !== null)
+      return {
+        kind: 'refused',
+        message: `Result ${run.id}: a report with finished_at needs a finished status, and '${to}' is not one.`,
+      };
+    status = RunStatus.completed;
+  }
+  if (finishedAt === null && isFinishedRunStatus(status)) finishedAt = now();
+  const changes: RunChanges = {
+    finished_at: finishedAt,
+    result: report.result ?? null,
+    log: report.log ?? null,
+  };
+  if (report.started_at !== undefined) changes.started_at = report.started_at;
+  if (status !== run.status) changes.status = status;
+  return { kind: 'update', changes, status };
+}
