@@ -1,4 +1,4 @@
-"""Task input and result payloads as bytes (the vantage6 3.x algorithm-container contract).
+"""Task input and result payloads as bytes (docs/container-environment.md#input-and-output).
 
 Input written by the client is always ``b"json." + JSON text`` (UTF-8). vantage6 3.x algorithm images read that
 format, and Federa's algorithm tools read nothing else.

@@ -1,5 +1,5 @@
 /**
- * The client an algorithm container uses to talk to its node's proxy (algorithm-container.md §7–8): create
+ * The client an algorithm container uses to talk to its node's proxy (docs/container-environment.md#the-proxy-and-the-container-token): create
  * sub-tasks, wait for them and read their results, list the collaboration's organizations. The proxy is at `HOST`,
  * `PORT`, `API_PATH`; the container token is in the file named by `TOKEN_FILE`.
  *
@@ -236,7 +236,7 @@ export function containerIdentity(
 
 /**
  * The client's options from the container environment: `HOST`, `PORT`, `API_PATH` and the token in the file named
- * by `TOKEN_FILE`, as the node sets them (algorithm-container.md §5).
+ * by `TOKEN_FILE`, as the node sets them (docs/container-environment.md#environment-variables).
  */
 export function optionsFromEnv(
   env: Readonly<Record<string, string | undefined>> = process.env,

@@ -1,4 +1,4 @@
-/** Loading the data source an algorithm was given (algorithm-container.md §5–6.2). */
+/** Loading the data source an algorithm was given (docs/container-environment.md#environment-variables). */
 import { readFileSync } from 'node:fs';
 
 export type Row = Record<string, string | number | null>;

@@ -1,5 +1,5 @@
 /**
- * Input and output files of an algorithm (algorithm-container.md §6): an optional format prefix (`json.`,
+ * Input and output files of an algorithm (docs/container-environment.md#input-and-output): an optional format prefix (`json.`,
  * `pickle.`) within the first bytes, else the legacy format (a Python pickle). The TypeScript tools read and
  * write JSON; pickle is for Python algorithms.
  */

@@ -1,5 +1,5 @@
 /**
- * Where configurations, data and logs live (cli-config.md §1.2), the XDG base directories on Linux.
+ * Where configurations, data and logs live (docs/cli.md#where-files-live), the XDG base directories on Linux.
  * Every function takes the process environment as a parameter so tests can point XDG_* at temp dirs.
  */
 import { homedir } from 'node:os';
@@ -76,6 +76,6 @@ export const configFilePath = (
   env: Env = process.env,
 ): string => join(typeDirs(type, scope, env).config, `${name}.yaml`);
 
-/** Default log file name: `<name>-<environment>-<scope>.log` (cli-config.md §1.2). */
+/** Default log file name: `<name>-<environment>-<scope>.log` (docs/cli.md#where-files-live). */
 export const defaultLogFileName = (name: string, environment: string, scope: Scope): string =>
   `${name}-${environment}-${scope}.log`;

@@ -1,5 +1,5 @@
 /**
- * Version numbers of Federa (seed-behavior.md, Versioning): major.minor.patch with an optional `postN` suffix
+ * Version numbers of Federa (docs/cli.md#images-and-versions): major.minor.patch with an optional `postN` suffix
  * (`1.2.3`, `1.2.3.post1`, also written `1.2.3-post1` or `1.2.3post1`).
  */
 import { readFileSync } from 'node:fs';

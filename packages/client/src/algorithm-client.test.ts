@@ -29,7 +29,7 @@ const TOKEN = fakeJwt({ sub: IDENTITY, identity: IDENTITY, client_type: 'contain
 const b64 = (text: string | Buffer): string => Buffer.from(text).toString('base64');
 
 /**
- * A stand-in for the node's proxy (algorithm-container.md §7): it cannot run here without a node, so this fake
+ * A stand-in for the node's proxy (docs/container-environment.md#the-proxy-and-the-container-token): it cannot run here without a node, so this fake
  * answers the four routes the client uses, like the proxy does (results as base64 of the plaintext).
  */
 interface Seen {

@@ -1,5 +1,5 @@
 /**
- * The client an algorithm container uses to talk to its node's proxy (algorithm-container.md §7–8): create
+ * The client an algorithm container uses to talk to its node's proxy (docs/container-environment.md#the-proxy-and-the-container-token): create
  * sub-tasks, wait for them and read their results, list the collaboration's organizations.
  *
  * The implementation is the one of `@federa/algorithm-tools` (which algorithm images carry alone); this module
@@ -101,7 +101,7 @@ export class AlgorithmClient {
 
   /**
    * Builds the client from the container's environment: `HOST`, `PORT`, `API_PATH` and the token file named
-   * by `TOKEN_FILE`, as the node sets them (algorithm-container.md §5).
+   * by `TOKEN_FILE`, as the node sets them (docs/container-environment.md#environment-variables).
    * @throws FederaClientError naming the missing or invalid variable.
    */
   static async fromEnv(env: Record<string, string | undefined> = process.env): Promise<AlgorithmClient> {

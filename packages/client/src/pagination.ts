@@ -1,5 +1,5 @@
 /**
- * Reading paginated listings (api.md §1.4): `page`/`per_page` in the query, the number of matching items in
+ * Reading paginated listings (docs/api.md#pagination): `page`/`per_page` in the query, the number of matching items in
  * the `total-count` header.
  */
 import type { QueryValue } from './http.js';

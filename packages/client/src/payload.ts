@@ -1,5 +1,5 @@
 /**
- * Task input and output bytes (algorithm-container.md §6.1, §6.3). A payload that starts with a short format
+ * Task input and output bytes (docs/container-environment.md#input-and-output). A payload that starts with a short format
  * name and a dot (`json.`, `pickle.`) is in that format; anything else is a Python pickle. TypeScript cannot
  * write pickles, so it sends values as `json.` + JSON and raw bytes unchanged.
  */

@@ -14,19 +14,19 @@ import type {
 } from '@federa/common';
 
 /**
- * The resources as the API returns them (api.md §2), declared once in `@federa/common` (the server serializes
+ * The resources as the API returns them (docs/api.md#resources), declared once in `@federa/common` (the server serializes
  * with the same schemas). Field names are the wire's snake_case; a to-many reference list is `null` when empty.
  */
 export type { Collaboration, CreatedTask, Node, Organization, Role, Rule, Task, User };
 
-/** A link to another resource (api.md §1.8): `link` is the path including the API prefix. */
+/** A link to another resource (docs/api.md#references): `link` is the path including the API prefix. */
 export type Ref = Reference;
 
 /** A node as `POST /node` returns it: the only time its API key is shown. */
 export type NewNode = NodeWithKey;
 
 /**
- * A result: one organization's run of a task (api.md §2.8), with `result` still encrypted; `task` and
+ * A result: one organization's run of a task (docs/api.md#result), with `result` still encrypted; `task` and
  * `organization` are references, or plain ids in the "task-result" form of `GET /task/{id}/result`.
  */
 export type Result = ResultWithRefs | TaskResult;

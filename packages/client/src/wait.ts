@@ -1,6 +1,6 @@
 /**
  * Waiting for a task to complete: woken by socket.io events (`status_update`, `algorithm_status_change` on
- * namespace `/tasks`, node-protocol.md §5.4) and, as a safety net or when no socket can be opened, by polling.
+ * namespace `/tasks`, docs/socket-protocol.md#events-from-the-server) and, as a safety net or when no socket can be opened, by polling.
  */
 import {
   SOCKET_NAMESPACE,

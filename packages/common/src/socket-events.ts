@@ -10,7 +10,7 @@ export const SOCKET_PATH = '/socket.io';
 /** The only namespace nodes and clients use. */
 export const SOCKET_NAMESPACE = '/tasks';
 
-/** Room names (node-protocol.md §5.3, 3.6+ column). */
+/** Room names (docs/socket-protocol.md#rooms). */
 export const SocketRooms = {
   /** Every connected node. */
   allNodes: 'all_nodes',
@@ -75,7 +75,7 @@ export interface KillListEntry {
 export type KillContainersPayload =
   { kill_list: KillListEntry[]; collaboration_id: number } | { node_id: number; collaboration_id: number };
 
-/** `node_info_update` (node-protocol.md §9): what a node shares of its configuration after each (re)connect. */
+/** `node_info_update` (docs/socket-protocol.md#events-from-clients, docs/node-protocol.md#policies): what a node shares of its configuration after each (re)connect. */
 export interface NodeInfoPayload {
   encryption?: boolean;
   allowed_algorithms?: string[] | 'all';

@@ -1,5 +1,5 @@
 /**
- * Encryption at start (node-protocol §4): the node's mode must equal the collaboration's; in encrypted mode the
+ * Encryption at start (docs/node-protocol.md#encryption-at-start): the node's mode must equal the collaboration's; in encrypted mode the
  * private key is loaded (or generated and kept) and the organization's public key on the server is made to match.
  */
 import { existsSync } from 'node:fs';

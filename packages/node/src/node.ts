@@ -1,6 +1,6 @@
 /**
  * The node daemon: logs in, sets up encryption, its private network, data volume and local proxy, then takes
- * open work from the server over socket.io and runs it in containers (node-protocol §1).
+ * open work from the server over socket.io and runs it in containers (docs/node-protocol.md#at-start).
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';

@@ -24,7 +24,7 @@ export const pinoLevel = (configured: string): LevelWithSilent => LEVELS[configu
 
 export interface LoggingOptions {
   logging: ServerConfig['logging'];
-  /** The log directory: `directories.log`, else `$XDG_CACHE_HOME/federa/log/server` (cli-config.md §1.2). */
+  /** The log directory: `directories.log`, else `$XDG_CACHE_HOME/federa/log/server` (docs/cli.md#where-files-live). */
   logDir: string;
   /** File name used when `logging.file` is not set. */
   defaultFile: string;

@@ -1,6 +1,6 @@
 /**
  * Configuration files on disk: finding them (config folder of a scope, then the working directory), listing them,
- * and writing one environment into a file that always holds all five (cli-config.md §1.1).
+ * and writing one environment into a file that always holds all five (docs/configuration.md#the-file).
  */
 import {
   accessSync,

@@ -1,6 +1,6 @@
 /**
- * Which image `start` runs, and pulling it only when the registry holds a newer one (seed-behavior.md,
- * Versioning): `--image`, else the configuration's `images.<kind>` or `image`, else `federa/<kind>:<CLI major>`.
+ * Which image `start` runs, and pulling it only when the registry holds a newer one
+ * (docs/cli.md#images-and-versions): `--image`, else the configuration's `images.<kind>` or `image`, else `federa/<kind>:<CLI major>`.
  */
 import { CliError } from '../exit-codes.js';
 import type { Progress } from '../util/progress.js';

@@ -1,4 +1,4 @@
-/** Names and labels of the Docker objects of a node started by `vnode start` (cli-config.md §6.1, our prefix). */
+/** Names and labels of the Docker objects of a node started by `vnode start` (docs/cli.md#vnode-start, our prefix). */
 import type { Scope } from '../paths.js';
 
 export const NODE_PREFIX = 'federa';

@@ -1,4 +1,4 @@
-/** `vnode new`: the wizard that writes a node configuration (cli-config.md §6). */
+/** `vnode new`: the wizard that writes a node configuration (docs/cli.md#vnode-new). */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CliError } from '../exit-codes.js';

@@ -1,4 +1,4 @@
-/** `vnode start`: runs the node image in Docker (cli-config.md §6.1, with Federa's names). */
+/** `vnode start`: runs the node image in Docker (docs/cli.md#vnode-start, with Federa's names). */
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { createPrivateKeyFile } from '@federa/common';
 import { basename, dirname, extname, isAbsolute, resolve } from 'node:path';
@@ -94,7 +94,7 @@ export function nodeLayout(
   return { dataDir, logDir, privateKey, databases: databases.map(({ candidate: _c, ...d }) => d) };
 }
 
-/** The mounts and environment of the node container (cli-config.md §6.1 steps 5–6). */
+/** The mounts and environment of the node container (docs/cli.md#vnode-start). */
 export function nodeContainerSetup(
   ref: InstanceRef,
   layout: NodeLayout,

@@ -1,5 +1,5 @@
 /**
- * Where a server's database is, seen from the host and from the container (cli-config.md §5, `vserver start`):
+ * Where a server's database is, seen from the host and from the container (docs/cli.md#vserver-start):
  * a SQLite file's folder is mounted at /mnt/database; other databases must be reachable from the container.
  */
 import { basename, dirname, isAbsolute, resolve } from 'node:path';

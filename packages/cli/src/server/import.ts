@@ -1,5 +1,5 @@
 /**
- * `vserver import <file>` (cli-config.md §5): runs `vserver-local import` in a one-off container of the server
+ * `vserver import <file>` (docs/cli.md#vserver-import-file, docs/import-format.md): runs `vserver-local import` in a one-off container of the server
  * image, with the configuration at /mnt/config.yaml and the fixture at /mnt/import.yaml, and streams its output.
  * The server itself need not run: the importer writes to the configured database (a SQLite file's folder is
  * mounted as `vserver start` does; other databases must be reachable from the container).

@@ -1,4 +1,4 @@
-/** `vserver new`: the wizard that writes a server configuration (cli-config.md §5). */
+/** `vserver new`: the wizard that writes a server configuration (docs/cli.md#vserver-new). */
 import { randomBytes } from 'node:crypto';
 import type { Env, Scope } from '../paths.js';
 import { writeEnvironment } from '../config/store.js';

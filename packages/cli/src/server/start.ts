@@ -1,4 +1,4 @@
-/** `vserver start`: runs the server image in Docker (cli-config.md §5). */
+/** `vserver start`: runs the server image in Docker (docs/cli.md#vserver-start). */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { checkServerConfig } from '../config/validate.js';

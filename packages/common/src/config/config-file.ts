@@ -4,7 +4,7 @@ import yaml from 'js-yaml';
 import type { TSchema, Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 
-/** The environments a configuration file can hold (`cli-config.md` §1.1). */
+/** The environments a configuration file can hold (docs/configuration.md#the-file). */
 export const ENVIRONMENTS = ['application', 'prod', 'acc', 'test', 'dev'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 

@@ -21,7 +21,7 @@ const IV_BYTES = 16;
 const SEPARATOR = '$';
 
 /**
- * The cryptor of encrypted collaborations (docs/encryption.md §"Ciphertext format"):
+ * The cryptor of encrypted collaborations (docs/encryption.md#the-encrypted-format):
  * `base64(EK) + "$" + base64(IV) + "$" + base64(C)`, where `C` is AES-256-CTR of the payload under a fresh
  * random key `K` and counter block `IV`, and `EK` is `K` encrypted with the recipient's RSA key using
  * PKCS#1 v1.5 padding.

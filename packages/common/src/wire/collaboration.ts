@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ReferenceList } from './fields.js';
 
-/** A collaboration (api.md §2.2). */
+/** A collaboration (docs/api.md#collaboration). */
 export const CollaborationSchema = Type.Object(
   {
     id: Type.Integer(),

@@ -4,7 +4,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
-/** `{id, link, methods}` (api.md §1.8). */
+/** `{id, link, methods}` (docs/api.md#references). */
 export const ReferenceSchema = Type.Object({
   id: Type.Integer(),
   link: Type.String(),

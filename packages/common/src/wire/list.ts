@@ -1,5 +1,5 @@
 /**
- * A list endpoint answers a bare array, or `{data: [...], links}` with `include=metadata` (api.md §1.6). Anything
+ * A list endpoint answers a bare array, or `{data: [...], links}` with `include=metadata` (docs/api.md#pagination). Anything
  * else (an error body, a proxy's HTML page) is an empty list: callers that must tell the two apart check the
  * status first.
  */

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, NullableReference, ReferenceSchema } from './fields.js';
 
-/** A node (api.md §2.3). */
+/** A node (docs/api.md#node). */
 export const NodeSchema = Type.Object(
   {
     id: Type.Integer(),
@@ -18,7 +18,7 @@ export const NodeSchema = Type.Object(
 );
 export type Node = Static<typeof NodeSchema>;
 
-/** The simple form of `/collaboration/{id}/node` (api.md §2.3). */
+/** The simple form of `/collaboration/{id}/node` (docs/api.md#node). */
 export const NodeSimpleSchema = Type.Object(
   {
     id: Type.Integer(),

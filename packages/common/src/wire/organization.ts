@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, ReferenceList } from './fields.js';
 
-/** An organization (api.md §2.1). */
+/** An organization (docs/api.md#organization). */
 export const OrganizationSchema = Type.Object(
   {
     id: Type.Integer(),

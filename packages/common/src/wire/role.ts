@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, NullableReference, ReferenceList } from './fields.js';
 
-/** A role (api.md §2.5). */
+/** A role (docs/api.md#role). */
 export const RoleSchema = Type.Object(
   {
     id: Type.Integer(),

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, ReferenceList } from './fields.js';
 
-/** A rule (api.md §2.6); `name` is the resource it governs (`user`, `task`, …). */
+/** A rule (docs/api.md#rule); `name` is the resource it governs (`user`, `task`, …). */
 export const RuleSchema = Type.Object(
   {
     id: Type.Integer(),

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, ReferenceList, ReferenceSchema } from './fields.js';
 
-/** A user as the API shows it (api.md §2.4): never the password hash, the failed-login counter or any 2FA secret. */
+/** A user as the API shows it (docs/api.md#user): never the password hash, the failed-login counter or any 2FA secret. */
 export const UserSchema = Type.Object(
   {
     id: Type.Integer(),

@@ -14,7 +14,7 @@ export const DEFAULT_ENVIRONMENT = 'application';
 export const DEFAULT_PROXY_PORT = 8080;
 export const DEFAULT_DOCKER_PREFIX = 'federa';
 
-/** Fixed places inside the node container when the node runs in Docker (`--dockerized`, cli-config.md §6.1, §7). */
+/** Fixed places inside the node container when the node runs in Docker (`--dockerized`, docs/node.md#running-in-docker---dockerized). */
 export const DOCKERIZED_PATHS = {
   data: '/mnt/data',
   log: '/mnt/log',

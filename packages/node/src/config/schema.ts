@@ -1,5 +1,5 @@
 /**
- * The node configuration file, one environment (cli-config.md §3). Validated at start with `validateConfig`,
+ * The node configuration file, one environment (docs/node.md#configuration). Validated at start with `validateConfig`,
  * which names the key and the file of the first problem.
  */
 import { Type, type Static } from '@sinclair/typebox';

@@ -1,6 +1,6 @@
 /**
  * End to end, all real: a node renews its VPN certificate before it expires and stays on the VPN after the first
- * certificate's end (docs/vpn.md, "Renewal"). The server issues certificates of 40 seconds here.
+ * certificate's end (docs/vpn.md#on-the-node). The server issues certificates of 40 seconds here.
  */
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';

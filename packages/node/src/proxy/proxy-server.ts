@@ -1,5 +1,5 @@
 /**
- * The node's local proxy (algorithm-container.md §7): the only way from algorithm containers to the server.
+ * The node's local proxy (docs/container-environment.md#the-proxy-and-the-container-token): the only way from algorithm containers to the server.
  * It forwards calls with the container's own `Authorization` header, encrypts sub-task input for each receiving
  * organization (`POST /task`) and decrypts results for the master (`GET /task/<id>/result`, `GET /result/<id>`).
  */

@@ -1,5 +1,5 @@
 /**
- * The environment of an algorithm container (algorithm-container.md §5, the full 3.11 superset).
+ * The environment of an algorithm container (docs/container-environment.md#environment-variables, the full 3.11 superset).
  */
 import { basename } from 'node:path';
 

@@ -1,7 +1,7 @@
 /**
  * Closes the one gap of Docker's internal networks for a node on the host: containers on an `--internal` network
  * cannot leave the machine, but they can still reach every service of the host itself (packets to any local
- * address arrive on the host's INPUT chain; docs/docker.md §4). The guard drops everything that enters the host
+ * address arrive on the host's INPUT chain; docs/docker.md#4-networking-what-was-checked-on-this-machine-tests-in-docker-runtimetestts). The guard drops everything that enters the host
  * from the network's bridge except TCP to the proxy (gateway:port).
  *
  * Needs root and iptables; without them the node warns and goes on (the proxy still works; host services that

@@ -1,5 +1,5 @@
 /**
- * Names of the node's Docker objects and files (algorithm-container.md §3–4, seed: `<prefix>-<node_name>-…`).
+ * Names of the node's Docker objects and files (docs/container-environment.md#names-labels-and-networks, docs/docker.md#3-names-and-labels-the-node-uses: `<prefix>-<node_name>-…`).
  */
 import { posix } from 'node:path';
 

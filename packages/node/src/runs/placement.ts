@@ -57,7 +57,7 @@ export async function hostPlacement(input: {
 
 /**
  * In the node container: the data volume (DATA_VOLUME_NAME) is mounted at /mnt/data; the container joins its
- * private network with the alias `proxyserver` (algorithm-container.md §3); the proxy listens on all addresses.
+ * private network with the alias `proxyserver` (docs/container-environment.md#names-labels-and-networks); the proxy listens on all addresses.
  */
 export async function dockerizedPlacement(input: {
   config: NodeConfig;

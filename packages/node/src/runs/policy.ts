@@ -1,5 +1,5 @@
 /**
- * Node-side policies (node-protocol §9, algorithm-container.md §2): image allow-list (regexes matched at the start
+ * Node-side policies (docs/node-protocol.md#policies): image allow-list (regexes matched at the start
  * of the image reference, as Python's `re.match`), and allowed users / organizations of the task's initiator.
  */
 export interface PolicyConfig {

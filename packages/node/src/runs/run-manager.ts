@@ -1,5 +1,5 @@
 /**
- * Runs the node's algorithm runs (node-protocol §6, algorithm-container.md): one container per result, several at
+ * Runs the node's algorithm runs (docs/node-protocol.md#running-a-result, docs/container-environment.md): one container per result, several at
  * once (a master waits for its sub-tasks, which may run on this very node). Every run ends reported, with a log
  * that says what happened, or stays in the run record to be reattached after a restart.
  */
@@ -232,7 +232,7 @@ export class RunManager {
     await this.#o.helpers?.start(helpersInUse);
   }
 
-  /** `kill_containers` (node-protocol §7). */
+  /** `kill_containers` (docs/node-protocol.md#kill). */
   async kill(payload: KillContainersPayload): Promise<void> {
     const { identity, runtime, log } = this.#o;
     if (payload.collaboration_id !== undefined && payload.collaboration_id !== identity.collaborationId)

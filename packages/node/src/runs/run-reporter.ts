@@ -1,5 +1,5 @@
 /**
- * Reporting a finished run (node-protocol §6.3): the output encrypted for the task's initiator (base64 when the
+ * Reporting a finished run (docs/node-protocol.md#running-a-result): the output encrypted for the task's initiator (base64 when the
  * collaboration is not encrypted), the container log, the finish time and the status, in one PATCH.
  *
  * A report is made once (`prepare`), kept in the run store by the caller, and sent until the server takes it

@@ -1,4 +1,4 @@
-/** Reads JWT claims without verifying the signature (the node trusts its server; node-protocol §3). */
+/** Reads JWT claims without verifying the signature (the node trusts its server; docs/node-protocol.md#at-start). */
 export function decodeJwtPayload(token: string): Record<string, unknown> {
   const part = token.split('.')[1];
   if (!part) throw new Error('not a JWT: no payload part');

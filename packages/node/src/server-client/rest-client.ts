@@ -1,5 +1,5 @@
 /**
- * The node's REST connection to the server (node-protocol §2–3): API-key login, `Authorization: Bearer`,
+ * The node's REST connection to the server (docs/node-protocol.md#rest-calls): API-key login, `Authorization: Bearer`,
  * token refresh ahead of expiry and on 401/422, and retries with backoff when the server cannot be reached.
  */
 import type { Logger } from 'pino';
@@ -15,7 +15,7 @@ export interface RestClientOptions {
   readonly log: Logger;
   /** Aborts every wait and retry (node shutdown). */
   readonly signal: AbortSignal;
-  /** Per-request time limit; default 60 s (node-protocol §12). */
+  /** Per-request time limit; default 60 s (docs/node-protocol.md#rest-calls). */
   readonly requestTimeoutMs?: number;
   /** Longest wait between retries of a failed connection; default 30 s. */
   readonly maxBackoffMs?: number;

@@ -1,5 +1,5 @@
 /**
- * The node's socket.io connection to the server's `/tasks` namespace (node-protocol §5). The access token travels
+ * The node's socket.io connection to the server's `/tasks` namespace (docs/socket-protocol.md). The access token travels
  * in the handshake's `Authorization` header. socket.io-client reconnects with backoff by itself; every (re)connect
  * is reported through `onConnect` so the node resynchronises its open work.
  *

@@ -1,5 +1,5 @@
 /**
- * The parts of the server's JSON the node reads (api.md §2): the shapes the server serializes with, from
+ * The parts of the server's JSON the node reads (docs/api.md#resources): the shapes the server serializes with, from
  * `@federa/common`. The node still reads every answer as untrusted (task-check.ts).
  */
 import type { Collaboration, Node, Organization, Result, ResultWithTask, Task } from '@federa/common';

@@ -1,6 +1,5 @@
 /**
- * The access rules of the seed (seed-behavior.md, Authentication and Errors) and the guard checks of
- * auth-rbac.md §6, each held by a test through the API.
+ * The access rules of docs/security.md and the guard checks of docs/access-control.md#guards, each held by a test through the API.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../test-support/harness.js';

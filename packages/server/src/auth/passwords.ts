@@ -1,7 +1,7 @@
 import bcrypt from 'bcrypt';
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 
-/** Password policy (auth-rbac.md §6.1). Returns the problem, or null when the password is acceptable. */
+/** Password policy (docs/access-control.md#password-policy). Returns the problem, or null when the password is acceptable. */
 export function passwordPolicyProblem(password: string): string | null {
   if (password.length < 8) return 'Password too short: use at least 8 characters.';
   if (password.length > 128) return 'Password too long: use at most 128 characters.';

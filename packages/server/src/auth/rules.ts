@@ -1,5 +1,5 @@
 /**
- * The rule catalogue (`auth-rbac.md` §4.3) and the default roles (§5). Rules are registered at every start
+ * The rule catalogue (docs/access-control.md#rules) and the default roles (docs/access-control.md#roles). Rules are registered at every start
  * (missing ones created); default roles are created when missing.
  */
 export const OPERATIONS = { v: 'VIEW', e: 'EDIT', c: 'CREATE', d: 'DELETE' } as const;

@@ -4,7 +4,7 @@ import { ApiError } from '../errors.js';
 
 export type ClientType = 'user' | 'node' | 'container' | 'reset';
 
-/** The identity object of a container token (auth-rbac.md §2.2). */
+/** The identity object of a container token (docs/access-control.md#tokens). */
 export interface ContainerIdentity {
   client_type: 'container';
   node_id: number;
@@ -49,8 +49,8 @@ export interface TokenLifetimes {
 }
 
 /**
- * HS256 JWTs with the claims of auth-rbac.md §2.1. The identity is written under both `sub` and `identity`
- * (§2.3) so that algorithm images built with any 3.x tools read it.
+ * HS256 JWTs with the claims of docs/access-control.md#tokens. The identity is written under both `sub` and
+ * `identity` so that algorithm images built with any 3.x tools read it.
  */
 export class TokenService {
   readonly #key: Uint8Array;

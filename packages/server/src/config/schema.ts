@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 
 /**
- * The server configuration: one environment of the YAML file of `cli-config.md` §2, plus Federa's own keys.
+ * The server configuration: one environment of the YAML file of docs/server-configuration.md, plus Federa's own keys.
  * Every key is documented in `docs/server-configuration.md`.
  */
 export const ServerConfigSchema = Type.Object(

@@ -13,7 +13,7 @@ export interface BootstrapOutcome {
 }
 
 /**
- * Start-up seeding (auth-rbac.md §7): register missing rules, create the fixed and default roles when missing
+ * Start-up seeding (docs/access-control.md#at-start): register missing rules, create the fixed and default roles when missing
  * (Root also receives rules registered later), and create the root user on first start.
  */
 export async function bootstrap(db: Kysely<Database>, config: ServerConfig): Promise<BootstrapOutcome> {

@@ -1,6 +1,6 @@
 /**
  * Timestamps: stored as naive UTC text `YYYY-MM-DDTHH:MM:SS.ffffff`; served with `+00:00` and the fraction
- * omitted when it is zero (api.md §1.7).
+ * omitted when it is zero (docs/api.md#date-times).
  */
 const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
 

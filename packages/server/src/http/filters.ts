@@ -1,5 +1,5 @@
 /**
- * Query-string helpers for listing filters (api.md §1.6).
+ * Query-string helpers for listing filters (docs/api.md#filters).
  */
 
 /** A boolean flag: `false`, `False`, `0`, `no` and empty are false; any other value is true. */

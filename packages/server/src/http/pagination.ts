@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { countIds, pageOfIds, type IdQuery } from '../repositories/listing.js';
 
-/** Query parameters every paginated listing accepts (api.md §1.4). */
+/** Query parameters every paginated listing accepts (docs/api.md#pagination). */
 export const PaginationQuery = {
   page: Type.Optional(
     Type.Integer({ minimum: 1, description: '1-based page number; without it every item is returned' }),

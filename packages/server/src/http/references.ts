@@ -1,5 +1,5 @@
 /**
- * Hypermedia references (api.md §1.8): `{id, link, methods}` for a related resource.
+ * Hypermedia references (docs/api.md#references): `{id, link, methods}` for a related resource.
  */
 export const REFERENCE_METHODS = {
   organization: ['GET', 'PATCH'],

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Collaboration, Database } from '../db/schema.js';
 
-/** Data access for collaborations and their members (api.md §4.6). */
+/** Data access for collaborations and their members (docs/api.md#collaborations). */
 
 export async function findCollaboration(
   db: Kysely<Database>,
@@ -116,7 +116,7 @@ export async function updateCollaboration(
 
 /**
  * Deletes a collaboration and its memberships. Its nodes and tasks stay, with their collaboration link cleared
- * (api.md §4.6).
+ * (docs/api.md#collaborations).
  */
 export async function deleteCollaboration(db: Kysely<Database>, id: number): Promise<void> {
   await db.transaction().execute(async (trx) => {

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database, Node } from '../db/schema.js';
 import { hashApiKey, newApiKey } from '../auth/passwords.js';
 
-/** Data access for nodes (api.md §4.7) and the node naming rule. */
+/** Data access for nodes (docs/api.md#nodes) and the node naming rule. */
 
 /** A valid container name, as the container runtime accepts it: the node's name is part of its volume and network names. */
 export const NODE_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;

@@ -4,7 +4,7 @@ import { can, type Caller } from '../auth/caller.js';
 import { partnerOrganizations } from '../auth/scope.js';
 import { prepared } from '../db/prepared.js';
 
-/** The editable fields of an organization (api.md §2.1). `""` is a valid value for each of them. */
+/** The editable fields of an organization (docs/api.md#organization). `""` is a valid value for each of them. */
 export interface OrganizationFields {
   name?: string;
   domain?: string;
@@ -88,7 +88,7 @@ export async function updateOrganization(
 }
 
 /**
- * The organizations a caller may view (api.md §4.5): `'all'` with `organization.v_glo`; with `v_col` the
+ * The organizations a caller may view (docs/api.md#organizations): `'all'` with `organization.v_glo`; with `v_col` the
  * organizations sharing a collaboration with the caller's own, plus its own; with `v_org` its own only; `null`
  * without any of these rules.
  */

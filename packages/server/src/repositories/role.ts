@@ -5,7 +5,7 @@ import { RESERVED_ROLE_NAMES, describeRule, ruleKeyOf, type RuleKey } from '../a
 import { forbidden, notFound } from '../errors.js';
 
 /**
- * Data access for roles and rules, and the "nobody grants what they lack" guard (auth-rbac.md §6) that the
+ * Data access for roles and rules, and the "nobody grants what they lack" guard (docs/access-control.md#guards) that the
  * user and role routes share.
  */
 

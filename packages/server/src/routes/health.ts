@@ -57,7 +57,7 @@ async function isRoot(ctx: AppContext, request: FastifyRequest): Promise<boolean
 }
 
 /**
- * `/health`, `/health/fix` and `/version` (api.md §4.3). No token needed; `/health` tells anonymous callers only
+ * `/health`, `/health/fix` and `/version` (docs/api.md#health-and-version). No token needed; `/health` tells anonymous callers only
  * whether the database answers and the version, and the root user the details (docs/security.md).
  */
 export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {

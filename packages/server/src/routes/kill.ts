@@ -8,7 +8,7 @@ import { MessageSchema, errorResponses } from '../serializers/common.js';
 import { findNode } from '../repositories/node.js';
 import { collaborationRoom, findTask, hasTaskFinished, killTask } from '../repositories/task/index.js';
 
-/** `/kill…` (api.md §4.13, node-protocol.md §7): stop running algorithm containers. */
+/** `/kill…` (docs/api.md#kill, docs/node-protocol.md#kill): stop running algorithm containers. */
 export const killRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;

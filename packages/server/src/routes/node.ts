@@ -41,7 +41,7 @@ async function nodeOr404(ctx: AppContext, id: number): Promise<Node> {
 const invalidName = (name: string): ApiError =>
   new ApiError('bad_request', nodeNameProblem(name) ?? 'Invalid node name.');
 
-/** A `last_seen_from`/`last_seen_till` bound in the stored form: a date, or a date-time (api.md §1.6). */
+/** A `last_seen_from`/`last_seen_till` bound in the stored form: a date, or a date-time (docs/api.md#filters). */
 function timeBound(field: string, value: string): string {
   if (/^\d{4}-\d{2}-\d{2}$/.test(value.trim())) return value.trim();
   const stored = parseClientTime(value);
@@ -56,7 +56,7 @@ function timeBound(field: string, value: string): string {
 
 const NameField = Type.String({ description: 'a valid container name: [a-zA-Z0-9][a-zA-Z0-9_.-]*' });
 
-/** Routes of `/node` (api.md §4.7, §4.9) and `POST /recover/node` (§4.2). */
+/** Routes of `/node` (docs/api.md#nodes) and `POST /recover/node` (docs/api.md#account-recovery-and-passwords). */
 export const nodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;
@@ -290,7 +290,7 @@ export const nodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         );
       }
       await deleteNode(db(), node.id);
-      // A deleted node keeps no way into the VPN (docs/vpn.md, "Revocation").
+      // A deleted node keeps no way into the VPN (docs/vpn.md#certificates).
       await ctx.vpn?.revokeNode(node.id);
       await endSessions(ctx, 'node', node.id, 'deleted');
       request.log.info({ event: 'node.deleted', node_id: node.id }, 'node deleted');

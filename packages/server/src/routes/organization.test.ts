@@ -23,7 +23,7 @@ const ORGANIZATION_KEYS = [
   'zipcode',
 ];
 
-describe('GET /organization pagination (api.md §1.4)', () => {
+describe('GET /organization pagination (docs/api.md#pagination)', () => {
   it('gives page 2 with per_page 5 of 12 organizations: right slice, total-count, Link and links', async () => {
     const admin = await t.fx.user(await t.fx.organization(), { rules: ['organization.v_glo'] });
     const token = await admin.token();

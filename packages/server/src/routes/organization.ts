@@ -44,7 +44,7 @@ const OrganizationBody = Type.Object({
   public_key: field('base64 text of the PEM public key; "" for none'),
 });
 
-/** Routes of `/organization` (api.md §4.5). */
+/** Routes of `/organization` (docs/api.md#organizations). */
 export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;

@@ -8,7 +8,7 @@ import { accountLocked, attemptsAfterFailure } from '../auth/login-throttle.js';
 import { endSessions } from '../auth/sessions.js';
 import { nowStored } from '../http/datetime.js';
 
-/** `PATCH /password/change` (api.md §4.2): a user changes their own password. */
+/** `PATCH /password/change` (docs/api.md#account-recovery-and-passwords): a user changes their own password. */
 export const passwordRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
 

@@ -29,7 +29,7 @@ async function servedResult(ctx: AppContext, caller: Caller, resultId: number): 
   return result;
 }
 
-/** `/port…` (api.md §4.12): VPN ports of algorithm runs. */
+/** `/port…` (docs/api.md#ports-and-vpn): VPN ports of algorithm runs. */
 export const portRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;

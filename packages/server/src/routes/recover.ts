@@ -81,7 +81,7 @@ async function verifyResetToken(
   };
 }
 
-/** Routes of `/recover` (api.md §4.2): password recovery by e-mail. `POST /recover/node` is in node.ts. */
+/** Routes of `/recover` (docs/api.md#account-recovery-and-passwords): password recovery by e-mail. `POST /recover/node` is in node.ts. */
 export const recoverRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
 

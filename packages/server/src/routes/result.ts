@@ -82,7 +82,7 @@ const PatchResultBody = Type.Object({
   finished_at: Type.Optional(NullableString('YYYY-MM-DDTHH:MM:SS[.ffffff]; set to null when absent')),
   result: Type.Optional(NullableString('output (encrypted, or base64); set to null when absent')),
   log: Type.Optional(NullableString('container log; set to null when absent')),
-  status: Type.Optional(NullableString('run status (node-protocol.md §6.4); kept when absent')),
+  status: Type.Optional(NullableString('run status (docs/node-protocol.md#run-statuses); kept when absent')),
 });
 
 /** A timestamp sent by a node, in the stored form; invalid → 400 naming the field. */
@@ -96,7 +96,7 @@ function bodyTime(field: string, value: string | null): string | null {
   return stored;
 }
 
-/** `/result…` (api.md §4.10). Who may see a result: repositories/result.ts `resultCollaborations`. */
+/** `/result…` (docs/api.md#results). Who may see a result: repositories/result.ts `resultCollaborations`. */
 export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;

@@ -71,7 +71,7 @@ const callerOf = (request: FastifyRequest): Caller => {
 
 const reservedNames = (): string => [...RESERVED_ROLE_NAMES].map((n) => `'${n}'`).join(', ');
 
-/** `/role`, `/role/{id}` and `/role/{id}/rule` (api.md §4.11, auth-rbac.md §5, §6). */
+/** `/role`, `/role/{id}` and `/role/{id}/rule` (docs/api.md#roles-and-rules, docs/access-control.md#roles, docs/access-control.md#guards). */
 export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;

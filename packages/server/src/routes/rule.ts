@@ -26,7 +26,7 @@ const RuleListQuery = Type.Object({
   role_id: Type.Optional(Type.Integer({ description: 'rules contained in this role' })),
 });
 
-/** `/rule` and `/rule/{id}` (api.md §4.11): any user may read the rule catalogue. */
+/** `/rule` and `/rule/{id}` (docs/api.md#roles-and-rules): any user may read the rule catalogue. */
 export const ruleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;

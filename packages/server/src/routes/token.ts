@@ -28,7 +28,7 @@ export async function roleNames(ctx: AppContext, userId: number): Promise<string
   return rows.map((r) => r.name);
 }
 
-/** The login answer (api.md §4.1): the session's tokens and where to refresh them. */
+/** The login answer (docs/api.md#tokens): the session's tokens and where to refresh them. */
 function answerWith(ctx: AppContext, kind: 'user' | 'node', id: number, tokens: SessionTokens) {
   const base = ctx.config.api_path;
   return {
@@ -51,7 +51,7 @@ const refusedLogin = (policy: { max_failed_attempts: number; inactivation_minute
 const minutesText = (seconds: number): string =>
   seconds >= 90 ? `${Math.ceil(seconds / 60)} minutes` : `${Math.ceil(seconds)} seconds`;
 
-/** `/token/*` (api.md §4.1, auth-rbac.md §3). */
+/** `/token/*` (docs/api.md#tokens, docs/access-control.md#tokens). */
 export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const policy = ctx.config.password_policy;

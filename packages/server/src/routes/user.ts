@@ -105,7 +105,7 @@ const conflictOnRace = (error: unknown): never => {
   throw error;
 };
 
-/** `/user` and `/user/{id}` (api.md §4.4, auth-rbac.md §6). */
+/** `/user` and `/user/{id}` (docs/api.md#users, docs/access-control.md#guards). */
 export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;

@@ -10,7 +10,7 @@ interface OpenResult {
 }
 
 /**
- * A socket client that does what a node does with the server (node-protocol.md §3, §5, §6) without running
+ * A socket client that does what a node does with the server (docs/node-protocol.md) without running
  * containers: logs in with its API key, connects to `/tasks` with the `Authorization` header over WebSocket only,
  * fetches its open results after every (re)connect and on `new_task`, and reports each one completed with the
  * output `done-<result id>`. A test stand-in for the node daemon (which needs Docker); it says so.

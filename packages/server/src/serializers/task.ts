@@ -13,7 +13,7 @@ import {
 } from '../repositories/task/load.js';
 
 /**
- * Tasks and results are shown in several linked forms (api.md §2.7, §2.8), so both live in this file:
+ * Tasks and results are shown in several linked forms (docs/api.md#task, docs/api.md#result), so both live in this file:
  * task; task with results; result; result with task; task-result (ids instead of references).
  */
 

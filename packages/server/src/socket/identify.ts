@@ -24,7 +24,7 @@ export type IdentifyOutcome =
 
 /**
  * Resolves the identity behind a handshake. Never throws: a missing, invalid or expired token gives
- * `{identity: null, problem}`, and the connection is accepted and told `expired_token` (node-protocol.md §5.2).
+ * `{identity: null, problem}`, and the connection is accepted and told `expired_token` (docs/socket-protocol.md#authentication).
  * Only access tokens of users and nodes are accepted (no refresh, container or reset tokens).
  */
 export async function identify(

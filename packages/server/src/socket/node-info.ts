@@ -14,7 +14,7 @@ const asText = (value: unknown): string => {
 };
 
 /**
- * The `(key, value)` rows of a `node_info_update` payload (node-protocol.md §9): one row per scalar, one row per
+ * The `(key, value)` rows of a `node_info_update` payload (docs/socket-protocol.md#events-from-clients): one row per scalar, one row per
  * element of a list. Returns null when the payload is not an object.
  */
 export function nodeInfoRows(payload: unknown): { key: string; value: string }[] | null {

@@ -14,7 +14,7 @@ export const presenceRoom = (identity: Pick<SocketIdentity, 'kind' | 'id'>): str
 export const sessionRoom = (sid: string): string => `federa:session:${sid}`;
 
 /**
- * The protocol rooms of an identity (node-protocol.md §5.3, 3.6+):
+ * The protocol rooms of an identity (docs/socket-protocol.md#rooms):
  * - a node: `all_nodes`, `collaboration_<c>` and `collaboration_<c>_organization_<o>`;
  * - a user with event VIEW GLOBAL: `collaboration_<c>` of every collaboration;
  * - with event VIEW COLLABORATION: `collaboration_<c>` of the collaborations of the own organization;

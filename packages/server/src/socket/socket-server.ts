@@ -9,7 +9,7 @@ import type { TasksNamespace, TasksServer } from './types.js';
 
 export interface SocketServerOptions {
   /**
-   * Engine.IO ping timeout (node-protocol.md §5.1).
+   * Engine.IO ping timeout (docs/socket-protocol.md#connecting).
    * @default 60000
    */
   pingTimeoutMs?: number;

@@ -22,7 +22,7 @@ const announced = (rooms: Iterable<string>, socketId: string): string[] =>
   [...rooms].filter((r) => r !== socketId && r !== SocketRooms.allNodes && !r.startsWith('federa:'));
 
 /**
- * Installs the protocol of namespace `/tasks` (node-protocol.md §5, docs/socket-protocol.md): the handshake
+ * Installs the protocol of namespace `/tasks` (docs/socket-protocol.md): the handshake
  * middleware, the rooms, the online status and the client events.
  */
 export function installTasksNamespace(ctx: AppContext, nsp: TasksNamespace, presence: Presence): void {

@@ -8,7 +8,7 @@ export interface OpenVpnEndpoint {
 }
 
 /**
- * The OpenVPN server's configuration (docs/vpn.md, "The VPN server"). Files are named relative to the VPN
+ * The OpenVPN server's configuration (docs/vpn.md#how-it-is-built). Files are named relative to the VPN
  * folder (OpenVPN runs with `--cd` there). Clients reach each other through the server (`client-to-client`);
  * a certificate whose serial has a file in `revoked/` is refused (`crl-verify … dir`).
  */

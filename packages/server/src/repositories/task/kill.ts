@@ -4,7 +4,7 @@ import type { EventBus } from '../../context.js';
 import { nowStored } from '../../http/datetime.js';
 import { collaborationRoom } from './rows.js';
 
-/** The status the server gives results it kills (node-protocol.md §6.4). */
+/** The status the server gives results it kills (docs/node-protocol.md#run-statuses). */
 export const KILLED_STATUS = 'killed by user';
 
 export interface KillEntry {
@@ -14,7 +14,7 @@ export interface KillEntry {
 }
 
 /**
- * The kill procedure (api.md §4.13, node-protocol.md §7): emits `kill_containers` with one entry per result of
+ * The kill procedure (docs/api.md#kill, docs/node-protocol.md#kill): emits `kill_containers` with one entry per result of
  * the task and of its direct sub-tasks (each with its own task id), then marks the results still open as
  * `killed by user`, finished now. Finished results keep their status and output: they are immutable.
  */

@@ -34,7 +34,7 @@ async function collaborationOut(ctx: AppContext, id: number): Promise<Collaborat
   return collaboration;
 }
 
-/** `encrypted` as a body field: a boolean or an integer (api.md §4.6). Checked by {@link encryptedValue}. */
+/** `encrypted` as a body field: a boolean or an integer (docs/api.md#collaborations). Checked by {@link encryptedValue}. */
 const EncryptedField = Type.Unknown({
   description: 'boolean or integer; only true/1 mean end-to-end encrypted',
 });
@@ -66,7 +66,7 @@ function encryptedFilter(value: string): number {
   });
 }
 
-/** Routes of `/collaboration` (api.md §4.6); the members, nodes and tasks sub-collections are in `collaboration/`. */
+/** Routes of `/collaboration` (docs/api.md#collaborations); the members, nodes and tasks sub-collections are in `collaboration/`. */
 export const collaborationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;

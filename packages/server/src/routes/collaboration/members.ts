@@ -10,7 +10,7 @@ import { assertMayViewCollaboration, callerOf, collaborationOr404 } from './shar
 
 const OrganizationIdBody = Type.Object({ id: Type.Integer({ description: 'organization id' }) });
 
-/** `/collaboration/{id}/organization`: the member organizations (api.md §4.6). Items as `GET /organization`. */
+/** `/collaboration/{id}/organization`: the member organizations (docs/api.md#collaborations). Items as `GET /organization`. */
 export const collaborationMemberRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;

@@ -11,10 +11,10 @@ import { assertMayViewCollaboration, callerOf, collaborationOr404 } from './shar
 const NodeIdBody = Type.Object({ id: Type.Integer({ description: 'node id' }) });
 
 /**
- * `/collaboration/{id}/node` (api.md §4.6).
+ * `/collaboration/{id}/node` (docs/api.md#collaborations).
  *
- * Items have the same shape as `GET /node` (the full node form): seed-behavior.md requires "the same shape as
- * /node", which wins over the 3.x simple form of api.md §2.3. The full form is a superset of the simple one
+ * Items have the same shape as `GET /node` (the full node form): Federa's requirement "the same shape as /node"
+ * wins over the 3.x simple form (docs/api.md#collaborations). The full form is a superset of the simple one
  * (`type` and `collaboration` added); only `config` differs, which no 3.x client reads here.
  */
 export const collaborationNodeRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -19,7 +19,7 @@ import { findCollaboration, memberIds } from '../../repositories/collaboration.j
 import { findOrganization } from '../../repositories/organization.js';
 
 /**
- * `POST /task` (api.md §4.8): the checks of steps 1–11 in their order, then the task and one result per
+ * `POST /task` (docs/api.md#tasks): the checks of steps 1–11 in their order, then the task and one result per
  * receiving organization, written in one transaction.
  */
 
@@ -49,7 +49,7 @@ export const CreateTaskBody = Type.Object({
 });
 export type CreateTaskInput = Static<typeof CreateTaskBody>;
 
-/** Organizations whose node in the collaboration does not accept tasks from this user (node-protocol.md §9). */
+/** Organizations whose node in the collaboration does not accept tasks from this user (docs/node-protocol.md#policies). */
 async function policyRefusals(
   db: Kysely<Database>,
   caller: Caller,
@@ -193,7 +193,7 @@ export async function createTask(ctx: AppContext, caller: Caller, body: CreateTa
       organization_id: o.id,
       input: typeof o.input === 'string' ? o.input : JSON.stringify(o.input),
     })),
-    // 8. `task_created`, before the results are created (node-protocol.md §5.4).
+    // 8. `task_created`, before the results are created (docs/socket-protocol.md#events-from-the-server).
     (task) =>
       ctx.events.emit(collaborationRoom(collaborationId), 'task_created', {
         task_id: task.id,

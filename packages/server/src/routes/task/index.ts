@@ -70,7 +70,7 @@ async function mayViewTask(
   return scope === null || (collaborationId !== null && scope.includes(collaborationId));
 }
 
-/** `/task…` (api.md §4.8). */
+/** `/task…` (docs/api.md#tasks). */
 export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;
