@@ -20,6 +20,7 @@ import { registerRoutes } from './routes/index.js';
 import { isConnectionError } from './db/renewable-pool.js';
 import { registerConfiguredUi } from './http/ui-static.js';
 import { DATA_FIELDS, guardBody, guardParameters, limitRouteSchemas } from './http/input-guard.js';
+import { installAuditHooks } from './audit/audit-hooks.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -178,6 +179,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.addHook('preValidation', guardBody);
   app.addHook('preHandler', guardParameters);
 
+  // Before the read cache's hooks: a kept answer is recorded too, and never given while the log cannot be written.
+  if (ctx.audit) installAuditHooks(app, ctx.audit, apiPath);
+  else app.decorateRequest('auditActor', null);
+
   const cache = ctx.readCache;
   app.addHook('onRequest', async (request, reply) => {
     const policy = request.routeOptions.config.policy;
@@ -188,6 +193,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     if (key !== null && cache) {
       const kept = cache.answer(key);
       if (kept && kept.until > Date.now()) {
+        request.auditActor = { kind: kept.caller.kind, id: kept.caller.id };
         const seen = touchLastSeen(ctx, kept.caller.kind, kept.caller.id);
         if (!seen) return reply.headers(kept.headers).send(kept.body);
         await seen; // recording last_seen changed the database: the answer is computed afresh

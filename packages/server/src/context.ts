@@ -8,6 +8,7 @@ import type { LoginThrottle } from './auth/login-throttle.js';
 import type { SocketBroker } from './broker/socket-broker.js';
 import type { ReadCache } from './http/read-cache.js';
 import type { VpnService } from './vpn/vpn-service.js';
+import type { ServerAudit } from './audit/server-audit.js';
 
 /** Emits socket events to rooms of namespace `/tasks`; through the broker when several instances run. */
 export interface EventBus {
@@ -39,6 +40,8 @@ export interface AppContext {
   readCache: ReadCache | null;
   /** The VPN between algorithm containers; null when the configuration has no `vpn` section. */
   vpn: VpnService | null;
+  /** This instance's audit log (docs/audit.md); null when `audit.enabled` is false or the app was built without one. */
+  audit: ServerAudit | null;
   log: FastifyBaseLogger;
   version: string;
 }

@@ -12,6 +12,7 @@ import { bootstrap, type BootstrapOutcome } from './db/bootstrap.js';
 import { SERVER_VERSION } from './version.js';
 import { isAbsolute, join, resolve } from 'node:path';
 import { VpnService } from './vpn/vpn-service.js';
+import { ServerAudit } from './audit/server-audit.js';
 
 export interface ContextOptions {
   config: ServerConfig;
@@ -21,6 +22,8 @@ export interface ContextOptions {
   mailer?: Mailer | null;
   events?: EventBus;
   broker?: SocketBroker | null;
+  /** The folder of the audit log; absent or null: no audit log (test apps that do not look at it). */
+  auditDir?: string | null;
 }
 
 /** Connects the database, migrates and seeds it, and assembles everything the routes need. */
@@ -35,7 +38,15 @@ export async function createContext(
     log: options.log,
   });
   let vpn: VpnService | null = null;
+  let audit: ServerAudit | null = null;
   try {
+    if (options.auditDir)
+      audit = await ServerAudit.open({
+        dir: options.auditDir,
+        maxFileBytes: config.audit.max_file_mb * 1024 * 1024,
+        sync: config.audit.fsync,
+        log: options.log,
+      });
     await dbh.migrate();
     const seeded = await bootstrap(dbh.db, config);
     if (config.vpn) {
@@ -68,12 +79,14 @@ export async function createContext(
           ? new ReadCache(dbh.changes, config.response_cache_mb * 1024 * 1024)
           : null,
       vpn,
+      audit,
       log: options.log,
       version: SERVER_VERSION,
     };
     return { ctx, seeded };
   } catch (error) {
     await vpn?.close();
+    await audit?.close();
     await dbh.close().catch(() => undefined);
     throw error;
   }

@@ -63,6 +63,11 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, description: 'The request body is larger than the server accepts.' },
   not_configured: { status: 501, description: 'The feature is not configured on this server.' },
   unavailable: { status: 503, description: 'A service the server depends on is unavailable.' },
+  audit_unavailable: {
+    status: 503,
+    description:
+      'The audit log cannot be written at the moment, so nothing that would be recorded in it is done; retry later.',
+  },
   internal: { status: 500, description: 'An internal error occurred. It has been logged.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 

@@ -129,7 +129,15 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
   const sockets = new SocketServer();
   let created: Awaited<ReturnType<typeof createContext>>;
   try {
-    created = await createContext({ config, dataDir, log, mailer, broker, events: sockets.events });
+    created = await createContext({
+      config,
+      dataDir,
+      log,
+      mailer,
+      broker,
+      events: sockets.events,
+      auditDir: config.audit.enabled ? resolve(dataDir, config.audit.directory ?? 'audit') : null,
+    });
   } catch (error) {
     log.error(
       { err: error, event: 'server.start_failed' },
@@ -164,6 +172,9 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
         .close()
         .catch((error: unknown) => log.error({ err: error }, 'closing the HTTP server failed'));
     clearTimeout(cut);
+    await ctx.audit
+      ?.close()
+      .catch((error: unknown) => log.error({ err: error }, 'closing the audit log failed'));
     await ctx.dbh.close().catch((error: unknown) => log.error({ err: error }, 'closing the database failed'));
     await ctx.vpn
       ?.close()

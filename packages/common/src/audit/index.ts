@@ -4,3 +4,4 @@ export * from './audit-files.js';
 export * from './audit-lock.js';
 export * from './audit-log.js';
 export * from './audit-verify.js';
+export * from './audit-verdict.js';

@@ -10,6 +10,8 @@ export const EXIT_CODES = {
   usage: 3,
   /** A service the server needs is unavailable at start: the database, or the listen address/port. */
   unavailable: 4,
+  /** `audit verify`: an entry of the audit log was edited, removed or reordered, or a line is unreadable. */
+  tampered: 5,
 } as const;
 
 export type ExitReason = keyof typeof EXIT_CODES;

@@ -1,5 +1,8 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { ConfigError, ENVIRONMENTS } from '@federa/common';
+import { resolve } from 'node:path';
+import { ConfigError, ENVIRONMENTS, formatAuditVerdict, verifyAuditPath } from '@federa/common';
+import { serverDataDir } from '../config/data-dir.js';
+import { loadServerConfig } from '../config/load.js';
 import { FixtureError, runImport, type ImportReport, type RunImportOptions } from '../import/index.js';
 import type { ServerHandle, StartServerOptions } from '../server.js';
 import { SERVER_VERSION } from '../version.js';
@@ -37,6 +40,12 @@ export function formatImportReport(report: ImportReport): string {
       ? `\nAPI keys of the new nodes (shown only now, they are stored hashed; give each to the admin of that node,\nwho puts it in the node's configuration: vnode new --api-key <key>, or vnode set api_key=<key>):\n${keys.join('\n')}\n`
       : ''
   }`;
+}
+
+/** The audit folder of a configuration: `audit.directory`, relative to the data folder (docs/audit.md). */
+function auditDirOf(configFile: string, environment: string): string {
+  const loaded = loadServerConfig(configFile, environment, process.env);
+  return resolve(serverDataDir(loaded, process.env), loaded.config.audit.directory ?? 'audit');
 }
 
 const parsePort = (value: string): number => {
@@ -139,6 +148,39 @@ Running it again adds only what is missing (matched by name). Examples:
         }
         outcome = startFailureReason(error);
         io.err(`error: the import failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      }
+    });
+
+  const audit = program.command('audit').description("the server's audit log (docs/audit.md)");
+  audit
+    .command('verify')
+    .description(
+      'check that no entry of the audit log was edited, removed or reordered (every chain of the folder, or one file)',
+    )
+    .option(
+      '-c, --config <file>',
+      'the server configuration file: checks the audit folder of its data folder',
+    )
+    .addOption(
+      new Option('-e, --environment <environment>', 'the environment of the configuration file')
+        .choices([...ENVIRONMENTS])
+        .default('prod'),
+    )
+    .option('--file <path>', 'an audit folder, or one file of it (checked from its first entry)')
+    .action(async (opts: { config?: string; environment: string; file?: string }) => {
+      try {
+        const path = opts.file ?? (opts.config ? auditDirOf(opts.config, opts.environment) : undefined);
+        if (path === undefined) {
+          outcome = 'usage';
+          io.err('error: give the configuration file (-c) or the audit folder or file (--file)\n');
+          return;
+        }
+        const { ok, text } = formatAuditVerdict(await verifyAuditPath(path));
+        (ok ? io.out : io.err)(text);
+        if (!ok) outcome = 'tampered';
+      } catch (error) {
+        outcome = error instanceof ConfigError ? 'config' : 'failure';
+        io.err(`error: ${error instanceof Error ? error.message : String(error)}\n`);
       }
     });
 

@@ -196,6 +196,18 @@ export const ServerConfigSchema = Type.Object(
       },
       { default: {}, additionalProperties: false },
     ),
+    /** The audit log (docs/audit.md): hash-chained files in `directory` (default `<data dir>/audit`). */
+    audit: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true }),
+        directory: Type.Optional(Type.String({ minLength: 1 })),
+        /** A file that would grow past this many MiB is renamed and the chain goes on in a new file. */
+        max_file_mb: Type.Number({ minimum: 0.01, default: 64 }),
+        /** fdatasync each batch of entries before the answers that wait for them go out. */
+        fsync: Type.Boolean({ default: true }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
     directories: Type.Optional(
       Type.Object({ log: Type.Optional(Type.String()), data: Type.Optional(Type.String()) }),
     ),

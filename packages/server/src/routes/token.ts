@@ -120,6 +120,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         user.id,
         await openSession(ctx, 'user', user.id, await roleNames(ctx, user.id)),
       );
+      request.auditActor = { kind: 'user', id: user.id };
       void reply.header('jwt-token', answer.access_token);
       return answer;
     },
@@ -159,6 +160,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .where('id', '=', node.id)
         .execute();
       const answer = answerWith(ctx, 'node', node.id, await openSession(ctx, 'node', node.id));
+      request.auditActor = { kind: 'node', id: node.id };
       void reply.header('jwt-token', answer.access_token);
       return answer;
     },

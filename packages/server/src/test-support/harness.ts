@@ -47,6 +47,10 @@ export interface TestAppOptions {
   config?: Partial<Record<keyof ServerConfig, unknown>>;
   mailer?: Mailer | null;
   events?: EventBus;
+  /** A folder for the audit log (docs/audit.md); without it the app keeps none. */
+  auditDir?: string;
+  /** Where the app logs (default: silent, or FEDERA_TEST_LOG's level). */
+  log?: pino.Logger;
 }
 
 /**
@@ -66,13 +70,14 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
     'test-config.yaml',
   );
-  const log = pino({ level: process.env.FEDERA_TEST_LOG ?? 'silent' });
+  const log = options.log ?? pino({ level: process.env.FEDERA_TEST_LOG ?? 'silent' });
   const { ctx } = await createContext({
     config,
     dataDir: process.cwd(),
     log,
     mailer: options.mailer ?? null,
     ...(options.events ? { events: options.events } : {}),
+    ...(options.auditDir ? { auditDir: options.auditDir } : {}),
   });
   const app = await buildApp(ctx, { logger: log });
   const api: TestApp['api'] = async (method, path, o = {}) => {
@@ -126,6 +131,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     login,
     close: async () => {
       await app.close();
+      await ctx.audit?.close();
       await ctx.dbh.close();
       await ctx.vpn?.close();
       await db.drop();

@@ -1,0 +1,107 @@
+/**
+ * The server's audit log (docs/audit.md): one hash-chained file per server instance in `<data dir>/audit`. Several
+ * instances on one data folder each take their own chain (`server`, `server-2`, …).
+ */
+import { hostname } from 'node:os';
+import type { FastifyBaseLogger } from 'fastify';
+import { AuditLockedError, AuditLog, type AuditEntry, type AuditFields } from '@federa/common';
+import { SERVER_VERSION } from '../version.js';
+
+/** How many instances may share one data folder's audit directory. */
+const MAX_CHAINS = 32;
+
+export interface ServerAuditOptions {
+  readonly dir: string;
+  readonly maxFileBytes: number;
+  readonly sync: boolean;
+  readonly log: FastifyBaseLogger;
+}
+
+export class ServerAudit {
+  readonly #log: AuditLog;
+  readonly #logger: FastifyBaseLogger;
+
+  private constructor(log: AuditLog, logger: FastifyBaseLogger) {
+    this.#log = log;
+    this.#logger = logger;
+  }
+
+  /**
+   * Opens this instance's chain and records `server.started`.
+   * @throws when no chain can be opened or written: the server does not start unaudited.
+   */
+  static async open(options: ServerAuditOptions): Promise<ServerAudit> {
+    let opened: Awaited<ReturnType<typeof AuditLog.open>> | undefined;
+    for (let i = 1; i <= MAX_CHAINS && !opened; i++) {
+      try {
+        opened = await AuditLog.open({
+          dir: options.dir,
+          chain: i === 1 ? 'server' : `server-${i}`,
+          maxFileBytes: options.maxFileBytes,
+          sync: options.sync,
+        });
+      } catch (error) {
+        if (!(error instanceof AuditLockedError) || i === MAX_CHAINS) throw error;
+      }
+    }
+    if (!opened) throw new Error(`no audit chain of ${options.dir} is free`);
+    const audit = new ServerAudit(opened.log, options.log);
+    try {
+      await opened.log.append('server.started', {
+        version: SERVER_VERSION,
+        host: hostname(),
+        pid: process.pid,
+        ...(opened.cutOff !== undefined ? { cut_off_line: opened.cutOff } : {}),
+      });
+    } catch (error) {
+      await opened.log.close();
+      throw new Error(`the audit log ${opened.log.file} cannot be written: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    options.log.info(
+      { event: 'audit.opened', file: opened.log.file, head: opened.log.head },
+      `audit log: ${opened.log.file}`,
+    );
+    return audit;
+  }
+
+  get file(): string {
+    return this.#log.file;
+  }
+
+  get chain(): string {
+    return this.#log.chain;
+  }
+
+  /** Whether entries can be written now (after a failure it tries again, recording the loss). */
+  writable(): Promise<boolean> {
+    return this.#log.ensureWritable();
+  }
+
+  /**
+   * Appends an entry. When it cannot be written, the entry goes to the server log at error level (never lost
+   * silently) and the promise rejects.
+   */
+  async record(event: string, fields: AuditFields): Promise<AuditEntry> {
+    try {
+      return await this.#log.append(event, fields);
+    } catch (error) {
+      this.#logger.error(
+        {
+          event: 'audit.write_failed',
+          audit_event: event,
+          audit_fields: fields,
+          err: { message: (error as Error).message },
+        },
+        `the audit log ${this.#log.file} could not be written; the entry is in this log line`,
+      );
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#log.append('server.stopped', {}).catch(() => undefined);
+    await this.#log.close();
+  }
+}
