@@ -1,5 +1,6 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { IdQuery } from './listing.js';
 import type { Caller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { callerCollaborations } from '../auth/scope.js';
@@ -116,6 +117,58 @@ export async function tasksWithVisibleResults(
     .where(postedWhileMember(caller.organizationId))
     .execute();
   return new Set(rows.map((r) => r.id));
+}
+
+/** The filters of `GET /result`. */
+export interface ResultFilter {
+  task_id?: number | undefined;
+  organization_id?: number | undefined;
+  /** Results addressed to this node (its organization's, in its collaboration); null matches nothing. */
+  node?: { organization_id: number; collaboration_id: number | null } | null | undefined;
+  /** Only runs not finished yet. */
+  open?: boolean;
+  /** Only runs with algorithm ports. */
+  withPorts?: boolean;
+  /** Time bounds, in the stored form. */
+  ranges?: { column: 'assigned_at' | 'started_at' | 'finished_at'; op: '>=' | '<='; value: string }[];
+}
+
+/**
+ * The ids of the results in the collaborations `visible` that were posted while `organizationId` was a member
+ * (see {@link postedWhileMember}) and match `filter`, newest first.
+ */
+export function visibleResultIds(
+  db: Kysely<Database>,
+  visible: readonly number[],
+  organizationId: number,
+  filter: ResultFilter,
+): IdQuery {
+  let ids = db
+    .selectFrom('result')
+    .innerJoin('task', 'task.id', 'result.task_id')
+    .select('result.id')
+    .where('task.collaboration_id', 'in', visible.length ? visible : [-1])
+    .where(postedWhileMember(organizationId))
+    .orderBy('result.id', 'desc');
+  if (filter.task_id !== undefined) ids = ids.where('result.task_id', '=', filter.task_id);
+  if (filter.organization_id !== undefined)
+    ids = ids.where('result.organization_id', '=', filter.organization_id);
+  const node = filter.node;
+  if (node !== undefined) {
+    if (node === null || node.collaboration_id === null) ids = ids.where('result.id', '<', 0);
+    else
+      ids = ids
+        .where('result.organization_id', '=', node.organization_id)
+        .where('task.collaboration_id', '=', node.collaboration_id);
+  }
+  if (filter.open) ids = ids.where('result.finished_at', 'is', null);
+  if (filter.withPorts) {
+    ids = ids.where((eb) =>
+      eb.exists(eb.selectFrom('port').select('port.id').whereRef('port.result_id', '=', 'result.id')),
+    );
+  }
+  for (const { column, op, value } of filter.ranges ?? []) ids = ids.where(`result.${column}`, op, value);
+  return ids;
 }
 
 /**

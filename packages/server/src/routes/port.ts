@@ -7,6 +7,7 @@ import { PaginationQuery, paginate } from '../http/pagination.js';
 import { IdParams, MessageSchema, Paginated, errorResponses } from '../serializers/common.js';
 import { PortSchema, loadPorts } from '../serializers/port.js';
 import { findResult, type ResultRow } from '../repositories/result.js';
+import { deletePortsOfResult, findPort, insertPort, portIds } from '../repositories/port.js';
 import type { AppContext } from '../context.js';
 
 /** The collaborations whose ports a caller sees: `null` for all (`port.v_glo`), else the caller's own. */
@@ -52,16 +53,7 @@ export const portRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const q = request.query;
       const scope = await portCollaborations(ctx, request.caller as Caller);
-      let ids = db()
-        .selectFrom('port')
-        .innerJoin('result', 'result.id', 'port.result_id')
-        .innerJoin('task', 'task.id', 'result.task_id')
-        .select('port.id')
-        .orderBy('port.id', 'desc');
-      if (scope !== null) ids = ids.where('task.collaboration_id', 'in', scope.length ? scope : [-1]);
-      if (q.result_id !== undefined) ids = ids.where('port.result_id', '=', q.result_id);
-      if (q.task_id !== undefined) ids = ids.where('result.task_id', '=', q.task_id);
-      if (q.run_id !== undefined) ids = ids.where('task.run_id', '=', q.run_id);
+      const ids = portIds(db(), scope, q);
       return paginate(db(), request, reply, ids, (page) => loadPorts(ctx, page));
     },
   );
@@ -87,13 +79,13 @@ export const portRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const result = await servedResult(ctx, request.caller as Caller, request.body.result_id);
-      const row = await db()
-        .insertInto('port')
-        .values({ result_id: result.id, port: request.body.port, label: request.body.label ?? null })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      const [port] = await loadPorts(ctx, [row.id]);
-      if (!port) throw notFound('Port', row.id);
+      const id = await insertPort(db(), {
+        result_id: result.id,
+        port: request.body.port,
+        label: request.body.label ?? null,
+      });
+      const [port] = await loadPorts(ctx, [id]);
+      if (!port) throw notFound('Port', id);
       return reply.status(201).send(port);
     },
   );
@@ -112,8 +104,8 @@ export const portRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const result = await servedResult(ctx, request.caller as Caller, request.query.result_id);
-      const deleted = await db().deleteFrom('port').where('result_id', '=', result.id).executeTakeFirst();
-      return { msg: `Deleted ${Number(deleted.numDeletedRows)} port(s) of result ${result.id}.` };
+      const deleted = await deletePortsOfResult(db(), result.id);
+      return { msg: `Deleted ${deleted} port(s) of result ${result.id}.` };
     },
   );
 
@@ -128,13 +120,7 @@ export const portRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const row = await db()
-        .selectFrom('port')
-        .innerJoin('result', 'result.id', 'port.result_id')
-        .innerJoin('task', 'task.id', 'result.task_id')
-        .select(['port.id', 'task.collaboration_id'])
-        .where('port.id', '=', request.params.id)
-        .executeTakeFirst();
+      const row = await findPort(db(), request.params.id);
       if (!row) throw notFound('Port', request.params.id);
       const scope = await portCollaborations(ctx, request.caller as Caller);
       if (scope !== null && (row.collaboration_id === null || !scope.includes(row.collaboration_id))) {

@@ -19,10 +19,11 @@ import {
   findResult,
   findRunOutput,
   writeRunChanges,
-  postedWhileMember,
   resultCollaborations,
   tasksWithVisibleResults,
+  visibleResultIds,
 } from '../repositories/result.js';
+import { findNode } from '../repositories/node.js';
 import { collaborationRoom } from '../repositories/task/index.js';
 
 const ResultItem = Type.Union([ResultWithTaskSchema, ResultSchema]);
@@ -116,39 +117,19 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const caller = request.caller as Caller;
       const q = request.query;
       const visible = await resultCollaborations(db(), caller);
-      let ids = db()
-        .selectFrom('result')
-        .innerJoin('task', 'task.id', 'result.task_id')
-        .select('result.id')
-        .where('task.collaboration_id', 'in', visible.length ? visible : [-1])
-        .where(postedWhileMember(caller.organizationId))
-        .orderBy('result.id', 'desc');
-      if (q.task_id !== undefined) ids = ids.where('result.task_id', '=', q.task_id);
-      if (q.organization_id !== undefined) ids = ids.where('result.organization_id', '=', q.organization_id);
-      if (q.node_id !== undefined) {
-        const node = await db()
-          .selectFrom('node')
-          .select(['organization_id', 'collaboration_id'])
-          .where('id', '=', q.node_id)
-          .executeTakeFirst();
-        if (!node || node.collaboration_id === null) ids = ids.where('result.id', '<', 0);
-        else
-          ids = ids
-            .where('result.organization_id', '=', node.organization_id)
-            .where('task.collaboration_id', '=', node.collaboration_id);
-      }
-      if (q.state === 'open') ids = ids.where('result.finished_at', 'is', null);
-      if (truthy(q.port)) {
-        ids = ids.where((eb) =>
-          eb.exists(eb.selectFrom('port').select('port.id').whereRef('port.result_id', '=', 'result.id')),
-        );
-      }
-      for (const key of Object.keys(DATE_RANGES) as DateRangeKey[]) {
-        const value = q[key];
-        if (value === undefined) continue;
-        const [column, op] = DATE_RANGES[key];
-        ids = ids.where(`result.${column}`, op, rangeBound(key, value));
-      }
+      const ids = visibleResultIds(db(), visible, caller.organizationId, {
+        task_id: q.task_id,
+        organization_id: q.organization_id,
+        node: q.node_id === undefined ? undefined : ((await findNode(db(), q.node_id)) ?? null),
+        open: q.state === 'open',
+        withPorts: truthy(q.port),
+        ranges: (Object.keys(DATE_RANGES) as DateRangeKey[]).flatMap((key) => {
+          const value = q[key];
+          if (value === undefined) return [];
+          const [column, op] = DATE_RANGES[key];
+          return [{ column, op, value: rangeBound(key, value) }];
+        }),
+      });
       const load = includes(q, 'task')
         ? (page: number[]) => loadResultsWithTask(ctx, page)
         : (page: number[]) => loadResults(ctx, page);

@@ -4,6 +4,8 @@ import type { Caller } from '../auth/caller.js';
 import { ApiError, badRequest, forbidden, notFound } from '../errors.js';
 import { truthy } from '../http/filters.js';
 import { ErrorSchema, Nullable, errorResponses } from '../serializers/common.js';
+import { algorithmAddresses } from '../repositories/port.js';
+import { childTaskIds, findTask } from '../repositories/task/index.js';
 
 /** The answer when the configuration has no `vpn` section: nodes then run without VPN (docs/vpn.md). */
 const NO_VPN = 'This server has no VPN configured';
@@ -101,43 +103,17 @@ export const vpnRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (onlyParent && includeChildren)
         throw badRequest('only_parent and include_children cannot both be set.');
 
-      const task = await db()
-        .selectFrom('task')
-        .select(['id', 'parent_id'])
-        .where('id', '=', token.task_id)
-        .executeTakeFirst();
+      const task = await findTask(db(), token.task_id);
       if (!task) throw notFound('Task', token.task_id);
-      const children = (
-        await db().selectFrom('task').select('id').where('parent_id', '=', task.id).execute()
-      ).map((t) => t.id);
+      const children = await childTaskIds(db(), task.id);
       const parent = task.parent_id === null ? [] : [task.parent_id];
       let taskIds = onlyChildren ? children : onlyParent ? parent : [task.id];
       if (includeChildren) taskIds = [...taskIds, ...children];
       if (includeParent) taskIds = [...taskIds, ...parent];
       if (taskIds.length === 0) return { addresses: [] };
 
-      let rows = db()
-        .selectFrom('port')
-        .innerJoin('result', 'result.id', 'port.result_id')
-        .innerJoin('task', 'task.id', 'result.task_id')
-        .leftJoin('node', (join) =>
-          join
-            .onRef('node.organization_id', '=', 'result.organization_id')
-            .onRef('node.collaboration_id', '=', 'task.collaboration_id'),
-        )
-        .select([
-          'port.port',
-          'port.label',
-          'node.ip',
-          'result.organization_id',
-          'result.task_id',
-          'task.parent_id',
-        ])
-        .where('result.task_id', 'in', taskIds)
-        .where('task.collaboration_id', '=', token.collaboration_id)
-        .orderBy('port.id');
-      if (q.label !== undefined && q.label !== '') rows = rows.where('port.label', '=', q.label);
-      return { addresses: await rows.execute() };
+      const label = q.label !== undefined && q.label !== '' ? q.label : undefined;
+      return { addresses: await algorithmAddresses(db(), taskIds, token.collaboration_id, label) };
     },
   );
 };

@@ -53,3 +53,9 @@ export async function taskCollaborations(db: Kysely<Database>, caller: Caller): 
   if (caller.rules.has('task.v_glo')) return null;
   return callerCollaborations(db, caller);
 }
+
+/** The ids of a task's direct sub-tasks. */
+export async function childTaskIds(db: Kysely<Database>, taskId: number): Promise<number[]> {
+  const rows = await db.selectFrom('task').select('id').where('parent_id', '=', taskId).execute();
+  return rows.map((t) => t.id);
+}
