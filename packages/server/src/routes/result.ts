@@ -83,7 +83,7 @@ const PatchResultBody = Type.Object({
   finished_at: Type.Optional(NullableString('YYYY-MM-DDTHH:MM:SS[.ffffff]; set to null when absent')),
   result: Type.Optional(NullableString('output (encrypted, or base64); set to null when absent')),
   log: Type.Optional(NullableString('container log; set to null when absent')),
-  status: Type.Optional(NullableString('run status (docs/node-protocol.md#run-statuses); kept when absent')),
+  status: Type.Optional(NullableString('run status (docs/run-statuses.md); kept when absent')),
 });
 
 /** A timestamp sent by a node, in the stored form; invalid → 400 naming the field. */

@@ -4,7 +4,7 @@ import type { EventBus } from '../../context.js';
 import { nowStored } from '../../http/datetime.js';
 import { collaborationRoom } from './rows.js';
 
-/** The status the server gives results it kills (docs/node-protocol.md#run-statuses). */
+/** The status the server gives results it kills (docs/run-statuses.md). */
 export const KILLED_STATUS = 'killed by user';
 
 export interface KillEntry {
