@@ -243,7 +243,8 @@ export async function createPrivateKey(
   }
   const layout = nodeLayout(ref, raw, env);
   const api = hostSideApi(raw);
-  let session: { token: string; organizationId: number; organizationName: string } | undefined;
+  let session:
+    { token: string; organizationId: number; organizationName: string; publicKey: string } | undefined;
   const login = async (): Promise<typeof session> => {
     const res = (await sendJson('POST', `${api}/token/node`, { api_key: raw.api_key })) as {
       access_token?: string;
@@ -259,8 +260,14 @@ export async function createPrivateKey(
     if (orgId === undefined) throw new CliError('remote', "the server did not tell the node's organization");
     const org = (await getJson(`${api}/organization/${orgId}`, { token: res.access_token })) as {
       name?: string;
+      public_key?: string | null;
     };
-    return { token: res.access_token, organizationId: orgId, organizationName: org.name ?? String(orgId) };
+    return {
+      token: res.access_token,
+      organizationId: orgId,
+      organizationName: org.name ?? String(orgId),
+      publicKey: typeof org.public_key === 'string' ? org.public_key : '',
+    };
   };
 
   let organization = options.organizationName;
@@ -280,10 +287,6 @@ export async function createPrivateKey(
     key = await createPrivateKeyFile(file, { overwrite: true });
     created = true;
     log(`Wrote a new 4096-bit RSA key to ${file}`);
-    if (options.upload)
-      log(
-        'warning: results and tasks encrypted for the previous public key of this organization can no longer be decrypted with the new key; every node of the organization must use this key file',
-      );
   }
   setKey(ref.file, options.environment, 'encryption.private_key', file);
   log(`Set encryption.private_key in ${ref.file}`);
@@ -291,10 +294,16 @@ export async function createPrivateKey(
   if (options.upload) {
     session ??= await login();
     if (session) {
+      const publicKey = publicKeyBase64(key);
+      // Only a key that replaces another one makes earlier encrypted tasks and results unreadable.
+      if (session.publicKey !== '' && session.publicKey !== publicKey)
+        log(
+          'warning: this replaces the public key the organization had: results and tasks encrypted for the previous key can no longer be decrypted with the new key; every node of the organization must use this key file',
+        );
       await sendJson(
         'PATCH',
         `${api}/organization/${session.organizationId}`,
-        { public_key: publicKeyBase64(key) },
+        { public_key: publicKey },
         { token: session.token },
       );
       uploaded = true;
