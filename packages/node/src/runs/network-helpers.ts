@@ -28,6 +28,10 @@ export interface NetworkHelpersOptions {
   /** `/etc/hosts` entries (host.docker.internal → gateway): they belong to the namespace's owner, the helper. */
   readonly extraHosts: readonly string[];
   readonly log: Logger;
+  /**
+   * Image of the helpers.
+   * @default DEFAULT_HELPER_IMAGE ('federa/helper:local')
+   */
   readonly image?: string;
   /** Capabilities of the helpers: `NET_ADMIN` on a VPN node, so the node can route the VPN subnet (docs/vpn.md). */
   readonly capAdd?: readonly string[];

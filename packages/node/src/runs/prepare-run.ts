@@ -1,0 +1,88 @@
+/**
+ * Everything a run needs before its container can start (docs/reliability.md): the task's
+ * input decrypted, the node's policies checked, a container token, the image pulled when newer, the run's
+ * temporary volume, and the run's files (input, empty output, token) in the data volume. A run that cannot go on
+ * ends here with the outcome to report.
+ */
+import type { Logger } from 'pino';
+
+import { persist } from '../server-client/persist.js';
+import { listOf, type WireResultWithTask } from '../server-client/wire.js';
+import { resolveDatabaseLabel } from './environment.js';
+import { tmpVolumeName } from './naming.js';
+import { checkPolicies } from './policy.js';
+import { writeRunFiles } from './run-files.js';
+import { mark, nodeNote, type RunInfo } from './run-info.js';
+import type { RunManagerOptions } from './run-options.js';
+import type { RunOutcome } from './run-reporter.js';
+import { RunStatus, type RunStatusValue } from './run-status.js';
+
+export type Preparation =
+  | { readonly ready: true; readonly tmpVolume: string }
+  | { readonly ready: false; readonly outcome: RunOutcome };
+
+/** The run ends before it started, with `reason` in its log. */
+const stop = (status: RunStatusValue, reason: string, note = reason): Preparation => ({
+  ready: false,
+  outcome: { status, output: Buffer.alloc(0), log: nodeNote(note), reason },
+});
+
+/** Prepares `run`; throws only for failures of the node itself (the caller reports them as such). */
+export async function prepareRun(
+  o: RunManagerOptions,
+  run: RunInfo,
+  item: WireResultWithTask,
+  rlog: Logger,
+): Promise<Preparation> {
+  const { rest, runtime, config } = o;
+  let input: Buffer;
+  try {
+    input = item.input ? o.cryptor.decryptStringToBytes(item.input) : Buffer.alloc(0);
+  } catch (error) {
+    return stop(RunStatus.failed, `the task input could not be read: ${(error as Error).message}`);
+  }
+
+  const again = <T>(what: string, fn: () => Promise<T>): Promise<T> =>
+    persist(fn, { what, signal: o.signal, log: rlog });
+  const verdict = await checkPolicies(item.task, config, (name) =>
+    again('organization lookup', async () =>
+      listOf<{ id: number }>(await rest.get('/organization', { name })).map((org) => org.id),
+    ),
+  );
+  if (!verdict.allowed)
+    return stop(RunStatus.notAllowed, verdict.reason, `this node refuses the run: ${verdict.reason}`);
+
+  // Token, image and temporary volume do not depend on each other.
+  const tmpVolume = tmpVolumeName(o.names, run.runId);
+  const [{ container_token: token }, pull] = await Promise.all([
+    again('container token', () =>
+      rest.post<{ container_token: string }>('/token/container', { task_id: run.taskId, image: run.image }),
+    ),
+    runtime.pullIfNewer(run.image),
+    runtime.ensureVolume(tmpVolume, { 'federa.node': o.names.node, 'federa.run_id': String(run.runId) }),
+  ]);
+  mark(run, 'token_image_volume');
+  if (pull.action === 'missing')
+    return stop(
+      RunStatus.noSuchImage,
+      `the image ${run.image} does not exist on this node and could not be pulled${pull.warning ? `: ${pull.warning}` : ''}`,
+    );
+  if (pull.action === 'local-fallback')
+    rlog.warn(
+      { event: 'image.local_fallback', image: run.image, warning: pull.warning },
+      'registry unreachable: using the local image',
+    );
+  if (pull.action === 'pulled')
+    rlog.info({ event: 'image.pulled', image: run.image }, 'pulled a newer image');
+
+  await writeRunFiles(o.volumeDir, run.resultId, input, token);
+  mark(run, 'files');
+
+  const { label, fellBack } = resolveDatabaseLabel(item.task.database, config.databases);
+  if (fellBack)
+    rlog.warn(
+      { event: 'run.database_fallback', requested: item.task.database },
+      `the requested database is not configured here: using '${String(label)}'`,
+    );
+  return { ready: true, tmpVolume };
+}

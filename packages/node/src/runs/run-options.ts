@@ -1,0 +1,52 @@
+/**
+ * What the node gives its run manager: the node's identity, the services a run uses (runtime, server, encryption),
+ * and where runs live (data volume, private network, proxy).
+ */
+import type { Logger } from 'pino';
+import type { Cryptor } from '@federa/common';
+
+import type { NodeConfig } from '../config/node-config.js';
+import type { ContainerRuntime } from '../runtime/index.js';
+import type { RestClient } from '../server-client/rest-client.js';
+import type { AlgorithmStatusChange } from '../server-client/socket-channel.js';
+import type { NodeVpn } from '../vpn/node-vpn.js';
+import type { NodeNames } from './naming.js';
+import type { NetworkHelpers } from './network-helpers.js';
+import type { RunStore } from './run-store.js';
+
+export interface NodeIdentity {
+  readonly nodeId: number;
+  readonly organizationId: number;
+  readonly collaborationId: number;
+}
+
+export interface RunManagerOptions {
+  readonly runtime: ContainerRuntime;
+  readonly rest: RestClient;
+  readonly cryptor: Cryptor;
+  readonly config: NodeConfig;
+  readonly names: NodeNames;
+  readonly identity: NodeIdentity;
+  /** Host directory behind the data volume. */
+  readonly volumeDir: string;
+  readonly dataVolume: string;
+  readonly network: string;
+  /** Host part of HOST for algorithms, and `/etc/hosts` entries that make it resolve. */
+  readonly proxyHost: string;
+  readonly proxyPort: number;
+  readonly extraHosts: readonly string[];
+  readonly store: RunStore;
+  readonly log: Logger;
+  readonly emitStatus: (change: AlgorithmStatusChange) => void;
+  readonly signal: AbortSignal;
+  /**
+   * Network helpers started ahead of time (see network-helpers.ts).
+   * @default none: algorithms join the network themselves
+   */
+  readonly helpers?: NetworkHelpers;
+  /**
+   * The VPN between algorithms, when the node is connected to one (docs/vpn.md).
+   * @default null: no VPN
+   */
+  readonly vpn?: NodeVpn | null;
+}
