@@ -27,7 +27,10 @@ export interface EncryptionSetupInput {
   readonly organizationId: number;
   readonly enabled: boolean;
   readonly privateKeyPath: string;
-  /** Key size for a generated key (tests use 2048); default 4096. */
+  /**
+   * Key size for a generated key (tests use 2048).
+   * @default { modulusBits: 4096 }
+   */
   readonly generate?: GenerateKeyOptions;
   readonly configFile: string;
 }

@@ -32,15 +32,32 @@ import { NODE_VERSION } from './version.js';
 
 export interface StartNodeOptions {
   readonly config: NodeConfig;
+  /**
+   * The node's logger.
+   * @default createNodeLogger(config): the configured level, console and log file
+   */
   readonly log?: Logger;
+  /**
+   * The container runtime.
+   * @default createContainerRuntime() with the configured registries: Docker on DOCKER_HOST or /var/run/docker.sock
+   */
   readonly runtime?: ContainerRuntime;
-  /** Key size when the node must generate its private key (tests use 2048); default 4096. */
+  /**
+   * Key size when the node must generate its private key (tests use 2048).
+   * @default { modulusBits: 4096 }
+   */
   readonly keyGeneration?: GenerateKeyOptions;
-  /** Time limit for the first socket connection; default 60 s (then start fails). */
+  /**
+   * Time limit for the first socket connection, in milliseconds (then start fails).
+   * @default 60000
+   */
   readonly connectTimeoutMs?: number;
   /** Aborting it stops a start in progress (SIGINT while waiting for the server). */
   readonly signal?: AbortSignal;
-  /** Process environment (finding its own container when dockerized); default process.env. */
+  /**
+   * Process environment (finding its own container when dockerized).
+   * @default process.env
+   */
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 

@@ -83,14 +83,22 @@ export interface NodeConfig {
 
 export interface LoadNodeConfigOptions {
   readonly file: string;
+  /**
+   * The environment of the file to use.
+   * @default DEFAULT_ENVIRONMENT ('application')
+   */
   readonly environment?: string;
   readonly name?: string;
   /**
    * Process environment (PRIVATE_KEY, PROXY_SERVER_HOST, PROXY_SERVER_PORT, XDG_*; when dockerized also
    * DATA_VOLUME_NAME and `<LABEL>_DATABASE_URI`).
+   * @default {} (none)
    */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Inside the node container (`vnode-local start --dockerized`); default false. */
+  /**
+   * Inside the node container (`vnode-local start --dockerized`).
+   * @default false
+   */
   readonly dockerized?: boolean;
 }
 

@@ -19,8 +19,15 @@ export interface ProxyOptions {
   readonly host: string;
   /** 0 = any free port. */
   readonly port: number;
-  /** Attempts per upstream call; default 3. */
+  /**
+   * Attempts per upstream call.
+   * @default 3
+   */
   readonly attempts?: number;
+  /**
+   * Time limit of one upstream call, in milliseconds.
+   * @default 60000
+   */
   readonly requestTimeoutMs?: number;
 }
 

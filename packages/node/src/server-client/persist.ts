@@ -17,7 +17,10 @@ export interface PersistOptions {
   readonly log: Logger;
   /** What is being tried, for the log line (`report`, `status`, `key`, …). */
   readonly what: string;
-  /** Longest wait between two tries; default 15 s. */
+  /**
+   * Longest wait between two tries, in milliseconds.
+   * @default 15000
+   */
   readonly maxBackoffMs?: number;
 }
 

@@ -15,11 +15,20 @@ export interface RestClientOptions {
   readonly log: Logger;
   /** Aborts every wait and retry (node shutdown). */
   readonly signal: AbortSignal;
-  /** Per-request time limit; default 60 s (docs/node-protocol.md#rest-calls). */
+  /**
+   * Per-request time limit in milliseconds (docs/node-protocol.md#rest-calls).
+   * @default 60000
+   */
   readonly requestTimeoutMs?: number;
-  /** Longest wait between retries of a failed connection; default 30 s. */
+  /**
+   * Longest wait between retries of a failed request, in milliseconds (of the login: 10 s).
+   * @default 30000
+   */
   readonly maxBackoffMs?: number;
-  /** Refresh this long before the access token expires; default 600 s, or half the lifetime if shorter. */
+  /**
+   * Refresh this long (milliseconds) before the access token expires, or at half its lifetime if that is sooner.
+   * @default 600000
+   */
   readonly refreshAheadMs?: number;
 }
 

@@ -47,8 +47,15 @@ export interface SocketChannelOptions {
   readonly token: string;
   readonly log: Logger;
   readonly handlers: SocketHandlers;
-  /** Keep-alive `ping` period; default 60 s (3.8.2+ nodes). */
+  /**
+   * Keep-alive `ping` period in milliseconds (3.8.2+ nodes).
+   * @default 60000
+   */
   readonly pingIntervalMs?: number;
+  /**
+   * Longest wait between two reconnection attempts, in milliseconds.
+   * @default 30000
+   */
   readonly reconnectDelayMaxMs?: number;
 }
 

@@ -69,10 +69,20 @@ export interface NodeVpnOptions {
   /** `vpn_subnet` of the node configuration. */
   readonly vpnSubnet: string;
   readonly log: Logger;
+  /**
+   * Image of the VPN client container.
+   * @default DEFAULT_VPN_CLIENT_IMAGE ('federa/vpn-client:local')
+   */
   readonly image?: string;
-  /** Network with a way out, to reach the VPN server (default: the engine's default bridge). */
+  /**
+   * Network with a way out, to reach the VPN server.
+   * @default 'bridge' (the engine's default bridge)
+   */
   readonly outsideNetwork?: string;
-  /** How often the client container and its address are checked (ms); default 10 s. */
+  /**
+   * How often the client container and its address are checked, in milliseconds.
+   * @default 10000
+   */
   readonly watchIntervalMs?: number;
 }
 
