@@ -112,7 +112,7 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'GET /vpn': { callers: N },
   'POST /vpn/update': { callers: N },
   'GET /vpn/algorithm/addresses': { callers: ['container'] },
-  'POST /kill/task': { callers: U, anyOf: ['event.c_glo', 'event.c_org'] },
+  'POST /kill/task': { callers: U, anyOf: ['event.c_glo', 'event.c_org', 'task.c_glo', 'task.c_org'] },
   'POST /kill/node/tasks': { callers: U, anyOf: ['task.c_glo', 'task.c_org'] },
 };
 

@@ -6,9 +6,23 @@ import { callerCollaborations } from '../auth/scope.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { MessageSchema, errorResponses } from '../serializers/common.js';
 import { findNode } from '../repositories/node.js';
-import { collaborationRoom, findTask, hasTaskFinished, killTask } from '../repositories/task/index.js';
+import { findTask, hasOpenRunInTree, killNodeRuns, killTask } from '../repositories/task/index.js';
+import type { Kysely } from 'kysely';
+import type { Database, Task } from '../db/schema.js';
 
-/** `/kill…` (docs/api.md#kill, docs/node-protocol.md#kill): stop running algorithm containers. */
+/**
+ * Who may kill a task (docs/run-statuses.md): whoever may post it. `task CREATE ORGANIZATION` kills the tasks the
+ * caller's organization posted (a Researcher's own organization's); `event CREATE ORGANIZATION` (vantage6 3.x) those
+ * of any collaboration the caller's organization is in; `task`/`event CREATE GLOBAL` any task.
+ */
+async function mayKill(db: Kysely<Database>, caller: Caller, task: Task): Promise<boolean> {
+  if (can(caller, 'event.c_glo') || can(caller, 'task.c_glo')) return true;
+  if (can(caller, 'task.c_org') && task.initiator_id === caller.organizationId) return true;
+  if (!can(caller, 'event.c_org') || task.collaboration_id === null) return false;
+  return (await callerCollaborations(db, caller)).includes(task.collaboration_id);
+}
+
+/** `/kill…` (docs/run-statuses.md#kill, docs/node-protocol.md#kill): stop a task tree at every depth, or every run of a node. */
 export const killRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;
@@ -18,7 +32,7 @@ export const killRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['kill'],
-        summary: "Kill a task's runs and those of its direct sub-tasks",
+        summary: "Kill a task's runs and those of its sub-tasks at every depth",
         body: Type.Object({ id: Type.Integer({ description: 'the task to kill' }) }),
         response: { 200: MessageSchema, ...errorResponses },
       },
@@ -27,23 +41,22 @@ export const killRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const caller = request.caller as Caller;
       const task = await findTask(db(), request.body.id);
       if (!task) throw notFound('Task', request.body.id);
-      if (!can(caller, 'event.c_glo')) {
-        const member =
-          task.collaboration_id !== null &&
-          (await callerCollaborations(db(), caller)).includes(task.collaboration_id);
-        if (!member)
-          throw forbidden(
-            `You lack the permission to kill task ${task.id}: it belongs to a collaboration your organization is not part of.`,
-          );
-      }
-      if (await hasTaskFinished(db(), task.id))
-        throw badRequest(`Task ${task.id} has already finished; there is nothing to kill.`);
+      if (!(await mayKill(db(), caller, task)))
+        throw forbidden(
+          `You lack the permission to kill task ${task.id}: it needs task CREATE ORGANIZATION and a task your organization posted, event CREATE ORGANIZATION and a task of a collaboration your organization is in, or task or event CREATE GLOBAL.`,
+        );
+      if (!(await hasOpenRunInTree(db(), task.id)))
+        throw badRequest(
+          `Task ${task.id} and its sub-tasks have already finished; there is nothing to kill.`,
+        );
       const killed = await killTask(db(), ctx.events, task);
       request.log.info(
         { event: 'task.killed', task_id: task.id, runs: killed.length, by: caller.id },
         'task killed',
       );
-      return { msg: `Nodes have been instructed to kill the runs of task ${task.id} and its sub-tasks.` };
+      return {
+        msg: `Task ${task.id} and its sub-tasks at every depth are killed; their nodes have been instructed to stop them.`,
+      };
     },
   );
 
@@ -69,14 +82,25 @@ export const killRoutes: FastifyPluginAsyncTypebox = async (app) => {
           `You lack the permission to kill the runs of node ${node.id}: it belongs to another organization.`,
         );
       }
-      if (node.status !== 'online' || node.collaboration_id === null)
-        throw badRequest(`Node ${node.id} is not online, so it cannot kill its runs.`);
-      ctx.events.emit(collaborationRoom(node.collaboration_id), 'kill_containers', {
-        node_id: node.id,
-        collaboration_id: node.collaboration_id,
-      });
-      request.log.info({ event: 'node.tasks_killed', node_id: node.id, by: caller.id }, 'node runs killed');
-      return { msg: `Node ${node.id} has been instructed to kill all its algorithm runs.` };
+      if (node.collaboration_id === null)
+        throw badRequest(`Node ${node.id} is in no collaboration, so it has no runs to kill.`);
+      const runs = await killNodeRuns(db(), ctx.events, { ...node, collaboration_id: node.collaboration_id });
+      request.log.info(
+        {
+          event: 'node.tasks_killed',
+          node_id: node.id,
+          runs,
+          online: node.status === 'online',
+          by: caller.id,
+        },
+        'node runs killed',
+      );
+      return {
+        msg:
+          node.status === 'online'
+            ? `Node ${node.id} has been instructed to kill all its algorithm runs (${runs} open runs marked killed).`
+            : `Node ${node.id} is offline: its ${runs} open runs are marked killed, and it stops what still runs when it reconnects.`,
+      };
     },
   );
 };

@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
+import { RunStatus } from '@federa/common';
 import type { Database, Task } from '../../db/schema.js';
 import type { EventBus } from '../../context.js';
 import { nowStored } from '../../http/datetime.js';
 import { collaborationRoom } from './rows.js';
 
 /** The status the server gives results it kills (docs/run-statuses.md). */
-export const KILLED_STATUS = 'killed by user';
+export const KILLED_STATUS = RunStatus.killed;
 
 export interface KillEntry {
   task_id: number;
@@ -13,45 +14,106 @@ export interface KillEntry {
   organization_id: number;
 }
 
+/** A task and all its descendants at any depth (sub-tasks, their sub-tasks, …), the task first. */
+export async function taskTree(db: Kysely<Database>, rootId: number): Promise<number[]> {
+  const tree = [rootId];
+  const seen = new Set(tree);
+  let frontier = tree;
+  while (frontier.length > 0) {
+    const children = await db.selectFrom('task').select('id').where('parent_id', 'in', frontier).execute();
+    frontier = children.map((c) => c.id).filter((id) => !seen.has(id));
+    for (const id of frontier) seen.add(id);
+    tree.push(...frontier);
+  }
+  return tree;
+}
+
+/** Whether any run of the task or of its descendants is still open (not finished). */
+export async function hasOpenRunInTree(db: Kysely<Database>, rootId: number): Promise<boolean> {
+  const tree = await taskTree(db, rootId);
+  const open = await db
+    .selectFrom('result')
+    .select('id')
+    .where('task_id', 'in', tree)
+    .where('finished_at', 'is', null)
+    .executeTakeFirst();
+  return open !== undefined;
+}
+
+/** Marks the open runs among `ids` killed, finished now; finished runs keep their status and output. */
+async function markKilled(db: Kysely<Database>, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('result')
+    .set({ status: KILLED_STATUS, finished_at: nowStored() })
+    .where('id', 'in', ids)
+    .where('finished_at', 'is', null)
+    .execute();
+}
+
 /**
- * The kill procedure (docs/api.md#kill, docs/node-protocol.md#kill): emits `kill_containers` with one entry per result of
- * the task and of its direct sub-tasks (each with its own task id), then marks the results still open as
- * `killed by user`, finished now. Finished results keep their status and output: they are immutable.
+ * The kill procedure (docs/run-statuses.md, node-protocol §7): marks every open run of the task and of its
+ * descendants at any depth `killed by user`, finished now, then emits `kill_containers` to each collaboration
+ * concerned, one entry per result with its own task id. Marked first, so a node that asks the server about a run
+ * (at the event, or at its next connection when it was offline) hears it is killed, and never starts it.
  */
 export async function killTask(
   db: Kysely<Database>,
   events: EventBus,
   task: Pick<Task, 'id' | 'collaboration_id'>,
 ): Promise<KillEntry[]> {
+  const tree = await taskTree(db, task.id);
   const rows = await db
     .selectFrom('result')
     .innerJoin('task', 'task.id', 'result.task_id')
-    .select(['result.id', 'result.task_id', 'result.organization_id'])
-    .where((eb) => eb.or([eb('task.id', '=', task.id), eb('task.parent_id', '=', task.id)]))
+    .select(['result.id', 'result.task_id', 'result.organization_id', 'task.collaboration_id'])
+    .where('task.id', 'in', tree)
     .orderBy('result.id')
     .execute();
-  const killList = rows.map((r) => ({
-    task_id: r.task_id,
-    result_id: r.id,
-    organization_id: r.organization_id,
-  }));
-  if (task.collaboration_id !== null) {
-    events.emit(collaborationRoom(task.collaboration_id), 'kill_containers', {
+  await markKilled(
+    db,
+    rows.map((r) => r.id),
+  );
+  const byCollaboration = new Map<number, KillEntry[]>();
+  for (const r of rows) {
+    const collaboration = r.collaboration_id ?? task.collaboration_id;
+    if (collaboration === null) continue;
+    const list = byCollaboration.get(collaboration) ?? [];
+    list.push({ task_id: r.task_id, result_id: r.id, organization_id: r.organization_id });
+    byCollaboration.set(collaboration, list);
+  }
+  for (const [collaboration, killList] of byCollaboration)
+    events.emit(collaborationRoom(collaboration), 'kill_containers', {
       kill_list: killList,
-      collaboration_id: task.collaboration_id,
+      collaboration_id: collaboration,
     });
-  }
-  if (rows.length > 0) {
-    await db
-      .updateTable('result')
-      .set({ status: KILLED_STATUS, finished_at: nowStored() })
-      .where(
-        'id',
-        'in',
-        rows.map((r) => r.id),
-      )
-      .where('finished_at', 'is', null)
-      .execute();
-  }
-  return killList;
+  return [...byCollaboration.values()].flat();
+}
+
+/**
+ * `POST /kill/node/tasks`: marks every open run addressed to the node (its organization's, in its collaboration)
+ * `killed by user`, then emits `kill_containers` for the node. Returns how many runs were open.
+ */
+export async function killNodeRuns(
+  db: Kysely<Database>,
+  events: EventBus,
+  node: { id: number; organization_id: number; collaboration_id: number },
+): Promise<number> {
+  const open = await db
+    .selectFrom('result')
+    .innerJoin('task', 'task.id', 'result.task_id')
+    .select('result.id')
+    .where('result.organization_id', '=', node.organization_id)
+    .where('task.collaboration_id', '=', node.collaboration_id)
+    .where('result.finished_at', 'is', null)
+    .execute();
+  await markKilled(
+    db,
+    open.map((r) => r.id),
+  );
+  events.emit(collaborationRoom(node.collaboration_id), 'kill_containers', {
+    node_id: node.id,
+    collaboration_id: node.collaboration_id,
+  });
+  return open.length;
 }

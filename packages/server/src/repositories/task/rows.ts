@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely';
 import type { Database, Task } from '../../db/schema.js';
 import type { Caller } from '../../auth/caller.js';
 import { callerCollaborations } from '../../auth/scope.js';
-import { isFailedStatus } from '../../serializers/task.js';
 
 /** Data access for tasks: single rows, run ids, completion and who may see them. */
 
@@ -30,19 +29,6 @@ export async function isTaskComplete(db: Kysely<Database>, taskId: number): Prom
     .where('finished_at', 'is', null)
     .executeTakeFirst();
   return open === undefined;
-}
-
-/**
- * A task has finished when every run has: finished, completed, or stopped with a failure status (so also a task
- * without runs). Only an unfinished task has anything to kill.
- */
-export async function hasTaskFinished(db: Kysely<Database>, taskId: number): Promise<boolean> {
-  const runs = await db
-    .selectFrom('result')
-    .select(['status', 'finished_at'])
-    .where('task_id', '=', taskId)
-    .execute();
-  return runs.every((r) => r.finished_at !== null || r.status === 'completed' || isFailedStatus(r.status));
 }
 
 /**

@@ -20,7 +20,7 @@ import {
 import {
   deleteTask,
   findTask,
-  hasTaskFinished,
+  hasOpenRunInTree,
   killTask,
   runIdsOfTask,
   taskCollaborations,
@@ -168,7 +168,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
             `You lack the permission to delete task ${task.id}: it belongs to a collaboration your organization is not part of.`,
           );
       }
-      if (!(await hasTaskFinished(db(), task.id))) await killTask(db(), ctx.events, task);
+      if (await hasOpenRunInTree(db(), task.id)) await killTask(db(), ctx.events, task);
       await deleteTask(db(), task.id);
       request.log.info({ event: 'task.deleted', task_id: task.id, by: caller.id }, 'task deleted');
       return { msg: `Task id=${task.id} and its results have been deleted.` };
