@@ -1,26 +1,10 @@
 /**
- * The one table of exit codes of `vserver` and `vnode`, and the one function through which they exit.
- * Documented in docs/cli.md ("Exit codes"); a test checks every code is listed there.
+ * How `vserver` and `vnode` end: the one exit-code table of `@federa/common` (docs/cli.md, "Exit codes"), the
+ * error that carries a reason, and what anything thrown maps to.
  */
-export const EXIT_CODES = {
-  ok: { code: 0, meaning: 'done' },
-  failure: { code: 1, meaning: 'an unexpected error (the message says what went wrong)' },
-  usage: { code: 2, meaning: 'wrong command-line usage: unknown option, missing argument, bad value' },
-  config: {
-    code: 3,
-    meaning: 'the configuration is missing or broken (the message names the key and the file)',
-  },
-  docker: { code: 4, meaning: 'Docker cannot be reached, or an image is not available' },
-  state: {
-    code: 5,
-    meaning: 'the instance is not in a state that allows the command (already running, not running, exists)',
-  },
-  aborted: { code: 6, meaning: 'the user declined a confirmation or interrupted a prompt' },
-  remote: { code: 7, meaning: 'the server refused a request or could not be reached' },
-  timeout: { code: 8, meaning: 'waiting for a server or node to come online took too long' },
-} as const;
+import { EXIT_CODES, exitWith as exitThrough, type ExitReason, type ExitSink } from '@federa/common';
 
-export type ExitReason = keyof typeof EXIT_CODES;
+export { EXIT_CODES, exitReasonOf, type ExitReason, type ExitSink } from '@federa/common';
 
 /** An error that ends the command with the exit code of its reason; the message is shown as is. */
 export class CliError extends Error {
@@ -47,18 +31,11 @@ export function reasonOf(error: unknown): ExitReason {
   return 'failure';
 }
 
-export interface ExitSink {
-  readonly stderr: { write(text: string): unknown };
-  exit(code: number): never;
-}
-
-const processSink: ExitSink = { stderr: process.stderr, exit: (code) => process.exit(code) };
-
 /**
  * Ends the process through the table: prints the message (if any) to stderr and exits with the reason's code.
  * `error` may be a reason or anything thrown.
  */
-export function exitWith(what: ExitReason | unknown, message?: string, sink: ExitSink = processSink): never {
+export function exitWith(what: ExitReason | unknown, message?: string, sink?: ExitSink): never {
   const reason: ExitReason =
     typeof what === 'string' && what in EXIT_CODES ? (what as ExitReason) : reasonOf(what);
   const text =
@@ -68,6 +45,6 @@ export function exitWith(what: ExitReason | unknown, message?: string, sink: Exi
       : what instanceof Error
         ? what.message
         : String(what));
-  if (text !== undefined && text !== '') sink.stderr.write(`${reason === 'ok' ? '' : 'error: '}${text}\n`);
-  return sink.exit(EXIT_CODES[reason].code);
+  const line = text !== undefined && text !== '' ? `${reason === 'ok' ? '' : 'error: '}${text}` : undefined;
+  return exitThrough(reason, line, sink);
 }

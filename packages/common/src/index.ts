@@ -6,3 +6,4 @@ export * from './ipv4-subnet.js';
 export * from './audit/index.js';
 export * from './wire/index.js';
 export * from './run-status.js';
+export * from './exit-codes.js';

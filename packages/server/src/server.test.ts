@@ -247,7 +247,7 @@ describe('vserver-local', () => {
     const io = cli();
     const reason = await runCli(['start', '-c', file, '-e', 'prod', '-p', '0'], io);
     expect(reason).toBe('config');
-    expect(EXIT_CODES[reason]).toBe(2);
+    expect(EXIT_CODES[reason]).toBe(3);
     expect(io.stderr.trim().split('\n')).toHaveLength(1);
     expect(io.stderr).toContain('root_user.email');
     expect(io.stderr).toContain(file);
@@ -270,7 +270,7 @@ describe('vserver-local', () => {
       io.start = (o) => startServer({ ...o, env: { HOME: dir }, logStream: capture().stream });
       const reason = await runCli(['start', '-c', file, '--ip', '127.0.0.1', '-p', String(first.port)], io);
       expect(reason).toBe('unavailable');
-      expect(EXIT_CODES[reason]).toBe(4);
+      expect(EXIT_CODES[reason]).toBe(9);
       expect(io.stderr).toMatch(/could not start: .*EADDRINUSE|address already in use/i);
     } finally {
       await first.close();

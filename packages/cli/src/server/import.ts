@@ -11,7 +11,7 @@ import { checkServerConfig } from '../config/validate.js';
 import type { InstanceRef } from '../config/store.js';
 import { connectDocker, type DockerEngine } from '../docker/engine.js';
 import { chooseImage, ensureImage, warnOnMajorMismatch } from '../docker/images.js';
-import { CliError } from '../exit-codes.js';
+import { CliError, exitReasonOf, type ExitReason } from '../exit-codes.js';
 import { type Env, instanceDataDir } from '../paths.js';
 import type { Progress } from '../util/progress.js';
 import { CONTAINER_DB_DIR, placeDatabase } from './database.js';
@@ -29,15 +29,14 @@ export interface ServerImportOptions {
   develop?: string;
 }
 
-/** Exit codes of `vserver-local` (packages/server/src/bin/exit-codes.ts) as CLI errors. */
-const IMPORT_FAILURES: Record<number, { reason: 'config' | 'failure' | 'usage'; what: string }> = {
-  1: { reason: 'failure', what: 'the import failed' },
-  2: { reason: 'config', what: 'the fixture or the configuration is invalid' },
-  3: {
-    reason: 'usage',
-    what: 'vserver-local did not accept the command (is the image older than this CLI?)',
-  },
-  4: { reason: 'failure', what: 'the database could not be reached from the container' },
+/**
+ * What an exit of `vserver-local import` means; its code is from the same table as this CLI's, so the command
+ * ends with the same reason.
+ */
+const IMPORT_FAILURES: Partial<Record<ExitReason, string>> = {
+  config: 'the fixture or the configuration is invalid',
+  usage: 'vserver-local did not accept the command (is the image older than this CLI?)',
+  unavailable: 'the database could not be reached from the container',
 };
 
 export const importContainerName = (name: string, scope: string): string => `federa-${name}-${scope}-import`;
@@ -127,10 +126,11 @@ export async function importIntoServer(
     if (!options.keep) await docker.removeContainer(container).catch(() => undefined);
   }
   if (exitCode !== 0) {
-    const failure = IMPORT_FAILURES[exitCode] ?? { reason: 'failure', what: 'the import failed' };
+    const reason = exitReasonOf(exitCode) ?? 'failure';
+    const what = IMPORT_FAILURES[reason] ?? 'the import failed';
     throw new CliError(
-      failure.reason,
-      `${failure.what} (vserver-local import exited with code ${exitCode}; its output is above)`,
+      reason,
+      `${what} (vserver-local import exited with code ${exitCode}; its output is above)`,
     );
   }
   return { container, image: image.ref };

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { CommanderError, Option } from 'commander';
 import { select } from '@inquirer/prompts';
-import { CliError, EXIT_CODES, exitWith } from '../exit-codes.js';
+import { CliError, exitWith } from '../exit-codes.js';
 import type { InstanceRef } from '../config/store.js';
 import type { Scope } from '../paths.js';
 
@@ -77,7 +77,7 @@ export async function runProgram(program: Command, argv: readonly string[]): Pro
         return exitWith('ok');
       }
       // commander printed the message already
-      return process.exit(error.exitCode === 0 ? 0 : EXIT_CODES.usage.code);
+      return exitWith(error.exitCode === 0 ? 'ok' : 'usage');
     }
     return exitWith(error);
   }

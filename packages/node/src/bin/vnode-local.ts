@@ -3,8 +3,8 @@
  * `vnode-local start -c <file> [-e <environment>] [-n <name>] [--dockerized]` runs the node (on this host, or with
  * `--dockerized` inside the node container that `vnode start` runs); `vnode-local version` prints the version.
  */
-import { Command } from 'commander';
-import { ConfigError } from '@federa/common';
+import { Command, CommanderError } from 'commander';
+import { ConfigError, exitWith } from '@federa/common';
 
 import { loadNodeConfig, DEFAULT_ENVIRONMENT } from '../config/node-config.js';
 import { NodeStoppedError, StartupError, WrongApiKeyError } from '../errors.js';
@@ -12,7 +12,6 @@ import { createNodeLogger } from '../logger.js';
 import { startNode } from '../node.js';
 import { installProcessGuard } from '../process-guard.js';
 import { NODE_VERSION } from '../version.js';
-import { exitWith } from './exit.js';
 
 interface StartFlags {
   config: string;
@@ -24,7 +23,9 @@ interface StartFlags {
   system?: boolean;
 }
 
-const program = new Command('vnode-local').description('Federa node (vantage6 3.x compatible)');
+const program = new Command('vnode-local')
+  .description('Federa node (vantage6 3.x compatible)')
+  .exitOverride();
 
 program
   .command('version')
@@ -57,7 +58,7 @@ Examples:
   )
   .action(async (opts: StartFlags) => {
     if (opts.dockerized && opts.nonDockerized)
-      exitWith('config', 'give either --dockerized or --non-dockerized, not both');
+      exitWith('usage', 'give either --dockerized or --non-dockerized, not both');
     let config;
     try {
       config = loadNodeConfig({
@@ -87,7 +88,7 @@ Examples:
           log.flush();
           setTimeout(() => exitWith('ok'), 100);
         },
-        () => exitWith('error'),
+        () => exitWith('failure'),
       );
     };
     process.on('SIGINT', () => stop('SIGINT'));
@@ -99,10 +100,17 @@ Examples:
       if (error instanceof NodeStoppedError) exitWith('ok');
       log.fatal({ event: 'node.start_failed', err: (error as Error).message }, 'the node did not start');
       log.flush();
-      if (error instanceof WrongApiKeyError) exitWith('wrongApiKey', error.message);
-      if (error instanceof StartupError) exitWith('startup', error.message);
-      exitWith('error', (error as Error).message);
+      if (error instanceof WrongApiKeyError) exitWith('remote', error.message);
+      if (error instanceof StartupError) exitWith('unavailable', error.message);
+      exitWith('failure', (error as Error).message);
     }
   });
 
-program.parseAsync(process.argv).catch((error: unknown) => exitWith('error', String(error)));
+// Every outcome leaves through the exit-code table: commander's own (help, unknown option) as `ok` or `usage`.
+program
+  .parseAsync(process.argv)
+  .catch((error: unknown) =>
+    error instanceof CommanderError
+      ? exitWith(error.exitCode === 0 ? 'ok' : 'usage')
+      : exitWith('failure', String(error)),
+  );

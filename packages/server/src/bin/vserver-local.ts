@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // The `vserver-local` program: runs the command line of vserver-local-cli.ts and exits through the exit-code table.
 import { runCli } from './vserver-local-cli.js';
-import { EXIT_CODES, exitWith } from './exit-codes.js';
+import { exitWith } from './exit-codes.js';
 
 runCli(process.argv.slice(2)).then(
-  (reason) => process.exit(EXIT_CODES[reason]),
+  (reason) => exitWith(reason),
   (error: unknown) =>
     exitWith('failure', `error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
 );
