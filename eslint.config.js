@@ -55,12 +55,6 @@ export default tseslint.config(
       'packages/server/src/routes/rule.ts',
       'packages/server/src/routes/token.ts',
       'packages/server/src/routes/user.ts',
-      'packages/server/src/serializers/collaboration.ts',
-      'packages/server/src/serializers/node.ts',
-      'packages/server/src/serializers/organization.ts',
-      'packages/server/src/serializers/role.ts',
-      'packages/server/src/serializers/rule.ts',
-      'packages/server/src/serializers/user.ts',
     ],
     rules: {
       'no-restricted-syntax': [

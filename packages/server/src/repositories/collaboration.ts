@@ -163,3 +163,34 @@ export async function removeMember(
     .where('organization_id', '=', organizationId)
     .execute();
 }
+
+/** Collaboration rows by id with their member, node and task ids as (collaboration, id) pairs, for the serializer. */
+export async function collaborationRows(db: Kysely<Database>, ids: readonly number[]) {
+  const [rows, members, nodes, tasks] = await Promise.all([
+    db.selectFrom('collaboration').selectAll().where('id', 'in', ids).execute(),
+    db
+      .selectFrom('member')
+      .select(['collaboration_id as k', 'organization_id as v'])
+      .where('collaboration_id', 'in', ids)
+      .orderBy('organization_id')
+      .execute(),
+    db
+      .selectFrom('node')
+      .select(['collaboration_id as k', 'id as v'])
+      .where('collaboration_id', 'in', ids)
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('task')
+      .select(['collaboration_id as k', 'id as v'])
+      .where('collaboration_id', 'in', ids)
+      .orderBy('id')
+      .execute(),
+  ]);
+  return {
+    rows,
+    members,
+    nodes: nodes as { k: number; v: number }[],
+    tasks: tasks as { k: number; v: number }[],
+  };
+}

@@ -124,3 +124,21 @@ export async function deleteNode(db: Kysely<Database>, id: number): Promise<void
     await trx.deleteFrom('authenticatable').where('id', '=', id).where('type', '=', 'node').execute();
   });
 }
+
+/** Node rows by id with their configuration entries (in entry order), for the serializer. */
+export async function nodeRows(db: Kysely<Database>, ids: readonly number[]) {
+  const [rows, configs] = await Promise.all([
+    db
+      .selectFrom('node')
+      .select(['id', 'name', 'ip', 'status', 'last_seen', 'organization_id', 'collaboration_id'])
+      .where('id', 'in', ids)
+      .execute(),
+    db
+      .selectFrom('node_config')
+      .select(['node_id', 'id', 'key', 'value'])
+      .where('node_id', 'in', ids)
+      .orderBy('id')
+      .execute(),
+  ]);
+  return { rows, configs };
+}

@@ -3,6 +3,7 @@ import type { Database, Organization } from '../db/schema.js';
 import { can, type Caller } from '../auth/caller.js';
 import { partnerOrganizations } from '../auth/scope.js';
 import { prepared } from '../db/prepared.js';
+import { idList } from '../db/id-list.js';
 
 /** The editable fields of an organization (docs/api.md#organization). `""` is a valid value for each of them. */
 export interface OrganizationFields {
@@ -101,3 +102,38 @@ export async function viewableOrganizations(
   if (can(caller, 'organization.v_org')) return [caller.organizationId];
   return null;
 }
+
+/** Organization rows with the id lists of their relations, in one query. */
+export const organizationsWithRelations = prepared((db, ids: readonly number[]) =>
+  db
+    .selectFrom('organization as o')
+    .selectAll('o')
+    .select((eb) => [
+      eb
+        .selectFrom('member')
+        .select((sub) => idList(sub.ref('member.collaboration_id')).as('ids'))
+        .whereRef('member.organization_id', '=', 'o.id')
+        .as('collaboration_ids'),
+      eb
+        .selectFrom('node')
+        .select((sub) => idList(sub.ref('node.id')).as('ids'))
+        .whereRef('node.organization_id', '=', 'o.id')
+        .as('node_ids'),
+      eb
+        .selectFrom('user')
+        .select((sub) => idList(sub.ref('user.id')).as('ids'))
+        .whereRef('user.organization_id', '=', 'o.id')
+        .as('user_ids'),
+      eb
+        .selectFrom('result')
+        .select((sub) => idList(sub.ref('result.id')).as('ids'))
+        .whereRef('result.organization_id', '=', 'o.id')
+        .as('result_ids'),
+      eb
+        .selectFrom('role')
+        .select((sub) => idList(sub.ref('role.id')).as('ids'))
+        .whereRef('role.organization_id', '=', 'o.id')
+        .as('role_ids'),
+    ])
+    .where('o.id', 'in', ids),
+);

@@ -179,3 +179,23 @@ export async function checkRuleAssignment(
   requireHeld(caller, added.flatMap(keyOf), 'assign it to a user');
   requireHeld(caller, removed.flatMap(keyOf), 'take it away from a user');
 }
+
+/** Role rows by id with their rule and user ids as (role, id) pairs, for the serializer. */
+export async function roleRows(db: Kysely<Database>, ids: readonly number[]) {
+  const [rows, rules, users] = await Promise.all([
+    db.selectFrom('role').selectAll().where('id', 'in', ids).execute(),
+    db
+      .selectFrom('role_rule')
+      .select(['role_id as k', 'rule_id as v'])
+      .where('role_id', 'in', ids)
+      .orderBy('rule_id')
+      .execute(),
+    db
+      .selectFrom('user_role')
+      .select(['role_id as k', 'user_id as v'])
+      .where('role_id', 'in', ids)
+      .orderBy('user_id')
+      .execute(),
+  ]);
+  return { rows, rules, users };
+}

@@ -126,3 +126,33 @@ export function isUniqueViolation(error: unknown): boolean {
     (e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
   );
 }
+
+/** User rows by id with their role, rule and created task ids as (user, id) pairs, for the serializer. */
+export async function userRows(db: Kysely<Database>, ids: readonly number[]) {
+  const [rows, roles, rules, tasks] = await Promise.all([
+    db
+      .selectFrom('user')
+      .select(['id', 'username', 'firstname', 'lastname', 'email', 'status', 'last_seen', 'organization_id'])
+      .where('id', 'in', ids)
+      .execute(),
+    db
+      .selectFrom('user_role')
+      .select(['user_id as k', 'role_id as v'])
+      .where('user_id', 'in', ids)
+      .orderBy('role_id')
+      .execute(),
+    db
+      .selectFrom('user_rule')
+      .select(['user_id as k', 'rule_id as v'])
+      .where('user_id', 'in', ids)
+      .orderBy('rule_id')
+      .execute(),
+    db
+      .selectFrom('task')
+      .select(['init_user_id as k', 'id as v'])
+      .where('init_user_id', 'in', ids)
+      .orderBy('id')
+      .execute(),
+  ]);
+  return { rows, roles, rules, tasks: tasks as { k: number; v: number }[] };
+}

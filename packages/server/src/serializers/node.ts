@@ -2,6 +2,7 @@ import type { Node, NodeSimple } from '@federa/common';
 import type { AppContext } from '../context.js';
 import { toApiTime } from '../http/datetime.js';
 import { inOrder } from '../http/pagination.js';
+import { nodeRows } from '../repositories/node.js';
 
 export { NodeSchema, NodeSimpleSchema, NodeWithKeySchema } from '@federa/common';
 export type NodeOut = Node;
@@ -9,20 +10,7 @@ export type NodeSimpleOut = NodeSimple;
 
 export async function loadNodes(ctx: AppContext, ids: number[]): Promise<NodeOut[]> {
   if (ids.length === 0) return [];
-  const db = ctx.dbh.db;
-  const [rows, configs] = await Promise.all([
-    db
-      .selectFrom('node')
-      .select(['id', 'name', 'ip', 'status', 'last_seen', 'organization_id', 'collaboration_id'])
-      .where('id', 'in', ids)
-      .execute(),
-    db
-      .selectFrom('node_config')
-      .select(['node_id', 'key', 'value'])
-      .where('node_id', 'in', ids)
-      .orderBy('id')
-      .execute(),
-  ]);
+  const { rows, configs } = await nodeRows(ctx.dbh.db, ids);
   return inOrder(ids, rows).map((n) => ({
     id: n.id,
     type: 'node' as const,
@@ -38,20 +26,7 @@ export async function loadNodes(ctx: AppContext, ids: number[]): Promise<NodeOut
 
 export async function loadNodesSimple(ctx: AppContext, ids: number[]): Promise<NodeSimpleOut[]> {
   if (ids.length === 0) return [];
-  const db = ctx.dbh.db;
-  const [rows, configs] = await Promise.all([
-    db
-      .selectFrom('node')
-      .select(['id', 'name', 'ip', 'status', 'last_seen', 'organization_id'])
-      .where('id', 'in', ids)
-      .execute(),
-    db
-      .selectFrom('node_config')
-      .select(['node_id', 'id'])
-      .where('node_id', 'in', ids)
-      .orderBy('id')
-      .execute(),
-  ]);
+  const { rows, configs } = await nodeRows(ctx.dbh.db, ids);
   return inOrder(ids, rows).map((n) => ({
     id: n.id,
     name: n.name,
