@@ -15,16 +15,20 @@
  * Ids (collaboration 1, organizations 2 and 3) are the federation's own, as in the main job. Between blocks the
  * test does what the reader does: it starts the node an example registered. A block in a language a reader runs
  * (python, js, ts, r) that no part of this test runs fails the inventory below, unless the line above its fence is
- * `<!-- not-run: why -->` (doc-blocks.ts). R blocks (docs/client-r.md) run in the R suite
+ * `<!-- not-run: why -->` (doc-blocks.ts). Algorithm sources (docs/algorithm-development.md) are built into an
+ * image as the page says, and that image computes the federated average. R blocks (docs/client-r.md) run in the R suite
  * (clients/r/tests/testthat/test-docs.R, against its own server and two nodes in Docker), started from here.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { UserClient } from '@federa/client';
+
+import { buildImage, removeImages, splitFiles } from './algorithm-image.js';
 import {
   RUNNABLE_LANGUAGES,
   docBlocks,
@@ -44,6 +48,7 @@ const RUN_HERE: readonly { file: string; langs: readonly string[] }[] = [
   { file: 'docs/client-python.md', langs: ['python'] },
   { file: 'docs/client-typescript.md', langs: ['js'] },
   { file: 'docs/client-r.md', langs: ['r'] },
+  { file: 'docs/algorithm-development.md', langs: ['python', 'ts'] },
 ];
 
 describe('the inventory of the documentation’s examples', () => {
@@ -68,6 +73,8 @@ let work: string;
 /** The federated average over the federation's three CSV files. */
 let average: number;
 let count: number;
+/** Images built from the docs' algorithm sources. */
+const images: string[] = [];
 
 beforeAll(async () => {
   for (const image of ['federa/average-python:local', 'federa/average-ts:local'])
@@ -88,6 +95,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await f?.close();
+  removeImages(images);
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
@@ -248,4 +256,84 @@ describe('docs/client-r.md', () => {
     });
     expect(out).toMatch(/R client: [1-9]\d* passed, 0 failed/);
   }, 420_000);
+});
+
+describe('docs/algorithm-development.md: the algorithms of the page, built into images, compute the average', () => {
+  /** Posts central_average with `image` to Hospital A as the researcher and returns the decrypted output. */
+  const centralAverage = async (image: string): Promise<unknown> => {
+    const researcher = new UserClient({ host: 'http://127.0.0.1', port: f.port, apiPath: '/api' });
+    await researcher.authenticate(f.researcher.username, f.researcher.password);
+    await researcher.setupEncryption(hospitalA().key);
+    const task = await researcher.task.create({
+      collaborationId: f.collaborationId,
+      organizations: [hospitalA().id],
+      name: 'the docs algorithm',
+      image,
+      input: { method: 'central_average', args: ['age'], kwargs: {}, master: true, output_format: 'json' },
+    });
+    const [result] = await researcher.waitForResults(task.id, { timeoutMs: 180_000 });
+    return result?.result;
+  };
+
+  it('Python: average.py and main.py of the page, with the page’s Dockerfile', async () => {
+    const [source, ...more] = blocksOf('docs/algorithm-development.md', 'python');
+    expect(more).toEqual([]);
+    const files = splitFiles(source!.code);
+    expect(Object.keys(files)).toEqual(['average.py', 'main.py']);
+    const dockerfile = docBlocks(REPO, 'docs/algorithm-development.md').find(
+      (b) => b.lang === 'dockerfile' && b.line > source!.line,
+    );
+    const image = `federa-docs/${tag}-average-python:local`;
+    buildImage(image, dockerfile!.code, ['clients/python/federa_algorithm_tools'], {
+      'algorithms/average-python/average.py': files['average.py']!,
+      'algorithms/average-python/main.py': files['main.py']!,
+    });
+    images.push(image);
+    expect(await centralAverage(image)).toEqual({ average, count });
+  }, 240_000);
+
+  it('TypeScript: src/average.ts and src/main.ts of the page, compiled, in the example’s image recipe', async () => {
+    const [source, ...more] = blocksOf('docs/algorithm-development.md', 'ts');
+    expect(more).toEqual([]);
+    const files = splitFiles(source!.code);
+    expect(Object.keys(files)).toEqual(['src/average.ts', 'src/main.ts']);
+    // An algorithm project beside the checkout's packages, compiled against the built @federa/algorithm-tools.
+    const project = join(work, 'average-ts');
+    mkdirSync(join(project, 'src'), { recursive: true });
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(project, name), text);
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        extends: join(REPO, 'tsconfig.base.json'),
+        compilerOptions: {
+          rootDir: 'src',
+          outDir: 'dist',
+          composite: false,
+          declaration: false,
+          declarationMap: false,
+        },
+        include: ['src'],
+      }),
+    );
+    await run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', project], {
+      cwd: project,
+    });
+    const image = `federa-docs/${tag}-average-ts:local`;
+    const dist = (name: string): string => readFileSync(join(project, 'dist', name), 'utf8');
+    buildImage(
+      image,
+      readFileSync(join(REPO, 'algorithms/average-ts/Dockerfile'), 'utf8'),
+      [
+        'packages/algorithm-tools/package.json',
+        'packages/algorithm-tools/dist',
+        'algorithms/average-ts/package.json',
+      ],
+      {
+        'algorithms/average-ts/dist/average.js': dist('average.js'),
+        'algorithms/average-ts/dist/main.js': dist('main.js'),
+      },
+    );
+    images.push(image);
+    expect(await centralAverage(image)).toEqual({ average, count });
+  }, 240_000);
 });
