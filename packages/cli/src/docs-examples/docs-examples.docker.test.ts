@@ -156,11 +156,17 @@ describe('docs/first-hour-researcher.md', () => {
       expect(out).toContain(`${o.id} ${format(sumOf(o.ages), o.ages.length)}`);
   };
 
-  it('the Python example prints each hospital’s sum and count', async () => {
-    const [block, ...more] = blocksOf('docs/first-hour-researcher.md', 'python');
+  it('the Python examples find the ids, then print each hospital’s sum and count', async () => {
+    const [ids, task, ...more] = blocksOf('docs/first-hour-researcher.md', 'python');
     expect(more).toEqual([]);
     const dir = folder('fh-py');
-    writeFileSync(join(dir, 'average.py'), substitute(block!, researcherOf(block!)));
+    writeFileSync(join(dir, 'ids.py'), substitute(ids!, researcherOf(ids!).slice(0, 3)) /* no key file */);
+    const found = await python('ids.py', { cwd: dir });
+    expect(found.out).toContain(`my organization: ${hospitalA().id} Hospital A`);
+    expect(found.out).toContain(
+      `collaboration ${f.collaborationId} Age study encrypted: True organizations: [${f.orgs.map((o) => o.id).join(', ')}]`,
+    );
+    writeFileSync(join(dir, 'average.py'), substitute(task!, researcherOf(task!)));
     const { out } = await python('average.py', { cwd: dir });
     expectPartials(out, (sum, n) => `{'sum': ${sum}.0, 'count': ${n}}`);
   }, 180_000);
