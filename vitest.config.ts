@@ -12,7 +12,10 @@ export default defineConfig({
   esbuild: { jsx: 'automatic' },
   resolve: {
     alias: Object.fromEntries(
-      ['common', 'server', 'node', 'client', 'algorithm-tools'].map((n) => [`@federa/${n}`, pkg(n)]),
+      ['common', 'server', 'node', 'client', 'algorithm-tools', 'cli', 'testing'].map((n) => [
+        `@federa/${n}`,
+        pkg(n),
+      ]),
     ),
   },
   test: {

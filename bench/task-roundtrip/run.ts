@@ -18,9 +18,9 @@ import {
   buildImage,
   createFederation,
   removeNodeObjects,
-  startE2eServer,
   startE2eNode,
-} from '../../packages/node/src/e2e/e2e-harness.js';
+  startE2eServer,
+} from '@federa/testing';
 
 const argv = process.argv.slice(2);
 const runs = Number(argv[argv.indexOf('--runs') + 1] ?? 9) || 9;

@@ -4,3 +4,4 @@ export * from './exit-codes.js';
 export * from './version.js';
 export { buildServerProgram } from './server/program.js';
 export { buildNodeProgram } from './node/program.js';
+export type { PromptStreams } from './util/asker.js';

@@ -4,7 +4,6 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -13,15 +12,13 @@ import { promisify } from 'node:util';
 import { RsaCryptor, generatePrivateKeyPem } from '@federa/common';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
-import { SocketServer } from '../../server/src/socket/socket-server.js';
-import { ROOT_PASSWORD, startTestApp, type TestApp } from '../../server/src/test-support/harness.js';
+import { ROOT_PASSWORD, startE2eServer, type E2eServer } from '@federa/testing';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const docFile = join(root, 'docs/client-typescript.md');
 const distIndex = join(root, 'packages/client/dist/index.js');
 
-let t: TestApp;
-let sockets: SocketServer;
+let server: E2eServer;
 let port: number;
 let dir: string;
 
@@ -30,18 +27,13 @@ beforeAll(async () => {
   await promisify(execFile)(join(root, 'node_modules/.bin/tsc'), ['--build', 'packages/client'], {
     cwd: root,
   });
-  sockets = new SocketServer();
-  t = await startTestApp({ events: sockets.events });
-  sockets.bind(t.ctx);
-  sockets.attach(t.app.server);
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  port = (t.app.server.address() as AddressInfo).port;
+  server = await startE2eServer();
+  port = server.port;
   dir = await mkdtemp(join(tmpdir(), 'federa-docs-'));
 }, 180_000);
 
 afterAll(async () => {
-  await sockets?.close();
-  await t?.close();
+  await server?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

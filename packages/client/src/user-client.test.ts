@@ -11,8 +11,7 @@ import { join } from 'node:path';
 import { RsaCryptor, generatePrivateKeyPem, writePrivateKeyFile } from '@federa/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { SocketServer } from '../../server/src/socket/socket-server.js';
-import { ROOT_PASSWORD, startTestApp, type TestApp } from '../../server/src/test-support/harness.js';
+import { ROOT_PASSWORD, startE2eServer, type E2eServer, type TestApp } from '@federa/testing';
 import {
   AuthenticationError,
   ConnectionError,
@@ -27,25 +26,21 @@ import type { Result } from './types.js';
 import { UserClient } from './user-client.js';
 
 let t: TestApp;
-let sockets: SocketServer;
+let server: E2eServer;
 let port: number;
 let dir: string;
 const unique = (prefix: string): string =>
   `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;
 
 beforeAll(async () => {
-  sockets = new SocketServer();
-  t = await startTestApp({ events: sockets.events });
-  sockets.bind(t.ctx);
-  sockets.attach(t.app.server);
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  port = (t.app.server.address() as AddressInfo).port;
+  server = await startE2eServer();
+  t = server.t;
+  port = server.port;
   dir = await mkdtemp(join(tmpdir(), 'federa-client-'));
 });
 
 afterAll(async () => {
-  await sockets?.close();
-  await t?.close();
+  await server?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

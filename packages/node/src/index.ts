@@ -15,3 +15,4 @@ export { RunStatus, type RunStatusValue } from './runs/run-status.js';
 export { WrongApiKeyError, StartupError, ServerRequestError } from './errors.js';
 export { NODE_VERSION } from './version.js';
 export * from './runtime/index.js';
+export { removeHostGuard } from './runs/host-guard.js';

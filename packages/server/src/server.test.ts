@@ -9,7 +9,7 @@ import { startServer, type ServerHandle } from './server.js';
 import { runCli, type CliIo } from './bin/vserver-local-cli.js';
 import { EXIT_CODES } from './bin/exit-codes.js';
 import { SERVER_VERSION } from './version.js';
-import { createTestDatabase, TEST_DIALECT, type TestDatabase } from './test-support/database.js';
+import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '@federa/testing';
 
 type LogLine = Record<string, unknown> & { level: string; msg: string; event?: string };
 

@@ -10,16 +10,16 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { RsaCryptor } from '../../common/src/index.js';
-import { ROOT_PASSWORD } from '../../server/src/test-support/harness.js';
 import {
   createFederation,
-  removeNodeObjects,
-  startE2eNode,
-  startE2eServer,
   type E2eServer,
   type Federation,
+  removeNodeObjects,
+  ROOT_PASSWORD,
+  startE2eNode,
+  startE2eServer,
   type StartedNode,
-} from '../../node/src/e2e/e2e-harness.js';
+} from '@federa/testing';
 
 const ROOT = join(import.meta.dirname, '../../..');
 const UI = join(ROOT, 'packages/ui');

@@ -3,8 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../test-support/cli.js';
-import { tempXdg, uniqueName, useXdg } from '../test-support/env.js';
+import { runCli, tempXdg, uniqueName, useXdg } from '@federa/testing';
 import { buildNodeProgram } from '../node/program.js';
 import { buildServerProgram } from '../server/program.js';
 

@@ -7,9 +7,15 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../exit-codes.js';
-import { docker, dockerQuiet, requireDocker, requireImage } from '../test-support/cli.js';
-import { tempXdg, uniqueName } from '../test-support/env.js';
-import { freePort } from '../test-support/ports.js';
+import {
+  docker,
+  dockerQuiet,
+  freePort,
+  requireDocker,
+  requireImage,
+  tempXdg,
+  uniqueName,
+} from '@federa/testing';
 import { Progress } from '../util/progress.js';
 import { cliMajor } from '../version.js';
 import { connectDocker, type DockerEngine } from './engine.js';

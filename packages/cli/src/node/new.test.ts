@@ -3,8 +3,7 @@ import { join, relative } from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Asker } from '../util/asker.js';
-import { KEYS, PromptDriver } from '../test-support/prompt-driver.js';
-import { tempXdg, uniqueName } from '../test-support/env.js';
+import { KEYS, PromptDriver, tempXdg, uniqueName } from '@federa/testing';
 import { checkNodeConfig } from '../config/validate.js';
 import { newNodeConfig, parseDataSource } from './new.js';
 

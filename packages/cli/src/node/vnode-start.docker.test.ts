@@ -8,9 +8,17 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RsaCryptor } from '@federa/common';
-import { docker, dockerQuiet, requireDocker, requireImage, runCli } from '../test-support/cli.js';
-import { tempXdg, uniqueName, useXdg } from '../test-support/env.js';
-import { freePort } from '../test-support/ports.js';
+import {
+  docker,
+  dockerQuiet,
+  freePort,
+  requireDocker,
+  requireImage,
+  runCli,
+  tempXdg,
+  uniqueName,
+  useXdg,
+} from '@federa/testing';
 import { buildServerProgram } from '../server/program.js';
 import { buildNodeProgram } from './program.js';
 

@@ -6,8 +6,16 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { docker, dockerQuiet, requireDocker, requireImage, runCli } from '../test-support/cli.js';
-import { tempXdg, uniqueName, useXdg } from '../test-support/env.js';
+import {
+  docker,
+  dockerQuiet,
+  requireDocker,
+  requireImage,
+  runCli,
+  tempXdg,
+  uniqueName,
+  useXdg,
+} from '@federa/testing';
 import { buildNodeProgram } from './program.js';
 
 const dirs = tempXdg();

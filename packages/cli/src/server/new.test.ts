@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 import yaml from 'js-yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Asker } from '../util/asker.js';
-import { KEYS, PromptDriver } from '../test-support/prompt-driver.js';
-import { tempXdg, uniqueName } from '../test-support/env.js';
+import { KEYS, PromptDriver, tempXdg, uniqueName } from '@federa/testing';
 import { checkServerConfig } from '../config/validate.js';
 import { newServerConfig } from './new.js';
 

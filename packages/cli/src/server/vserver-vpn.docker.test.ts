@@ -6,9 +6,18 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { docker, dockerQuiet, requireDocker, requireImage, runCli } from '../test-support/cli.js';
-import { tempXdg, uniqueName, useXdg } from '../test-support/env.js';
-import { freePort, freeUdpPort } from '../test-support/ports.js';
+import {
+  docker,
+  dockerQuiet,
+  freePort,
+  freeUdpPort,
+  requireDocker,
+  requireImage,
+  runCli,
+  tempXdg,
+  uniqueName,
+  useXdg,
+} from '@federa/testing';
 import { buildServerProgram } from './program.js';
 
 const dirs = tempXdg();

@@ -6,9 +6,17 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { docker, dockerQuiet, requireDocker, requireImage, runCli } from '../test-support/cli.js';
-import { tempXdg, uniqueName, useXdg } from '../test-support/env.js';
-import { freePort } from '../test-support/ports.js';
+import {
+  docker,
+  dockerQuiet,
+  freePort,
+  requireDocker,
+  requireImage,
+  runCli,
+  tempXdg,
+  uniqueName,
+  useXdg,
+} from '@federa/testing';
 import { CLI_VERSION } from '../version.js';
 import { ownCheckout } from '../util/source.js';
 import { buildServerProgram } from './program.js';

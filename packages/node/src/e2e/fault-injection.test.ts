@@ -10,9 +10,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeBase64 } from '@federa/common';
 
-import { createFederation, startE2eServer, until, type E2eServer } from './e2e-harness.js';
-import { createNodeProcess, type NodeMode, type NodeProcess } from './node-process.js';
-import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+import {
+  createFederation,
+  createNodeProcess,
+  type E2eServer,
+  type NodeMode,
+  type NodeProcess,
+  startE2eServer,
+  TcpProxy,
+  until,
+} from '@federa/testing';
 
 const ROOT = join(import.meta.dirname, '../../../..');
 const START_LINE = 'federa/start-line:local';
@@ -62,7 +69,7 @@ describe.each<NodeMode>(['host', 'dockerized'])(
       const org = fed.orgs[0]!;
       orgId = org.id;
       collaborationId = fed.collaborationId;
-      proxy = await startTcpProxy({ host: '127.0.0.1', port: server.port });
+      proxy = await TcpProxy.start('127.0.0.1', server.port, 0, '0.0.0.0');
       np = await createNodeProcess({
         mode,
         name: `${tag}-${mode}`,

@@ -12,14 +12,14 @@ import { RsaCryptor, encodeBase64 } from '@federa/common';
 import {
   buildImage,
   createFederation,
+  type E2eServer,
+  type Federation,
   removeNodeObjects,
   startE2eNode,
   startE2eServer,
-  until,
-  type E2eServer,
-  type Federation,
   type StartedNode,
-} from './e2e-harness.js';
+  until,
+} from '@federa/testing';
 
 const ROOT = join(import.meta.dirname, '../../../..');
 const CSV_A = 'age,weight\n30,70\n40,80\n50,\n';

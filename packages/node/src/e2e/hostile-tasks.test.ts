@@ -13,8 +13,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RsaCryptor, generatePrivateKeyPem } from '@federa/common';
 
-import { createFederation, startE2eServer, until, type E2eServer, type Federation } from './e2e-harness.js';
-import { createNodeProcess, type NodeLogLine, type NodeMode, type NodeProcess } from './node-process.js';
+import {
+  createFederation,
+  createNodeProcess,
+  type E2eServer,
+  type Federation,
+  type NodeLogLine,
+  type NodeMode,
+  type NodeProcess,
+  startE2eServer,
+  until,
+} from '@federa/testing';
 
 const ROOT = join(import.meta.dirname, '../../../..');
 const START_LINE = 'federa/start-line:local';

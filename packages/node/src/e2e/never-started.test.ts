@@ -14,13 +14,13 @@ import { encodeBase64 } from '@federa/common';
 import { DockerRuntime, type ContainerRuntime, type ContainerSpec } from '../runtime/index.js';
 import {
   createFederation,
+  type E2eServer,
   removeNodeObjects,
   startE2eNode,
   startE2eServer,
-  until,
-  type E2eServer,
   type StartedNode,
-} from './e2e-harness.js';
+  until,
+} from '@federa/testing';
 
 const ROOT = join(import.meta.dirname, '../../../..');
 const START_LINE = 'federa/start-line:local';

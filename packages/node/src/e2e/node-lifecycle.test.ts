@@ -12,13 +12,13 @@ import { RunStore } from '../runs/run-store.js';
 import {
   buildImage,
   createFederation,
+  type E2eServer,
   removeNodeObjects,
   startE2eNode,
   startE2eServer,
-  until,
-  type E2eServer,
   type StartedNode,
-} from './e2e-harness.js';
+  until,
+} from '@federa/testing';
 import { join } from 'node:path';
 
 const tag = `lc${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;

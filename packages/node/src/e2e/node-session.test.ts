@@ -5,17 +5,17 @@
  * session and is back online. No Docker work is needed: no task runs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { presenceRoom } from '../../../server/src/socket/rooms.js';
-import { formatStored } from '../../../server/src/http/datetime.js';
 import {
   createFederation,
+  type E2eServer,
+  formatStored,
+  presenceRoom,
   removeNodeObjects,
   startE2eNode,
   startE2eServer,
-  until,
-  type E2eServer,
   type StartedNode,
-} from './e2e-harness.js';
+  until,
+} from '@federa/testing';
 
 const tag = `se${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 let server: E2eServer;

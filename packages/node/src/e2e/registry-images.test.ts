@@ -12,15 +12,15 @@ import { encodeBase64 } from '@federa/common';
 
 import {
   createFederation,
+  type E2eServer,
+  type Federation,
+  LocalRegistry,
   removeNodeObjects,
   startE2eNode,
   startE2eServer,
-  until,
-  type E2eServer,
-  type Federation,
   type StartedNode,
-} from './e2e-harness.js';
-import { LocalRegistry } from './local-registry.js';
+  until,
+} from '@federa/testing';
 
 const tag = `rg${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 const TEST_LABEL = 'federa.test-run';

@@ -14,14 +14,14 @@ import { encodeBase64 } from '@federa/common';
 import {
   buildImage,
   createFederation,
+  type E2eServer,
+  type Federation,
   removeNodeObjects,
   startE2eNode,
   startE2eServer,
-  until,
-  type E2eServer,
-  type Federation,
   type StartedNode,
-} from './e2e-harness.js';
+  until,
+} from '@federa/testing';
 
 const tag = `ch${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 /** Reports which data source it was given: the variables and the first data line of DATABASE_URI. */

@@ -13,14 +13,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createFederation,
   dockerBridgeGateway,
+  type E2eServer,
+  freeUdpPort,
   removeNodeObjects,
   startE2eNode,
   startE2eServer,
-  until,
-  type E2eServer,
   type StartedNode,
-} from './e2e-harness.js';
-import { freeUdpPort } from '../../../server/src/test-support/udp-port.js';
+  until,
+} from '@federa/testing';
 
 const tag = `vpr${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 const SUBNET = '10.241.0.0/16';

@@ -17,15 +17,15 @@ import { encodeBase64 } from '@federa/common';
 import {
   createFederation,
   dockerBridgeGateway,
+  type E2eServer,
+  type Federation,
+  freeUdpPort,
   removeNodeObjects,
   startE2eNode,
   startE2eServer,
-  until,
-  type E2eServer,
-  type Federation,
   type StartedNode,
-} from './e2e-harness.js';
-import { freeUdpPort } from '../../../server/src/test-support/udp-port.js';
+  until,
+} from '@federa/testing';
 
 const tag = `vpn${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 const SUBNET = '10.240.0.0/16';

@@ -20,7 +20,7 @@ import { DockerRuntime } from './docker/docker-runtime.js';
 import { normalizeRegistry, parseImageRef } from './image-ref.js';
 import { RegistryError, RuntimeUnavailableError } from './errors.js';
 import { createContainerRuntime } from './runtime-factory.js';
-import { LocalRegistry } from '../e2e/local-registry.js';
+import { LocalRegistry } from '@federa/testing';
 
 const run = promisify(execFile);
 const RUN = `fedrt${randomBytes(3).toString('hex')}`;

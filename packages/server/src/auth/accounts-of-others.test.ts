@@ -4,7 +4,7 @@
  * address changes only with the current password.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT_PASSWORD, startTestApp, type TestApp } from '../test-support/harness.js';
+import { ROOT_PASSWORD, startTestApp, type TestApp } from '@federa/testing';
 
 let t: TestApp;
 let rootId: number;

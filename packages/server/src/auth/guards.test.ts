@@ -2,7 +2,7 @@
  * The access rules of docs/security.md and the guard checks of docs/access-control.md#guards, each held by a test through the API.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../test-support/harness.js';
+import { startTestApp, type TestApp } from '@federa/testing';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import bcrypt from 'bcrypt';
-import { startTestApp, type TestApp } from '../test-support/harness.js';
+import { startTestApp, type TestApp } from '@federa/testing';
 
 /**
  * Login does not tell who exists, and guessing is throttled per address and per account (docs/security.md,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { startTestApp, type TestApp } from '../test-support/harness.js';
+import { startTestApp, type TestApp } from '@federa/testing';
 import { buildApp, MissingPolicyError } from '../app.js';
 import { POLICIES } from './policy.js';
 import { RULES } from './rules.js';

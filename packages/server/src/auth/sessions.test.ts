@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
-import { startTestApp, type TestApp } from '../test-support/harness.js';
+import { startTestApp, type TestApp } from '@federa/testing';
 import { formatStored } from '../http/datetime.js';
 import { pruneSessionsNow } from './sessions.js';
 import { resetTokenFor } from '../routes/recover.js';

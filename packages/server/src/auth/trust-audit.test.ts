@@ -3,7 +3,7 @@
  * ones each promise's own test uses. Each test names what an attacker tries and asserts what they see.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../test-support/harness.js';
+import { startTestApp, type TestApp } from '@federa/testing';
 
 let t: TestApp;
 let rootId: number;

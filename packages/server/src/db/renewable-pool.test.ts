@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import { createTestDatabase, type TestDatabase } from '../test-support/database.js';
+import { createTestDatabase, type TestDatabase } from '@federa/testing';
 import { RenewablePool } from './renewable-pool.js';
 
 // Always PostgreSQL: replacing the pool must never cut a query under way nor strand a caller waiting for a

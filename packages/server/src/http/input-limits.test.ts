@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../test-support/harness.js';
+import { startTestApp, type TestApp } from '@federa/testing';
 
 // Out-of-range and oversized input is a 400 (or 413) naming the field, on SQLite and PostgreSQL alike; before, the
 // database refused it with a 500, or stored it (docs/security.md, "Input limits").

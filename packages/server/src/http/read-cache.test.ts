@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestApp, type TestApp } from '../test-support/harness.js';
+import { startTestApp, type TestApp } from '@federa/testing';
 
 // The read cache keeps answers of authenticated GETs while the SQLite database is unchanged. These tests ask the
 // same question twice around every kind of change and expect the second answer to show the change.

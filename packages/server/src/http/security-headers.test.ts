@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../test-support/harness.js';
+import { startTestApp, type TestApp } from '@federa/testing';
 
 // CORS origins and the security headers of every answer (docs/security.md, "The server: …, headers").
 

@@ -3,18 +3,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startInstance, type TestInstance } from '../scaling/test-instance.js';
+import { startTestServer, type TestServer } from '@federa/testing';
 
 // A request whose headers or body never arrive must not hold a connection forever (docs/security.md).
 
 let dir: string;
-let server: TestInstance;
+let server: TestServer;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'federa-timeouts-'));
-  server = await startInstance(dir, 'timeouts', {
-    uri: 'sqlite:///timeouts.sqlite',
-    http: { request_timeout_ms: 600, headers_timeout_ms: 400 },
+  server = await startTestServer({
+    dir,
+    name: 'timeouts',
+    config: {
+      uri: 'sqlite:///timeouts.sqlite',
+      http: { request_timeout_ms: 600, headers_timeout_ms: 400 },
+    },
   });
 });
 afterAll(async () => {

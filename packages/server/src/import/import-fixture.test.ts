@@ -8,8 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { runCli, type CliIo } from '../bin/vserver-local-cli.js';
-import { createTestDatabase, type TestDatabase } from '../test-support/database.js';
-import { startTestApp, type TestApp } from '../test-support/harness.js';
+import { createTestDatabase, startTestApp, type TestApp, type TestDatabase } from '@federa/testing';
 import { FixtureError, loadFixtureFile, parseFixture } from './fixture.js';
 import { importFixture } from './import-fixture.js';
 

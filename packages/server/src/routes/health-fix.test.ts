@@ -2,9 +2,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, type TestDatabase } from '../test-support/database.js';
-import { TcpProxy } from '../scaling/tcp-proxy.js';
-import { call, startInstance, until, type TestInstance } from '../scaling/test-instance.js';
+import {
+  call,
+  createTestDatabase,
+  startTestServer,
+  TcpProxy,
+  type TestDatabase,
+  type TestServer,
+  until,
+} from '@federa/testing';
 
 // Always PostgreSQL, reached through a TCP proxy of the test that plays the outages (the shared PostgreSQL server
 // is never touched). See docs/reliability.md, "Server and database faults".
@@ -12,7 +18,7 @@ import { call, startInstance, until, type TestInstance } from '../scaling/test-i
 let dir: string;
 let db: TestDatabase;
 let proxy: TcpProxy;
-let server: TestInstance;
+let server: TestServer;
 let api: string;
 
 beforeAll(async () => {
@@ -21,13 +27,17 @@ beforeAll(async () => {
   const target = new URL(db.uri);
   proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
   target.host = `127.0.0.1:${proxy.port}`;
-  server = await startInstance(dir, 'healthfix', {
-    uri: target.toString(),
-    database: {
-      query_timeout_ms: 800,
-      connect_timeout_ms: 800,
-      fix_interval_seconds: 3600,
-      retry_after_seconds: 7,
+  server = await startTestServer({
+    dir,
+    name: 'healthfix',
+    config: {
+      uri: target.toString(),
+      database: {
+        query_timeout_ms: 800,
+        connect_timeout_ms: 800,
+        fix_interval_seconds: 3600,
+        retry_after_seconds: 7,
+      },
     },
   });
   api = server.handle.apiUrl;
@@ -60,9 +70,9 @@ const answersAgain = () =>
 describe('/health/fix called by anyone while requests are under way', () => {
   // A server of its own, straight on PostgreSQL with the default time-outs: a busy machine must not look like an
   // outage here.
-  let direct: TestInstance;
+  let direct: TestServer;
   beforeAll(async () => {
-    direct = await startInstance(dir, 'healthfix-direct', { uri: db.uri });
+    direct = await startTestServer({ dir, name: 'healthfix-direct', config: { uri: db.uri } });
   });
   afterAll(async () => direct?.handle.close());
 

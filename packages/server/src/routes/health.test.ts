@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { startTestApp, type TestApp } from '../test-support/harness.js';
-import { TEST_DIALECT, TEST_PG_ADMIN_URI } from '../test-support/database.js';
+import { startTestApp, TEST_DIALECT, TEST_PG_ADMIN_URI, type TestApp } from '@federa/testing';
 
 let t: TestApp;
 beforeAll(async () => {

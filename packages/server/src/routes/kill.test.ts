@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../test-support/harness.js';
-import { RecordingEventBus } from '../test-support/events.js';
+import { RecordingEventBus, startTestApp, type TestApp } from '@federa/testing';
 
 let t: TestApp;
 const events = new RecordingEventBus();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import PostalMime from 'postal-mime';
-import { startTestApp, type TestApp } from '../test-support/harness.js';
+import { startTestApp, type TestApp } from '@federa/testing';
 import { SmtpMailer, type SmtpConfig } from '../mail/smtp-mailer.js';
 import { TokenService } from '../auth/tokens.js';
 import { RECOVERY_SENT_MESSAGE } from './recover.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../test-support/harness.js';
+import { startTestApp, type TestApp } from '@federa/testing';
 
 // Seed rule 9: a superuser never sees results of a collaboration their organization is not part of. Adding their
 // own organization to the collaboration afterwards must not open the results of tasks posted before it joined

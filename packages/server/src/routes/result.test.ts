@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../test-support/harness.js';
-import { RecordingEventBus } from '../test-support/events.js';
+import { RecordingEventBus, startTestApp, type TestApp } from '@federa/testing';
 import { INTERNAL_ERROR_MESSAGE } from '../errors.js';
 
 let t: TestApp;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, ROOT_PASSWORD, type TestApp } from '../test-support/harness.js';
+import { ROOT_PASSWORD, startTestApp, type TestApp } from '@federa/testing';
 import { decodeJwt } from 'jose';
 
 let t: TestApp;

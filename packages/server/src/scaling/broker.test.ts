@@ -6,12 +6,17 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { ConfigError } from '@federa/common';
 import { parseServerConfig } from '../config/load.js';
-import { createTestDatabase, type TestDatabase } from '../test-support/database.js';
+import {
+  call,
+  createTestDatabase,
+  freePort,
+  startTestServer,
+  TcpProxy,
+  type TestDatabase,
+  until,
+} from '@federa/testing';
 import { BrokerUriError, parseRedisUri, RedisSocketBroker } from '../broker/redis-socket-broker.js';
 import { createSocketBroker, RABBITMQ_NOT_USED_MESSAGE } from '../socket/broker.js';
-import { freePort } from './nginx.js';
-import { TcpProxy } from './tcp-proxy.js';
-import { call, startInstance, until } from './test-instance.js';
 
 const REDIS = new URL(process.env.FEDERA_TEST_REDIS ?? 'redis://127.0.0.1:6379');
 const channel = (): string => `federa-test-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -85,22 +90,34 @@ describe('a server with a message broker', () => {
   it('does not start when the broker cannot be reached, and says which one', async () => {
     const port = await freePort();
     await expect(
-      startInstance(dir, 'unreachable', { uri: db.uri, message_broker: `redis://127.0.0.1:${port}` }),
+      startTestServer({
+        dir,
+        name: 'unreachable',
+        config: { uri: db.uri, message_broker: `redis://127.0.0.1:${port}` },
+      }),
     ).rejects.toThrow(`the message broker redis://127.0.0.1:${port} (channel federa) cannot be reached`);
   });
 
   it('refuses a SQLite database at start', async () => {
     await expect(
-      startInstance(dir, 'sqlite', { uri: 'sqlite:///x.sqlite', message_broker: 'redis://127.0.0.1:6379' }),
+      startTestServer({
+        dir,
+        name: 'sqlite',
+        config: { uri: 'sqlite:///x.sqlite', message_broker: 'redis://127.0.0.1:6379' },
+      }),
     ).rejects.toThrow(ConfigError);
   });
 
   it('reports the broker unreachable in /health while Redis is away, and recovers by itself', async () => {
     const proxy = await TcpProxy.start(REDIS.hostname, Number(REDIS.port || 6379));
     const port = proxy.port;
-    const s = await startInstance(dir, 'outage', {
-      uri: db.uri,
-      message_broker: `redis://127.0.0.1:${port}?channel=${channel()}`,
+    const s = await startTestServer({
+      dir,
+      name: 'outage',
+      config: {
+        uri: db.uri,
+        message_broker: `redis://127.0.0.1:${port}?channel=${channel()}`,
+      },
     });
     let restarted: TcpProxy | null = null;
     try {
@@ -162,9 +179,13 @@ describe('closing a server while its broker is away', () => {
 
   it('closes promptly, without an error', async () => {
     const proxy = await TcpProxy.start(REDIS.hostname, Number(REDIS.port || 6379));
-    const s = await startInstance(dir, 'away', {
-      uri: db.uri,
-      message_broker: `redis://127.0.0.1:${proxy.port}?channel=${channel()}`,
+    const s = await startTestServer({
+      dir,
+      name: 'away',
+      config: {
+        uri: db.uri,
+        message_broker: `redis://127.0.0.1:${proxy.port}?channel=${channel()}`,
+      },
     });
     await proxy.close();
     await until(
@@ -187,10 +208,14 @@ describe('rabbitmq_uri of a vantage6 configuration', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('is accepted and logged once as not used, with the reason; /health shows no broker and the mail server without credentials', async () => {
-    const s = await startInstance(dir, 'v6', {
-      uri: 'sqlite:///v6.sqlite',
-      rabbitmq_uri: 'amqp://guest:guest@127.0.0.1:5672/',
-      smtp: { server: 'mail.example.org', port: 587, username: 'mailer', password: 'mail-secret-pw' },
+    const s = await startTestServer({
+      dir,
+      name: 'v6',
+      config: {
+        uri: 'sqlite:///v6.sqlite',
+        rabbitmq_uri: 'amqp://guest:guest@127.0.0.1:5672/',
+        smtp: { server: 'mail.example.org', port: 587, username: 'mailer', password: 'mail-secret-pw' },
+      },
     });
     try {
       const lines = s.logs.filter((l) => l.event === 'broker.rabbitmq_unused');

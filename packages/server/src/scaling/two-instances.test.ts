@@ -3,10 +3,17 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, type TestDatabase } from '../test-support/database.js';
-import { startBalancer, type Balancer } from './nginx.js';
-import { FakeNode } from './fake-node.js';
-import { call, startInstance, until, type TestInstance } from './test-instance.js';
+import {
+  type Balancer,
+  call,
+  createTestDatabase,
+  FakeNode,
+  startBalancer,
+  startTestServer,
+  type TestDatabase,
+  type TestServer,
+  until,
+} from '@federa/testing';
 
 // Two real instances (startServer) on one fresh PostgreSQL database, connected through the Redis at
 // 127.0.0.1:6379 (a channel of this run only), behind a real nginx. The node is a socket client doing what the
@@ -16,8 +23,8 @@ const REDIS = process.env.FEDERA_TEST_REDIS ?? 'redis://127.0.0.1:6379';
 
 let dir: string;
 let db: TestDatabase;
-let one: TestInstance;
-let two: TestInstance;
+let one: TestServer;
+let two: TestServer;
 let balancer: Balancer;
 const nodes: FakeNode[] = [];
 let world: {
@@ -30,10 +37,10 @@ let world: {
 /** The items of a list answer (a plain array, or `data` of a paginated one). */
 const list = (body: unknown): { id: number }[] =>
   (Array.isArray(body) ? body : (body as { data: unknown[] }).data) as { id: number }[];
-const apiOf = (i: TestInstance): string => i.handle.apiUrl;
-const localSockets = (i: TestInstance): number => i.handle.sockets.nsp.sockets.size;
+const apiOf = (i: TestServer): string => i.handle.apiUrl;
+const localSockets = (i: TestServer): number => i.handle.sockets.nsp.sockets.size;
 
-async function postTask(i: TestInstance, name: string): Promise<{ id: number; resultId: number }> {
+async function postTask(i: TestServer, name: string): Promise<{ id: number; resultId: number }> {
   const r = await call(apiOf(i), 'POST', '/task', {
     token: i.rootToken,
     body: {
@@ -49,14 +56,14 @@ async function postTask(i: TestInstance, name: string): Promise<{ id: number; re
   return { id: r.body.id as number, resultId: list(results.body)[0]!.id };
 }
 
-const resultOn = async (i: TestInstance, id: number) =>
+const resultOn = async (i: TestServer, id: number) =>
   (await call(apiOf(i), 'GET', `/result/${id}`, { token: i.rootToken })).body as {
     status: string;
     result: string | null;
     finished_at: string | null;
   };
 
-const nodeStatusOn = async (i: TestInstance, id: number): Promise<string | null> =>
+const nodeStatusOn = async (i: TestServer, id: number): Promise<string | null> =>
   ((await call(apiOf(i), 'GET', `/node/${id}`, { token: i.rootToken })).body as { status: string | null })
     .status;
 
@@ -66,8 +73,8 @@ beforeAll(async () => {
   const channel = `federa-test-${process.pid}-${randomBytes(4).toString('hex')}`;
   const config = { uri: db.uri, message_broker: `${REDIS}?channel=${channel}` };
   // One after the other: the first migrates and seeds the database.
-  one = await startInstance(dir, 'one', config);
-  two = await startInstance(dir, 'two', config);
+  one = await startTestServer({ dir, name: 'one', config });
+  two = await startTestServer({ dir, name: 'two', config });
   balancer = await startBalancer({
     dir: join(dir, 'nginx'),
     upstreams: [one.handle.port, two.handle.port],

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { io as connectClient, type Socket } from 'socket.io-client';
 import type { ClientToServerEvents, ServerToClientEvents } from '@federa/common';
-import { startTestApp, type TestApp } from '../test-support/harness.js';
+import { startTestApp, type TestApp } from '@federa/testing';
 import { SocketServer } from './socket-server.js';
 import { presenceRoom } from './rooms.js';
 

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { io as connectClient, type Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../test-support/harness.js';
+import { startTestApp, type TestApp } from '@federa/testing';
 import { SocketServer } from './socket-server.js';
 
 /**

@@ -7,7 +7,7 @@ import type {
   NodePresencePayload,
   ServerToClientEvents,
 } from '@federa/common';
-import { startTestApp, type TestApp } from '../test-support/harness.js';
+import { startTestApp, type TestApp } from '@federa/testing';
 import { TokenService } from '../auth/tokens.js';
 import { openSession } from '../auth/sessions.js';
 import { SocketServer } from './socket-server.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseServerConfig } from '../config/load.js';
-import { startTestApp, type TestApp } from '../test-support/harness.js';
+import { startTestApp, type TestApp } from '@federa/testing';
 
 /** The section `<tag>…</tag>` of an OpenVPN configuration. */
 const section = (config: string, tag: string): string => {

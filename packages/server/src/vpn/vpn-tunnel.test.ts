@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../test-support/harness.js';
-import { freeUdpPort } from '../test-support/udp-port.js';
+import { freeUdpPort, startTestApp, type TestApp } from '@federa/testing';
 
 /**
  * The VPN for real: the server runs OpenVPN (local mode), two "nodes" are containers of the VPN client image

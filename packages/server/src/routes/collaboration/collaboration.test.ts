@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type ApiResponse, type TestApp } from '../../test-support/harness.js';
-import { expectSecondPage } from '../../test-support/pagination-checks.js';
+import { type ApiResponse, expectSecondPage, startTestApp, type TestApp } from '@federa/testing';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../test-support/harness.js';
-import { RecordingEventBus } from '../../test-support/events.js';
-import { countRows, taskBody, world } from './test-world.js';
+import {
+  countTaskRows,
+  RecordingEventBus,
+  startTestApp,
+  taskBody,
+  taskWorld,
+  type TestApp,
+} from '@federa/testing';
 import { nowStored } from '../../http/datetime.js';
 
 let t: TestApp;
@@ -14,7 +19,7 @@ beforeEach(() => events.clear());
 
 describe('POST /task by a user', () => {
   it('creates the task with one result per organization holding its own input, and announces it', async () => {
-    const w = await world(t);
+    const w = await taskWorld(t);
     const r = await t.api('POST', '/task', {
       token: w.token,
       body: taskBody(w.collab, [w.orgA, w.orgB], { database: 'postgres-db' }),
@@ -66,7 +71,7 @@ describe('POST /task by a user', () => {
   });
 
   it('says in the answer which receiving nodes are offline; the task still queues', async () => {
-    const w = await world(t);
+    const w = await taskWorld(t);
     const nodeIdOf = async (org: number) =>
       (
         await t.ctx.dbh.db
@@ -93,7 +98,7 @@ describe('POST /task by a user', () => {
   });
 
   it('gives every task a user creates a new run_id', async () => {
-    const w = await world(t);
+    const w = await taskWorld(t);
     const first = await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA]) });
     const second = await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA]) });
     expect(second.body.run_id).toBeGreaterThan(first.body.run_id);
@@ -105,7 +110,7 @@ describe('POST /task by a user', () => {
   });
 
   it('stores a JSON object input as its JSON text', async () => {
-    const w = await world(t);
+    const w = await taskWorld(t);
     const r = await t.api('POST', '/task', {
       token: w.token,
       body: {
@@ -135,8 +140,8 @@ describe('POST /task by a user', () => {
   ])(
     'refuses an image that is %s with 400 naming the field, and stores nothing',
     async (_what, image, why) => {
-      const w = await world(t);
-      const before = await countRows(t);
+      const w = await taskWorld(t);
+      const before = await countTaskRows(t);
       const r = await t.api('POST', '/task', {
         token: w.token,
         body: { ...taskBody(w.collab, [w.orgA]), image },
@@ -146,42 +151,42 @@ describe('POST /task by a user', () => {
       expect(r.body.msg).toMatch(/^field 'image' /);
       expect(r.body.msg).toMatch(why);
       expect(r.body.message.image).toMatch(why);
-      expect(await countRows(t)).toEqual(before);
+      expect(await countTaskRows(t)).toEqual(before);
       expect(events.named('new_task')).toEqual([]);
     },
   );
 
   it('refuses a task for an organization without a node in the collaboration, listing it, and stores nothing', async () => {
-    const w = await world(t);
+    const w = await taskWorld(t);
     const orgC = await t.fx.organization();
     await t.ctx.dbh.db
       .insertInto('member')
       .values({ collaboration_id: w.collab, organization_id: orgC })
       .execute();
-    const before = await countRows(t);
+    const before = await countTaskRows(t);
     const r = await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA, orgC]) });
     expect(r.status).toBe(400);
     expect(r.body.msg).toContain(String(orgC));
     expect(r.body.msg).not.toContain(`${w.orgA},`);
-    expect(await countRows(t)).toEqual(before);
+    expect(await countTaskRows(t)).toEqual(before);
     expect(events.emitted).toEqual([]);
   });
 
   it('refuses a superuser (root, task.c_glo) posting to a collaboration their organization is not part of, and stores nothing', async () => {
-    const w = await world(t);
-    const before = await countRows(t);
+    const w = await taskWorld(t);
+    const before = await countTaskRows(t);
     const r = await t.api('POST', '/task', {
       token: t.rootToken,
       body: taskBody(w.collab, [w.orgA, w.orgB]),
     });
     expect(r.status).toBe(401);
     expect(r.body.msg).toMatch(/not a member/);
-    expect(await countRows(t)).toEqual(before);
+    expect(await countTaskRows(t)).toEqual(before);
     expect(events.emitted).toEqual([]);
   });
 
   it('validates in order: unknown collaboration 404, non-member organization 400, missing or repeated organizations 400', async () => {
-    const w = await world(t);
+    const w = await taskWorld(t);
     expect((await t.api('POST', '/task', { token: w.token, body: taskBody(999_999, [w.orgA]) })).status).toBe(
       404,
     );
@@ -206,7 +211,7 @@ describe('POST /task by a user', () => {
   });
 
   it('refuses a user without task.c_* with 401', async () => {
-    const w = await world(t);
+    const w = await taskWorld(t);
     const viewer = await t.fx.user(w.orgA, { roles: ['Viewer'] });
     const r = await t.api('POST', '/task', {
       token: await viewer.token(),
@@ -216,7 +221,7 @@ describe('POST /task by a user', () => {
   });
 
   it("applies the receiving nodes' policies (allowed_users / allowed_orgs)", async () => {
-    const w = await world(t);
+    const w = await taskWorld(t);
     const db = t.ctx.dbh.db;
     await db
       .insertInto('node_config')
@@ -250,7 +255,7 @@ describe('POST /task by a user', () => {
   });
 
   it('with master=true gives only the own organization a result; without it among the organizations: 400, nothing stored', async () => {
-    const w = await world(t);
+    const w = await taskWorld(t);
     const r = await t.api('POST', '/task', {
       token: w.token,
       body: taskBody(w.collab, [w.orgA, w.orgB], { master: true }),
@@ -258,19 +263,19 @@ describe('POST /task by a user', () => {
     expect(r.status).toBe(201);
     const results = await t.api('GET', `/task/${r.body.id}/result`, { token: w.token });
     expect(results.body.map((x: { organization: number }) => x.organization)).toEqual([w.orgA]);
-    const before = await countRows(t);
+    const before = await countTaskRows(t);
     const refused = await t.api('POST', '/task', {
       token: w.token,
       body: taskBody(w.collab, [w.orgB], { master: true }),
     });
     expect(refused.status).toBe(400);
-    expect(await countRows(t)).toEqual(before);
+    expect(await countTaskRows(t)).toEqual(before);
   });
 });
 
 describe('POST /task by an algorithm container', () => {
   async function master() {
-    const w = await world(t);
+    const w = await taskWorld(t);
     const parent = await t.api('POST', '/task', {
       token: w.token,
       body: taskBody(w.collab, [w.orgA, w.orgB]),

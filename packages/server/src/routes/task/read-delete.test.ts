@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../test-support/harness.js';
-import { RecordingEventBus } from '../../test-support/events.js';
-import { taskBody, world } from './test-world.js';
+import { RecordingEventBus, startTestApp, taskBody, taskWorld, type TestApp } from '@federa/testing';
 
 let t: TestApp;
 const events = new RecordingEventBus();
@@ -13,7 +11,7 @@ beforeEach(() => events.clear());
 
 describe('GET /task', () => {
   it('returns null (never []) for empty references, and filters', async () => {
-    const w = await world(t);
+    const w = await taskWorld(t);
     const created = await t.api('POST', '/task', {
       token: w.token,
       body: taskBody(w.collab, [w.orgA], { name: 'filter-me-42' }),
@@ -62,7 +60,7 @@ describe('GET /task', () => {
   });
 
   it('filters on the aggregate status', async () => {
-    const w = await world(t);
+    const w = await taskWorld(t);
     const active = await t.fx.task(w.collab, [w.orgA, w.orgB]);
     await t.ctx.dbh.db
       .updateTable('result')
@@ -87,7 +85,7 @@ describe('GET /task', () => {
   });
 
   it('embeds results with include=results and with include=result, and paginates with metadata', async () => {
-    const w = await world(t);
+    const w = await taskWorld(t);
     await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA, w.orgB]) });
     for (const include of ['results', 'result']) {
       const r = await t.api('GET', '/task', {
@@ -115,7 +113,7 @@ describe('GET /task', () => {
   });
 
   it("shows only the caller's collaborations with task.v_org; root sees foreign tasks but never their results", async () => {
-    const w = await world(t);
+    const w = await taskWorld(t);
     const created = await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA]) });
     const stranger = await t.fx.user(await t.fx.organization(), { roles: ['Researcher'] });
     const theirs = await t.api('GET', '/task', { token: await stranger.token() });
@@ -143,7 +141,7 @@ describe('GET /task', () => {
 
 describe('GET /task/{id}/result', () => {
   it('serves the same results as GET /result, in the task-result form', async () => {
-    const w = await world(t);
+    const w = await taskWorld(t);
     const created = await t.api('POST', '/task', {
       token: w.token,
       body: taskBody(w.collab, [w.orgA, w.orgB]),
@@ -165,7 +163,7 @@ describe('GET /task/{id}/result', () => {
   });
 
   it('refuses root (result.v_glo) for a collaboration their organization is not part of', async () => {
-    const w = await world(t);
+    const w = await taskWorld(t);
     const created = await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA]) });
     const r = await t.api('GET', `/task/${created.body.id}/result`, { token: t.rootToken });
     expect(r.status).toBe(401);
@@ -176,7 +174,7 @@ describe('GET /task/{id}/result', () => {
 
 describe('DELETE /task/{id}', () => {
   it('kills an unfinished task, deletes its results and ports, and keeps its sub-tasks', async () => {
-    const w = await world(t);
+    const w = await taskWorld(t);
     const parent = await t.fx.task(w.collab, [w.orgA, w.orgB], { initUserId: w.researcher.id });
     const child = await t.fx.task(w.collab, [w.orgB], { parentId: parent.id, runId: parent.runId });
     await t.ctx.dbh.db
@@ -213,7 +211,7 @@ describe('DELETE /task/{id}', () => {
   });
 
   it('deletes a finished task without a kill, and refuses other organizations (401) and unknown ids (404)', async () => {
-    const w = await world(t);
+    const w = await taskWorld(t);
     const done = await t.fx.task(w.collab, [w.orgA]);
     await t.ctx.dbh.db
       .updateTable('result')

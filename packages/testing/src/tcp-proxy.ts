@@ -8,15 +8,19 @@ interface Pair {
 }
 
 /**
- * A TCP proxy for tests, between the server and a service (PostgreSQL, Redis). It can play the firewall that
- * silently drops idle connections: {@link freeze} stops forwarding on every current connection without closing
- * it (both ends see a half-open connection that never answers) while new connections still work.
+ * A TCP proxy for tests, between the server and a service (PostgreSQL, Redis) or between a node and the server.
+ * It plays what goes wrong on a link, never touching the shared service itself: the firewall that silently drops
+ * idle connections ({@link freeze} stops forwarding on every current connection without closing it: both ends see
+ * a half-open connection that never answers, while new connections still work), an outage ({@link outage},
+ * {@link cut}), a server in trouble ({@link answer}).
  */
 export class TcpProxy {
   readonly #server: Server;
   readonly #pairs = new Set<Pair>();
   #port = 0;
   #outage: 'reset' | 'silent' | null = null;
+  #status: number | undefined;
+  #injected = 0;
 
   private constructor(
     private readonly targetHost: string,
@@ -25,12 +29,20 @@ export class TcpProxy {
     this.#server = createServer((client) => this.#accept(client));
   }
 
-  /** Starts a proxy on 127.0.0.1 (`port`, default a free one) to `targetHost:targetPort`. */
-  static async start(targetHost: string, targetPort: number, port = 0): Promise<TcpProxy> {
+  /**
+   * Starts a proxy on `listen`:`port` (default 127.0.0.1 and a free port) to `targetHost:targetPort`. A node in a
+   * container reaches a proxy listening on `0.0.0.0`.
+   */
+  static async start(
+    targetHost: string,
+    targetPort: number,
+    port = 0,
+    listen = '127.0.0.1',
+  ): Promise<TcpProxy> {
     const proxy = new TcpProxy(targetHost, targetPort);
     await new Promise<void>((resolve, reject) => {
       proxy.#server.once('error', reject);
-      proxy.#server.listen(port, '127.0.0.1', () => resolve());
+      proxy.#server.listen(port, listen, () => resolve());
     });
     proxy.#port = (proxy.#server.address() as AddressInfo).port;
     return proxy;
@@ -45,10 +57,27 @@ export class TcpProxy {
     return this.#pairs.size;
   }
 
+  /** How many requests were answered with the status of {@link answer} so far. */
+  get injected(): number {
+    return this.#injected;
+  }
+
   #accept(client: Socket): void {
     if (this.#outage === 'reset') {
       client.on('error', () => undefined);
       client.resetAndDestroy();
+      return;
+    }
+    if (this.#status !== undefined) {
+      const code = this.#status;
+      client.on('error', () => undefined);
+      client.once('data', () => {
+        this.#injected += 1;
+        const body = JSON.stringify({ msg: 'injected fault', code: 'internal' });
+        client.end(
+          `HTTP/1.1 ${code} Injected\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+        );
+      });
       return;
     }
     const upstream = createConnection({ host: this.targetHost, port: this.targetPort });
@@ -91,13 +120,33 @@ export class TcpProxy {
    */
   outage(mode: 'reset' | 'silent' | null): void {
     this.#outage = mode;
-    if (mode === 'reset') {
-      for (const pair of this.#pairs) {
-        pair.client.resetAndDestroy();
-        pair.upstream.destroy();
-      }
-      this.#pairs.clear();
-    } else if (mode === 'silent') this.freeze();
+    if (mode === null) this.#status = undefined;
+    if (mode === 'reset') this.#resetAll();
+    else if (mode === 'silent') this.freeze();
+  }
+
+  /** Resets every connection through the proxy, and every new one until {@link restore}. */
+  cut(): void {
+    this.outage('reset');
+  }
+
+  /** Resets every connection, then answers every new HTTP request with `status` until {@link restore}. */
+  answer(status: number): void {
+    this.#status = status;
+    this.#resetAll();
+  }
+
+  /** Ends an outage or injected answers: new connections are forwarded again. */
+  restore(): void {
+    this.outage(null);
+  }
+
+  #resetAll(): void {
+    for (const pair of this.#pairs) {
+      pair.client.resetAndDestroy();
+      pair.upstream.destroy();
+    }
+    this.#pairs.clear();
   }
 
   /** Closes every connection (both ends see it close), keeps accepting new ones. */

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from './ports.js';
 
 /** The nginx of the machine (Debian: `apt-get install nginx-light`). */
 export const NGINX_BIN = process.env.FEDERA_NGINX ?? '/usr/sbin/nginx';
@@ -77,15 +77,6 @@ ${options.upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeo
   }
 }
 `;
-}
-
-/** A free TCP port on 127.0.0.1 (free now; used at once). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 const accepting = (port: number): Promise<boolean> =>

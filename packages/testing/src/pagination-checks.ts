@@ -1,5 +1,4 @@
-import { expect } from 'vitest';
-import type { TestApp } from './harness.js';
+import type { TestApp } from './test-app.js';
 
 const idsOf = (items: unknown): number[] => (items as { id: number }[]).map((x) => x.id);
 
@@ -13,6 +12,8 @@ export async function expectSecondPage(
   token: string,
   all: number[],
 ): Promise<void> {
+  // Loaded here, not at the top: the package is also used outside vitest (benchmarks).
+  const { expect } = await import('vitest');
   expect(all.length).toBeGreaterThanOrEqual(3);
   const r = await t.api('GET', path, { token, query: { page: 2, per_page: 2 } });
   expect(r.status).toBe(200);

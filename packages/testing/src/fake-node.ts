@@ -1,6 +1,6 @@
 import { io as connectClient, type Socket } from 'socket.io-client';
 import type { ClientToServerEvents, ServerToClientEvents } from '@federa/common';
-import { call } from './test-instance.js';
+import { call } from './http.js';
 
 type Client = Socket<ServerToClientEvents, ClientToServerEvents>;
 

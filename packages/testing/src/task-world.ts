@@ -1,9 +1,9 @@
-import type { TestApp } from '../../test-support/harness.js';
+import type { TestApp } from './test-app.js';
 
 /** Test data shared by the task route tests. */
 
 /** Two organizations in a collaboration, each with a node, and a researcher of the first. */
-export async function world(t: TestApp) {
+export async function taskWorld(t: TestApp) {
   const orgA = await t.fx.organization();
   const orgB = await t.fx.organization();
   const collab = await t.fx.collaboration([orgA, orgB]);
@@ -22,7 +22,8 @@ export const taskBody = (collab: number, orgs: number[], extra: Record<string, u
   ...extra,
 });
 
-export async function countRows(t: TestApp) {
+/** How many tasks and results the database holds. */
+export async function countTaskRows(t: TestApp) {
   const db = t.ctx.dbh.db;
   const tasks = await db
     .selectFrom('task')

@@ -2,16 +2,15 @@
  * A node as a real process, for tests that kill it or must see it survive: on the host (`vnode-local start`, a
  * child process) or in Docker (`vnode-local start --dockerized` in a container with the host's Docker socket, as
  * `vnode start` runs it). Both run the code of this checkout (the container mounts it read-only at /federa), so a
- * test never runs a stale node image. The server is the in-process one of e2e-harness.ts.
+ * test never runs a stale node image. The server is the in-process one of e2e-server.ts.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generatePrivateKeyPem } from '@federa/common';
-
-import { removeHostGuard } from '../runs/host-guard.js';
-import { removeNodeObjects } from './e2e-harness.js';
+import { removeHostGuard } from '@federa/node';
+import { removeNodeObjects } from '../docker.js';
 
 export type NodeMode = 'host' | 'dockerized';
 

@@ -1,4 +1,4 @@
-import type { EventBus } from '../context.js';
+import type { EventBus } from '@federa/server';
 
 export interface RecordedEvent {
   room: string;

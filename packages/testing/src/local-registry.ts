@@ -6,25 +6,15 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
+import { freePort } from './ports.js';
 
 const run = promisify(execFile);
 const docker = new Docker();
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => resolve(typeof addr === 'object' && addr !== null ? addr.port : 0));
-    });
-  });
-}
 
 export interface LocalRegistryOptions {
   /** htpasswd login (the registry then also speaks TLS). */
@@ -135,7 +125,7 @@ export class LocalRegistry {
     for (let i = 0; i < 100; i++) {
       // Any HTTP answer (401 with authentication) means it listens.
       const up = await new Promise<boolean>((resolve) => {
-        const sock = net.connect({ host: '127.0.0.1', port: this.port }, () => {
+        const sock = connect({ host: '127.0.0.1', port: this.port }, () => {
           sock.destroy();
           resolve(true);
         });

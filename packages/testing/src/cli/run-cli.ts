@@ -1,7 +1,6 @@
 /** Runs `vserver`/`vnode` in the test process and captures what a user would see. */
-import { execFileSync } from 'node:child_process';
 import { type Command, CommanderError } from 'commander';
-import { EXIT_CODES, reasonOf } from '../exit-codes.js';
+import { EXIT_CODES, reasonOf } from '@federa/cli';
 
 export interface CliRun {
   code: number;
@@ -41,33 +40,3 @@ export async function runCli(build: () => Command, args: readonly string[]): Pro
   }
   return { code, stdout: out.join(''), stderr: err.join('') };
 }
-
-/** Fails (never skips) with a readable message when Docker does not answer. */
-export function requireDocker(): void {
-  try {
-    execFileSync('docker', ['info', '--format', '{{.ServerVersion}}'], { stdio: 'pipe', timeout: 15_000 });
-  } catch (error) {
-    throw new Error(
-      `These tests need a running Docker engine (start it with scripts/docker-engine.sh): ${(error as Error).message.split('\n')[0]}`,
-    );
-  }
-}
-
-/** Fails with a readable message when a locally built image is missing. */
-export function requireImage(ref: string): void {
-  try {
-    execFileSync('docker', ['image', 'inspect', ref], { stdio: 'pipe' });
-  } catch {
-    throw new Error(`the image ${ref} is missing: build it with scripts/build-infra-images.sh`);
-  }
-}
-
-export const docker = (...args: string[]): string =>
-  execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-export const dockerQuiet = (...args: string[]): void => {
-  try {
-    execFileSync('docker', args, { stdio: 'ignore' });
-  } catch {
-    /* already gone */
-  }
-};

@@ -3,7 +3,7 @@
  * appears, its answer is typed into the input stream (keystrokes, as a user would: text then Enter).
  */
 import { PassThrough, Writable } from 'node:stream';
-import type { PromptStreams } from '../util/asker.js';
+import type { PromptStreams } from '@federa/cli';
 
 export const KEYS = { enter: '\r', down: '\x1b[B', up: '\x1b[A' } as const;
 

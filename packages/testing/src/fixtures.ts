@@ -1,9 +1,13 @@
-import { openSession } from '../auth/sessions.js';
 import bcrypt from 'bcrypt';
-import type { AppContext } from '../context.js';
-import { hashApiKey, newApiKey } from '../auth/passwords.js';
-import { RULES, type RuleKey } from '../auth/rules.js';
-import { nowStored } from '../http/datetime.js';
+import {
+  hashApiKey,
+  newApiKey,
+  nowStored,
+  openSession,
+  RULES,
+  type AppContext,
+  type RuleKey,
+} from '@federa/server';
 
 let counter = 0;
 const unique = (prefix: string): string => `${prefix}-${process.pid}-${Date.now().toString(36)}-${++counter}`;

@@ -1,12 +1,16 @@
 import type { LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
-import { buildApp, type App } from '../app.js';
-import { parseServerConfig } from '../config/load.js';
-import type { ServerConfig } from '../config/schema.js';
-import type { AppContext, EventBus } from '../context.js';
-import { createContext } from '../create-context.js';
-import { openSession } from '../auth/sessions.js';
-import type { Mailer } from '../mail/mailer.js';
+import {
+  buildApp,
+  createContext,
+  openSession,
+  parseServerConfig,
+  type App,
+  type AppContext,
+  type EventBus,
+  type Mailer,
+  type ServerConfig,
+} from '@federa/server';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { Fixtures } from './fixtures.js';
 

@@ -1,0 +1,110 @@
+/**
+ * End-to-end set-up, all real: the Federa server (the test app on a throwaway database, listening on 127.0.0.1 with
+ * socket.io), and organizations, a collaboration and nodes made through the REST API. Nodes are started with
+ * {@link startE2eNode} (in-process) or {@link createNodeProcess} (a process), running algorithms in Docker.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SocketServer } from '@federa/server';
+import { startTestApp, type TestApp, type TestAppOptions } from '../test-app.js';
+
+export interface E2eServer {
+  readonly t: TestApp;
+  readonly sockets: SocketServer;
+  readonly url: string;
+  readonly port: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test helper: JSON bodies of many shapes
+  api<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    token?: string,
+  ): Promise<{ status: number; body: T }>;
+  close(): Promise<void>;
+}
+
+/**
+ * `listen`: the address to listen on; a node in a container needs `0.0.0.0` (it comes from the Docker bridge).
+ * `options`: the test server's options (e.g. a `vpn` configuration).
+ */
+export async function startE2eServer(listen = '127.0.0.1', options: TestAppOptions = {}): Promise<E2eServer> {
+  const sockets = new SocketServer();
+  const t = await startTestApp({ ...options, events: sockets.events });
+  sockets.bind(t.ctx);
+  sockets.attach(t.app.server);
+  await t.app.listen({ host: listen, port: 0 });
+  const port = (t.app.server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    t,
+    sockets,
+    url,
+    port,
+    api: async (method, path, body, token = t.rootToken) => {
+      const res = await fetch(`${url}/api${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : null };
+    },
+    close: async () => {
+      await sockets.close();
+      await t.close();
+    },
+  };
+}
+
+export interface Federation {
+  readonly collaborationId: number;
+  readonly orgs: readonly { id: number; nodeId: number; apiKey: string; csv: string }[];
+}
+
+/** Two organizations (the root user's own and a new one), a collaboration, and a node for each, through the API. */
+export async function createFederation(
+  s: E2eServer,
+  encrypted: boolean,
+  tag: string,
+  csvs: readonly string[],
+): Promise<Federation> {
+  const must = <T>(r: { status: number; body: T }, what: string): T => {
+    if (r.status > 210) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body;
+  };
+  const me = must(await s.api<{ organization: { id: number } }>('GET', '/user/1'), 'root user');
+  const other = must(
+    await s.api<{ id: number }>('POST', '/organization', { name: `org-${tag}` }),
+    'organization',
+  );
+  const orgIds = [me.organization.id, other.id];
+  const collab = must(
+    await s.api<{ id: number }>('POST', '/collaboration', {
+      name: `collab-${tag}`,
+      organization_ids: orgIds,
+      encrypted,
+    }),
+    'collaboration',
+  );
+  const dir = mkdtempSync(join(tmpdir(), `federa-e2e-${tag}-`));
+  const orgs = [];
+  for (const [i, orgId] of orgIds.entries()) {
+    const node = must(
+      await s.api<{ id: number; api_key: string }>('POST', '/node', {
+        name: `node-${tag}-${i}`,
+        organization_id: orgId,
+        collaboration_id: collab.id,
+      }),
+      'node',
+    );
+    const csv = join(dir, `data-${i}.csv`);
+    writeFileSync(csv, csvs[i] ?? 'age\n1\n');
+    orgs.push({ id: orgId, nodeId: node.id, apiKey: node.api_key, csv });
+  }
+  return { collaborationId: collab.id, orgs };
+}
