@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 
-import { ROOT_PASSWORD, startTestApp, type TestApp } from '../../server/src/test-support/harness.js';
+import { ROOT_PASSWORD, startTestApp, type TestApp } from '@federa/testing';
 import { UserClient } from './user-client.js';
 
 let t: TestApp;
