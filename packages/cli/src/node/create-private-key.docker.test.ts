@@ -11,8 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { UserClient } from '@federa/client';
 import { startServer, type ServerHandle } from '@federa/server';
 
-import { requireDocker, runCli } from '../test-support/cli.js';
-import { tempXdg, uniqueName, useXdg } from '../test-support/env.js';
+import { requireDocker, runCli, tempXdg, uniqueName, useXdg } from '@federa/testing';
 import { buildNodeProgram } from './program.js';
 
 const dirs = tempXdg();

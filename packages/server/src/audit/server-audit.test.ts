@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAuditPath } from '@federa/common';
-import { startTestApp, type TestApp } from '../test-support/harness.js';
-import { taskBody } from '../routes/task/test-world.js';
+import { startTestApp, taskBody, type TestApp } from '@federa/testing';
 
 let t: TestApp;
 let dir: string;
