@@ -1,15 +1,14 @@
 /**
- * Task input and output bytes (docs/container-environment.md#input-and-output). A payload that starts with a short format
- * name and a dot (`json.`, `pickle.`) is in that format; anything else is a Python pickle. TypeScript cannot
- * write pickles, so it sends values as `json.` + JSON and raw bytes unchanged.
+ * Task input and output bytes (docs/container-environment.md#input-and-output): the format prefix is read by
+ * `detectPayloadFormat` of `@federa/common`. TypeScript cannot write pickles, so it sends values as `json.` + JSON
+ * and raw bytes unchanged.
  */
+import { detectPayloadFormat } from '@federa/common';
 
 /** What an input or output can be given as: raw bytes, or any JSON-serializable value. */
 export type Payload = Uint8Array | unknown;
 
 const JSON_PREFIX = 'json.';
-/** The format name is looked for in at most this many leading bytes. */
-const PREFIX_WINDOW = 10;
 
 /**
  * Serializes a payload: bytes are kept as they are, every other value becomes `json.` followed by its JSON.
@@ -24,12 +23,8 @@ export function serializePayload(value: Payload): Buffer {
 
 /** The format name of a payload (`json`, `pickle`, lower-cased), or `null` when it has no prefix. */
 export function payloadFormat(bytes: Uint8Array): string | null {
-  const head = Buffer.from(bytes.subarray(0, PREFIX_WINDOW));
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(head);
-  const dot = text.indexOf('.');
-  if (dot <= 0 || text.includes('\uFFFD')) return null;
-  const name = text.slice(0, dot);
-  return /^[A-Za-z][A-Za-z0-9_-]*$/.test(name) ? name.toLowerCase() : null;
+  const { format } = detectPayloadFormat(bytes);
+  return format === 'legacy' ? null : format;
 }
 
 /**
@@ -40,8 +35,7 @@ export function payloadFormat(bytes: Uint8Array): string | null {
  */
 export function deserializePayload(bytes: Uint8Array): unknown {
   if (bytes.length === 0) return null;
-  if (payloadFormat(bytes) !== 'json') return Buffer.from(bytes);
-  const buffer = Buffer.from(bytes);
-  const dot = buffer.indexOf(0x2e);
-  return JSON.parse(buffer.subarray(dot + 1).toString('utf8')) as unknown;
+  const { format, body } = detectPayloadFormat(bytes);
+  if (format !== 'json') return Buffer.from(bytes);
+  return JSON.parse(Buffer.from(body).toString('utf8')) as unknown;
 }

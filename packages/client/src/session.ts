@@ -4,7 +4,7 @@
  */
 import { AuthenticationError, apiErrorFor, isExpiredToken } from './errors.js';
 import { isFailure, type HttpAnswer, type HttpTransport, type RequestSpec } from './http.js';
-import { decodeJwt, tokenExpiresAt } from './jwt.js';
+import { decodeJwt, tokenExpiresAt } from '@federa/common';
 
 /** The body of a successful `POST /token/user` or `POST /token/refresh`. */
 interface TokenAnswer {

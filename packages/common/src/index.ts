@@ -7,3 +7,5 @@ export * from './audit/index.js';
 export * from './wire/index.js';
 export * from './run-status.js';
 export * from './exit-codes.js';
+export * from './jwt.js';
+export * from './payload-format.js';

@@ -1,13 +1,8 @@
-/** Reads JWT claims without verifying the signature (the node trusts its server; docs/node-protocol.md#at-start). */
-export function decodeJwtPayload(token: string): Record<string, unknown> {
-  const part = token.split('.')[1];
-  if (!part) throw new Error('not a JWT: no payload part');
-  return JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
-}
+import { decodeJwt } from '@federa/common';
 
-/** The node id of a node access token: `sub` (int), or `identity` of older servers. */
+/** The node id of a node access token: `sub` (int), or `identity` of older servers (read, not verified: the node trusts its server). */
 export function nodeIdFromToken(token: string): number {
-  const claims = decodeJwtPayload(token);
+  const claims = decodeJwt(token);
   for (const key of ['sub', 'identity']) {
     const v = claims[key];
     const n = typeof v === 'string' ? Number(v) : v;
@@ -18,6 +13,6 @@ export function nodeIdFromToken(token: string): number {
 
 /** Expiry in epoch milliseconds, or undefined when the token has no `exp`. */
 export function tokenExpiry(token: string): number | undefined {
-  const exp = decodeJwtPayload(token).exp;
+  const exp = decodeJwt(token).exp;
   return typeof exp === 'number' ? exp * 1000 : undefined;
 }

@@ -1,8 +1,9 @@
 /**
  * The part of `@federa/common` the SDK needs in a browser: socket event names, the wire types and the list
- * unwrapper, the encryption error and base64 helpers, and the unencrypted cryptor. Key files cannot be read from disk in a browser: the UI reads the file
- * the user picks and gives the SDK a {@link BrowserRsaCryptor} (see docs/ui.md). The build points the
- * `@federa/common` import of the SDK here.
+ * unwrapper, the JWT reader and the payload format detector, the encryption error and base64 helpers, and the
+ * unencrypted cryptor. Key files cannot be read from disk in a browser: the UI reads the file the user picks and
+ * gives the SDK a {@link BrowserRsaCryptor} (see docs/ui.md). The build points the `@federa/common` import of the
+ * SDK here.
  */
 import { DummyCryptor } from '../../../common/src/encryption/dummy-cryptor.js';
 import type { Cryptor } from '../../../common/src/encryption/cryptor.js';
@@ -10,6 +11,8 @@ import type { Cryptor } from '../../../common/src/encryption/cryptor.js';
 export * from '../../../common/src/socket-events.js';
 export type * from '../../../common/src/wire/index.js';
 export { listOf, refId } from '../../../common/src/wire/list.js';
+export * from '../../../common/src/jwt.js';
+export * from '../../../common/src/payload-format.js';
 export { EncryptionError, type EncryptionErrorReason } from '../../../common/src/encryption/errors.js';
 export { decodeBase64Lenient, encodeBase64 } from '../../../common/src/encryption/base64.js';
 export { DummyCryptor };

@@ -1,9 +1,9 @@
 /**
- * Reading (not verifying) JWT claims. Only the server verifies signatures; clients read the expiry of their
- * own tokens and algorithm containers read their identity.
+ * Reading (not verifying) JWT claims. Only the server verifies signatures; clients read the expiry of their own
+ * tokens, nodes their id, and algorithm containers their identity.
  */
 
-/** The claims a client reads. Everything is optional: tokens of older servers lack some. */
+/** The claims a reader may look at. Everything is optional: tokens of older servers lack some. */
 export interface JwtClaims {
   exp?: number;
   iat?: number;
@@ -16,12 +16,12 @@ export interface JwtClaims {
 
 /**
  * Decodes the payload of a compact JWT without checking its signature.
- * @throws Error when the text is not a JWT with a JSON payload.
+ * @throws Error when the text is not a JWT with a JSON object as payload.
  */
 export function decodeJwt(token: string): JwtClaims {
   const parts = token.trim().split('.');
   const payload = parts[1];
-  if (parts.length !== 3 || payload === undefined) {
+  if (parts.length !== 3 || payload === undefined || payload === '') {
     throw new Error('not a JWT: expected three dot-separated parts');
   }
   // The URL alphabet mapped to the standard one: browser Buffer polyfills know no 'base64url' (docs/ui.md).
