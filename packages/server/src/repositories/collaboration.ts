@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Collaboration, Database } from '../db/schema.js';
+import type { IdQuery } from './listing.js';
 
 /** Data access for collaborations and their members (docs/api.md#collaborations). */
 
@@ -193,4 +194,51 @@ export async function collaborationRows(db: Kysely<Database>, ids: readonly numb
     nodes: nodes as { k: number; v: number }[],
     tasks: tasks as { k: number; v: number }[],
   };
+}
+
+/** The filters of `GET /collaboration`; `name` is an SQL LIKE pattern, `encrypted` 1 or 0. */
+export interface CollaborationFilter {
+  organization_id?: number | undefined;
+  name?: string | undefined;
+  encrypted?: number | undefined;
+}
+
+/** The ids of the collaborations matching `filter` (with `organization_id`: those it is a member of), ascending. */
+export function collaborationIds(db: Kysely<Database>, filter: CollaborationFilter): IdQuery {
+  let ids = db.selectFrom('collaboration').select('collaboration.id as id').orderBy('collaboration.id');
+  const organizationId = filter.organization_id;
+  if (organizationId !== undefined) {
+    ids = ids.where('collaboration.id', 'in', (eb) =>
+      eb
+        .selectFrom('member')
+        .select('member.collaboration_id')
+        .where('member.organization_id', '=', organizationId),
+    );
+  }
+  if (filter.name !== undefined) ids = ids.where('collaboration.name', 'like', filter.name);
+  if (filter.encrypted !== undefined) ids = ids.where('collaboration.encrypted', '=', filter.encrypted);
+  return ids;
+}
+
+/** The ids of the member organizations of a collaboration as a listing, ascending. */
+export function memberIdsListing(db: Kysely<Database>, collaborationId: number): IdQuery {
+  return db
+    .selectFrom('member')
+    .select('member.organization_id as id')
+    .where('member.collaboration_id', '=', collaborationId)
+    .orderBy('member.organization_id');
+}
+
+/** The ids of the collaborations an organization is a member of, ascending. */
+export async function collaborationIdsOfOrganization(
+  db: Kysely<Database>,
+  organizationId: number,
+): Promise<number[]> {
+  const rows = await db
+    .selectFrom('member')
+    .select('collaboration_id')
+    .where('organization_id', '=', organizationId)
+    .orderBy('collaboration_id')
+    .execute();
+  return rows.map((r) => r.collaboration_id);
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Node } from '../db/schema.js';
+import type { IdQuery } from './listing.js';
 import { hashApiKey, newApiKey } from '../auth/passwords.js';
 
 /** Data access for nodes (docs/api.md#nodes) and the node naming rule. */
@@ -141,4 +142,31 @@ export async function nodeRows(db: Kysely<Database>, ids: readonly number[]) {
       .execute(),
   ]);
   return { rows, configs };
+}
+
+/** The filters of `GET /node`; `name` is an SQL LIKE pattern, the times are in the stored form. */
+export interface NodeFilter {
+  organization_id?: number | undefined;
+  collaboration_id?: number | undefined;
+  status?: string | undefined;
+  ip?: string | undefined;
+  name?: string | undefined;
+  last_seen_from?: string | undefined;
+  last_seen_till?: string | undefined;
+}
+
+/** The ids of the nodes of organization `scope` (all when null) matching `filter`, ascending. */
+export function nodeIds(db: Kysely<Database>, scope: number | null, filter: NodeFilter = {}): IdQuery {
+  let ids = db.selectFrom('node').select('node.id as id').orderBy('node.id');
+  if (scope !== null) ids = ids.where('node.organization_id', '=', scope);
+  if (filter.organization_id !== undefined)
+    ids = ids.where('node.organization_id', '=', filter.organization_id);
+  if (filter.collaboration_id !== undefined)
+    ids = ids.where('node.collaboration_id', '=', filter.collaboration_id);
+  if (filter.status !== undefined) ids = ids.where('node.status', '=', filter.status);
+  if (filter.ip !== undefined) ids = ids.where('node.ip', '=', filter.ip);
+  if (filter.name !== undefined) ids = ids.where('node.name', 'like', filter.name);
+  if (filter.last_seen_from !== undefined) ids = ids.where('node.last_seen', '>=', filter.last_seen_from);
+  if (filter.last_seen_till !== undefined) ids = ids.where('node.last_seen', '<=', filter.last_seen_till);
+  return ids;
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Organization } from '../db/schema.js';
+import type { IdQuery } from './listing.js';
 import { can, type Caller } from '../auth/caller.js';
 import { partnerOrganizations } from '../auth/scope.js';
 import { prepared } from '../db/prepared.js';
@@ -137,3 +138,32 @@ export const organizationsWithRelations = prepared((db, ids: readonly number[]) 
     ])
     .where('o.id', 'in', ids),
 );
+
+/** The filters of `GET /organization`; `name` is an SQL LIKE pattern. */
+export interface OrganizationFilter {
+  name?: string | undefined;
+  country?: string | undefined;
+  collaboration_id?: number | undefined;
+}
+
+/** The ids of the organizations in `scope` matching `filter`, ascending. */
+export function organizationIds(
+  db: Kysely<Database>,
+  scope: readonly number[] | 'all',
+  filter: OrganizationFilter,
+): IdQuery {
+  let ids = db.selectFrom('organization').select('organization.id as id').orderBy('organization.id');
+  if (scope !== 'all') ids = ids.where('organization.id', 'in', scope);
+  if (filter.name !== undefined) ids = ids.where('organization.name', 'like', filter.name);
+  if (filter.country !== undefined) ids = ids.where('organization.country', '=', filter.country);
+  if (filter.collaboration_id !== undefined) {
+    const collaborationId = filter.collaboration_id;
+    ids = ids.where('organization.id', 'in', (eb) =>
+      eb
+        .selectFrom('member')
+        .select('member.organization_id')
+        .where('member.collaboration_id', '=', collaborationId),
+    );
+  }
+  return ids;
+}

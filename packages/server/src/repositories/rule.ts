@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { IdQuery } from './listing.js';
 
 /** Data access for rules (api.md §4.5): the fixed table of permissions. */
 
@@ -15,4 +16,27 @@ export async function ruleRows(db: Kysely<Database>, ids: readonly number[]) {
       .execute(),
   ]);
   return { rows, users };
+}
+
+/** The filters of `GET /rule`. */
+export interface RuleFilter {
+  name?: string | undefined;
+  operation?: string | undefined;
+  scope?: string | undefined;
+  role_id?: number | undefined;
+}
+
+/** The ids of the rules matching `filter` (with `role_id`: those the role contains), ascending. */
+export function ruleIds(db: Kysely<Database>, filter: RuleFilter): IdQuery {
+  let ids = db.selectFrom('rule').select('rule.id as id').orderBy('rule.id');
+  if (filter.name !== undefined) ids = ids.where('rule.name', '=', filter.name);
+  if (filter.operation !== undefined) ids = ids.where('rule.operation', '=', filter.operation);
+  if (filter.scope !== undefined) ids = ids.where('rule.scope', '=', filter.scope);
+  const roleId = filter.role_id;
+  if (roleId !== undefined) {
+    ids = ids.where('rule.id', 'in', (eb) =>
+      eb.selectFrom('role_rule').select('role_rule.rule_id').where('role_rule.role_id', '=', roleId),
+    );
+  }
+  return ids;
 }

@@ -23,6 +23,7 @@ import {
   nodeOfOrganizationIn,
   regenerateApiKey,
   updateNode,
+  nodeIds,
 } from '../repositories/node.js';
 import { callerOf, listCollaborationTasks, orNull, TaskItem } from './collaboration/shared.js';
 
@@ -83,20 +84,19 @@ export const nodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const caller = callerOf(request);
       const q = request.query;
-      let ids = db().selectFrom('node').select('node.id as id').orderBy('node.id');
-      if (!can(caller, 'node.v_glo')) {
-        if (!can(caller, 'node.v_org')) throw forbidden('You lack the permission to view nodes.');
-        ids = ids.where('node.organization_id', '=', caller.organizationId);
-      }
-      if (q.organization_id !== undefined) ids = ids.where('node.organization_id', '=', q.organization_id);
-      if (q.collaboration_id !== undefined) ids = ids.where('node.collaboration_id', '=', q.collaboration_id);
-      if (q.status !== undefined) ids = ids.where('node.status', '=', q.status);
-      if (q.ip !== undefined) ids = ids.where('node.ip', '=', q.ip);
-      if (q.name !== undefined) ids = ids.where('node.name', 'like', q.name);
-      if (q.last_seen_from !== undefined)
-        ids = ids.where('node.last_seen', '>=', timeBound('last_seen_from', q.last_seen_from));
-      if (q.last_seen_till !== undefined)
-        ids = ids.where('node.last_seen', '<=', timeBound('last_seen_till', q.last_seen_till));
+      if (!can(caller, 'node.v_glo') && !can(caller, 'node.v_org'))
+        throw forbidden('You lack the permission to view nodes.');
+      const ids = nodeIds(db(), can(caller, 'node.v_glo') ? null : caller.organizationId, {
+        organization_id: q.organization_id,
+        collaboration_id: q.collaboration_id,
+        status: q.status,
+        ip: q.ip,
+        name: q.name,
+        last_seen_from:
+          q.last_seen_from === undefined ? undefined : timeBound('last_seen_from', q.last_seen_from),
+        last_seen_till:
+          q.last_seen_till === undefined ? undefined : timeBound('last_seen_till', q.last_seen_till),
+      });
       return paginate(db(), request, reply, ids, (page) => loadNodes(ctx, page));
     },
   );

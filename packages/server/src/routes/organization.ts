@@ -16,7 +16,11 @@ import {
   organizationFields,
   updateOrganization,
   viewableOrganizations,
+  organizationIds,
 } from '../repositories/organization.js';
+import { collaborationIdsOfOrganization } from '../repositories/collaboration.js';
+import { nodeIds } from '../repositories/node.js';
+import { pageOfIds } from '../repositories/listing.js';
 
 /** The authenticated caller (the policy table guarantees one on this resource's routes). */
 const callerOf = (request: FastifyRequest): Caller => {
@@ -71,19 +75,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const q = request.query;
       const scope = await viewableOrganizations(db(), caller);
       if (scope === null) throw forbidden('You lack the permission to view organizations.');
-      let ids = db().selectFrom('organization').select('organization.id as id').orderBy('organization.id');
-      if (scope !== 'all') ids = ids.where('organization.id', 'in', scope);
-      if (q.name !== undefined) ids = ids.where('organization.name', 'like', q.name);
-      if (q.country !== undefined) ids = ids.where('organization.country', '=', q.country);
-      if (q.collaboration_id !== undefined) {
-        const collaborationId = q.collaboration_id;
-        ids = ids.where('organization.id', 'in', (eb) =>
-          eb
-            .selectFrom('member')
-            .select('member.organization_id')
-            .where('member.collaboration_id', '=', collaborationId),
-        );
-      }
+      const ids = organizationIds(db(), scope, q);
       return paginate(db(), request, reply, ids, (page) => loadOrganizations(ctx, page));
     },
   );
@@ -176,16 +168,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       )) {
         throw forbidden(`You lack the permission to view the collaborations of organization ${id}.`);
       }
-      const rows = await db()
-        .selectFrom('member')
-        .select('collaboration_id')
-        .where('organization_id', '=', id)
-        .orderBy('collaboration_id')
-        .execute();
-      return loadCollaborations(
-        ctx,
-        rows.map((r) => r.collaboration_id),
-      );
+      return loadCollaborations(ctx, await collaborationIdsOfOrganization(db(), id));
     },
   );
 
@@ -206,16 +189,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!(can(caller, 'node.v_glo') || (can(caller, 'node.v_org') && caller.organizationId === id))) {
         throw forbidden(`You lack the permission to view the nodes of organization ${id}.`);
       }
-      const rows = await db()
-        .selectFrom('node')
-        .select('id')
-        .where('organization_id', '=', id)
-        .orderBy('id')
-        .execute();
-      return loadNodes(
-        ctx,
-        rows.map((r) => r.id),
-      );
+      return loadNodes(ctx, await pageOfIds(nodeIds(db(), id)));
     },
   );
 };

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../errors.js';
 import { OPERATIONS, SCOPES } from '../auth/rules.js';
 import { paginate, PaginationQuery } from '../http/pagination.js';
+import { ruleIds } from '../repositories/rule.js';
 import { errorResponses, IdParams, Paginated } from '../serializers/common.js';
 import { loadRules, RuleSchema } from '../serializers/rule.js';
 
@@ -43,16 +44,7 @@ export const ruleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const q = request.query;
-      let ids = db().selectFrom('rule').select('rule.id as id').orderBy('rule.id');
-      if (q.name !== undefined) ids = ids.where('rule.name', '=', q.name);
-      if (q.operation !== undefined) ids = ids.where('rule.operation', '=', q.operation);
-      if (q.scope !== undefined) ids = ids.where('rule.scope', '=', q.scope);
-      const roleId = q.role_id;
-      if (roleId !== undefined) {
-        ids = ids.where('rule.id', 'in', (eb) =>
-          eb.selectFrom('role_rule').select('role_rule.rule_id').where('role_rule.role_id', '=', roleId),
-        );
-      }
+      const ids = ruleIds(db(), q);
       return paginate(db(), request, reply, ids, (page) => loadRules(ctx, page));
     },
   );

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { IdQuery } from '../listing.js';
 import { taskStatusIs } from './status-filter.js';
@@ -50,4 +50,25 @@ export function runIdsOfTask(db: Kysely<Database>, taskId: number): IdQuery {
     .select('result.id')
     .where('result.task_id', '=', taskId)
     .orderBy('result.id');
+}
+
+/** The ids of a collaboration's tasks (none for null), only those with an open run when `openOnly`. */
+export function collaborationTaskIds(
+  db: Kysely<Database>,
+  collaborationId: number | null,
+  order: 'asc' | 'desc',
+  openOnly: boolean,
+): IdQuery {
+  let ids = db.selectFrom('task').select('task.id as id').orderBy('task.id', order);
+  // A node without a collaboration has no tasks.
+  ids =
+    collaborationId === null
+      ? ids.where(sql<boolean>`1 = 0`)
+      : ids.where('task.collaboration_id', '=', collaborationId);
+  if (openOnly) {
+    ids = ids.where('task.id', 'in', (eb) =>
+      eb.selectFrom('result').select('result.task_id').where('result.finished_at', 'is', null),
+    );
+  }
+  return ids;
 }

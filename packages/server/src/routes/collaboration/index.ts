@@ -13,6 +13,7 @@ import type { AppContext } from '../../context.js';
 import { existingOrganizationIds } from '../../repositories/organization.js';
 import {
   collaborationIdByName,
+  collaborationIds,
   createCollaboration,
   deleteCollaboration,
   updateCollaboration,
@@ -101,18 +102,11 @@ export const collaborationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       // Without v_glo the caller sees the collaborations of its own organization; with it, optionally of one organization.
       const organizationId = global ? q.organization_id : caller.organizationId;
-      let ids = db().selectFrom('collaboration').select('collaboration.id as id').orderBy('collaboration.id');
-      if (organizationId !== undefined) {
-        ids = ids.where('collaboration.id', 'in', (eb) =>
-          eb
-            .selectFrom('member')
-            .select('member.collaboration_id')
-            .where('member.organization_id', '=', organizationId),
-        );
-      }
-      if (q.name !== undefined) ids = ids.where('collaboration.name', 'like', q.name);
-      if (q.encrypted !== undefined)
-        ids = ids.where('collaboration.encrypted', '=', encryptedFilter(q.encrypted));
+      const ids = collaborationIds(db(), {
+        organization_id: organizationId,
+        name: q.name,
+        encrypted: q.encrypted === undefined ? undefined : encryptedFilter(q.encrypted),
+      });
       return paginate(db(), request, reply, ids, (page) => loadCollaborations(ctx, page));
     },
   );

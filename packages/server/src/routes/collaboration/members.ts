@@ -4,7 +4,7 @@ import { ApiError, notFound } from '../../errors.js';
 import { paginate, PaginationQuery } from '../../http/pagination.js';
 import { errorResponses, IdParams, Paginated } from '../../serializers/common.js';
 import { loadOrganizations, OrganizationSchema } from '../../serializers/organization.js';
-import { addMember, memberIds, removeMember } from '../../repositories/collaboration.js';
+import { addMember, memberIds, memberIdsListing, removeMember } from '../../repositories/collaboration.js';
 import { findOrganization } from '../../repositories/organization.js';
 import { assertMayViewCollaboration, callerOf, collaborationOr404 } from './shared.js';
 
@@ -30,12 +30,9 @@ export const collaborationMemberRoutes: FastifyPluginAsyncTypebox = async (app) 
       const { id } = request.params;
       await collaborationOr404(db(), id);
       await assertMayViewCollaboration(db(), callerOf(request), id);
-      const ids = db()
-        .selectFrom('member')
-        .select('member.organization_id as id')
-        .where('member.collaboration_id', '=', id)
-        .orderBy('member.organization_id');
-      return paginate(db(), request, reply, ids, (page) => loadOrganizations(ctx, page));
+      return paginate(db(), request, reply, memberIdsListing(db(), id), (page) =>
+        loadOrganizations(ctx, page),
+      );
     },
   );
 

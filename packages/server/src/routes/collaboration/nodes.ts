@@ -5,7 +5,14 @@ import { paginate, PaginationQuery } from '../../http/pagination.js';
 import { errorResponses, IdParams, MessageSchema, Paginated } from '../../serializers/common.js';
 import { loadNodes, NodeSchema } from '../../serializers/node.js';
 import { isMember } from '../../auth/scope.js';
-import { duplicateNodeMessage, findNode, nodeOfOrganizationIn, updateNode } from '../../repositories/node.js';
+import {
+  duplicateNodeMessage,
+  findNode,
+  nodeIds,
+  nodeOfOrganizationIn,
+  updateNode,
+} from '../../repositories/node.js';
+import { pageOfIds } from '../../repositories/listing.js';
 import { assertMayViewCollaboration, callerOf, collaborationOr404 } from './shared.js';
 
 const NodeIdBody = Type.Object({ id: Type.Integer({ description: 'node id' }) });
@@ -21,16 +28,7 @@ export const collaborationNodeRoutes: FastifyPluginAsyncTypebox = async (app) =>
   const { ctx } = app;
   const db = () => ctx.dbh.db;
   const nodesOf = async (collaborationId: number) => {
-    const rows = await db()
-      .selectFrom('node')
-      .select('id')
-      .where('collaboration_id', '=', collaborationId)
-      .orderBy('id')
-      .execute();
-    return loadNodes(
-      ctx,
-      rows.map((r) => r.id),
-    );
+    return loadNodes(ctx, await pageOfIds(nodeIds(db(), null, { collaboration_id: collaborationId })));
   };
 
   app.get(
@@ -48,11 +46,7 @@ export const collaborationNodeRoutes: FastifyPluginAsyncTypebox = async (app) =>
       const { id } = request.params;
       await collaborationOr404(db(), id);
       await assertMayViewCollaboration(db(), callerOf(request), id);
-      const ids = db()
-        .selectFrom('node')
-        .select('node.id as id')
-        .where('node.collaboration_id', '=', id)
-        .orderBy('node.id');
+      const ids = nodeIds(db(), null, { collaboration_id: id });
       return paginate(db(), request, reply, ids, (page) => loadNodes(ctx, page));
     },
   );

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Collaboration, Database } from '../../db/schema.js';
 import { can, type Caller } from '../../auth/caller.js';
@@ -9,6 +9,7 @@ import { ApiError, forbidden, notFound } from '../../errors.js';
 import { includes, paginate } from '../../http/pagination.js';
 import { findCollaboration } from '../../repositories/collaboration.js';
 import { loadTasksWithVisibleResults } from '../../repositories/result.js';
+import { collaborationTaskIds } from '../../repositories/task/index.js';
 import {
   loadTasks,
   TaskSchema,
@@ -82,17 +83,7 @@ export async function listCollaborationTasks(
         `You lack the permission to view the tasks of collaboration ${collaborationId ?? '(none)'}: your organization is not a member of it.`,
       );
   }
-  let ids = db.selectFrom('task').select('task.id as id').orderBy('task.id', options.order);
-  // A node without a collaboration has no tasks.
-  ids =
-    collaborationId === null
-      ? ids.where(sql<boolean>`1 = 0`)
-      : ids.where('task.collaboration_id', '=', collaborationId);
-  if (options.state === 'open') {
-    ids = ids.where('task.id', 'in', (eb) =>
-      eb.selectFrom('result').select('result.task_id').where('result.finished_at', 'is', null),
-    );
-  }
+  const ids = collaborationTaskIds(db, collaborationId, options.order, options.state === 'open');
   const q = request.query as { include?: string[] };
   const withResults = includes(q, 'results') || includes(q, 'result');
   const load = (page: number[]): Promise<(TaskOut | TaskWithResultsOut)[]> =>
