@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { NodeStoppedError } from '../errors.js';
 import type { ContainerHandle, ContainerRuntime } from '../runtime/index.js';
 import { localTimestamp, type WireResultWithTask } from '../server-client/wire.js';
-import { declaredPorts } from '../vpn/node-vpn.js';
+import { declaredPorts } from '../vpn/algorithm-ports.js';
 import { algorithmContainerSpec, inHelperNamespace } from './container-spec.js';
 import { prepareRun } from './prepare-run.js';
 import { readRunOutput, removeRunFiles } from './run-files.js';
