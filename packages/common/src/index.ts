@@ -1,6 +1,7 @@
 export * from './config/config-file.js';
 export * from './encryption/index.js';
 export * from './socket-events.js';
+export * from './socket-rooms.js';
 export * from './image-reference.js';
 export * from './ipv4-subnet.js';
 export * from './audit/index.js';

@@ -10,17 +10,6 @@ export const SOCKET_PATH = '/socket.io';
 /** The only namespace nodes and clients use. */
 export const SOCKET_NAMESPACE = '/tasks';
 
-/** Room names (docs/socket-protocol.md#rooms). */
-export const SocketRooms = {
-  /** Every connected node. */
-  allNodes: 'all_nodes',
-  /** Nodes of a collaboration, and users that may watch all its events. */
-  collaboration: (collaborationId: number): string => `collaboration_${collaborationId}`,
-  /** The node of one organization in a collaboration, and users that may watch only their organization's events. */
-  collaborationOrganization: (collaborationId: number, organizationId: number): string =>
-    `collaboration_${collaborationId}_organization_${organizationId}`,
-} as const;
-
 /** `node-online` / `node-offline`. */
 export interface NodePresencePayload {
   id: number;

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { ServerToClientEvent, ServerToClientEvents } from '@federa/common';
 import type { ServerConfig } from './config/schema.js';
 import type { DatabaseHandle } from './db/connect.js';
 import type { TokenService } from './auth/tokens.js';
@@ -10,9 +11,16 @@ import type { ReadCache } from './http/read-cache.js';
 import type { VpnService } from './vpn/vpn-service.js';
 import type { ServerAudit } from './audit/server-audit.js';
 
-/** Emits socket events to rooms of namespace `/tasks`; through the broker when several instances run. */
+/**
+ * Emits socket events to rooms of namespace `/tasks`; through the broker when several instances run. Events and
+ * their arguments are those of `ServerToClientEvents` (docs/socket-protocol.md); rooms come from `SocketRooms`.
+ */
 export interface EventBus {
-  emit(room: string, event: string, ...args: unknown[]): void;
+  emit<E extends ServerToClientEvent>(
+    room: string,
+    event: E,
+    ...args: Parameters<ServerToClientEvents[E]>
+  ): void;
   /**
    * Tells the open sockets that an identity changed (docs/security.md): `ended` disconnects the sockets of the
    * identity (or of one of its sessions), `rooms` re-checks the rooms of a user's sockets (of every user without `id`). Without sockets: absent.

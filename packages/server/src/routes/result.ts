@@ -1,3 +1,4 @@
+import { SocketRooms } from '@federa/common';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Caller } from '../auth/caller.js';
@@ -24,7 +25,6 @@ import {
   visibleResultIds,
 } from '../repositories/result.js';
 import { findNode } from '../repositories/node.js';
-import { collaborationRoom } from '../repositories/task/index.js';
 
 const ResultItem = Type.Union([ResultWithTaskSchema, ResultSchema]);
 
@@ -215,7 +215,7 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw badRequest(`Result ${result.id} changed while this report was on its way; it has finished.`);
       // Emitted once the change is stored, so a listener that fetches the result sees the new state.
       if (result.collaboration_id !== null) {
-        ctx.events.emit(collaborationRoom(result.collaboration_id), 'status_update', {
+        ctx.events.emit(SocketRooms.collaboration(result.collaboration_id), 'status_update', {
           result_id: result.id,
         });
       }

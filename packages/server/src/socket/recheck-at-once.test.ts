@@ -71,7 +71,7 @@ async function receivesTaskCreated(c: Client, room: string, userId: number): Pro
       if (text === 'marker') resolve();
     }),
   );
-  t.ctx.events.emit(room, 'task_created', { task_id: 1 });
+  t.ctx.events.emit(room, 'task_created', { task_id: 1, run_id: 1, collaboration_id: 1, init_org_id: 1 });
   t.ctx.events.emit(presenceRoom({ kind: 'user', id: userId }), 'message', 'marker');
   await marker;
   c.off('task_created');

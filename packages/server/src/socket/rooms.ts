@@ -4,14 +4,14 @@ import { userRules } from '../auth/caller.js';
 import type { SocketIdentity } from './types.js';
 
 /**
- * A room only the server joins sockets to, one per user or node, used to count that identity's live sockets
- * (across instances once an adapter is installed). No protocol event is ever sent to it.
+ * The room of every socket of one user or node, used to count that identity's live sockets (across instances once
+ * an adapter is installed). No protocol event is ever sent to it.
  */
 export const presenceRoom = (identity: Pick<SocketIdentity, 'kind' | 'id'>): string =>
-  `federa:${identity.kind}:${identity.id}`;
+  SocketRooms.presence(identity.kind, identity.id);
 
-/** A room per session, so that the end of one session disconnects its sockets only. */
-export const sessionRoom = (sid: string): string => `federa:session:${sid}`;
+/** The room of one session's sockets, so that the end of one session disconnects its sockets only. */
+export const sessionRoom = (sid: string): string => SocketRooms.session(sid);
 
 /**
  * The protocol rooms of an identity (docs/socket-protocol.md#rooms):

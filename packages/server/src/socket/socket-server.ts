@@ -1,6 +1,6 @@
 import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
-import { SOCKET_NAMESPACE, SOCKET_PATH, type ServerToClientEvents } from '@federa/common';
+import { SOCKET_NAMESPACE, SOCKET_PATH } from '@federa/common';
 import type { AppContext, EventBus } from '../context.js';
 import { Presence } from './presence.js';
 import { installTasksNamespace } from './tasks-namespace.js';
@@ -47,12 +47,8 @@ export class SocketServer {
       identityChanged(change): void {
         void recheck()?.apply(change);
       },
-      emit(room: string, event: string, ...args: unknown[]): void {
-        // The event map is the contract; callers of the untyped bus use names and payloads of ServerToClientEvents.
-        (nsp.to(room).emit as (ev: keyof ServerToClientEvents, ...a: unknown[]) => boolean)(
-          event as keyof ServerToClientEvents,
-          ...args,
-        );
+      emit(room, event, ...args): void {
+        nsp.to(room).emit(event, ...args);
       },
     };
   }

@@ -1,9 +1,8 @@
 import type { Kysely } from 'kysely';
-import { RunStatus } from '@federa/common';
+import { RunStatus, SocketRooms } from '@federa/common';
 import type { Database, Task } from '../../db/schema.js';
 import type { EventBus } from '../../context.js';
 import { nowStored } from '../../http/datetime.js';
-import { collaborationRoom } from './rows.js';
 
 /** The status the server gives results it kills (docs/run-statuses.md). */
 export const KILLED_STATUS = RunStatus.killed;
@@ -83,7 +82,7 @@ export async function killTask(
     byCollaboration.set(collaboration, list);
   }
   for (const [collaboration, killList] of byCollaboration)
-    events.emit(collaborationRoom(collaboration), 'kill_containers', {
+    events.emit(SocketRooms.collaboration(collaboration), 'kill_containers', {
       kill_list: killList,
       collaboration_id: collaboration,
     });
@@ -111,7 +110,7 @@ export async function killNodeRuns(
     db,
     open.map((r) => r.id),
   );
-  events.emit(collaborationRoom(node.collaboration_id), 'kill_containers', {
+  events.emit(SocketRooms.collaboration(node.collaboration_id), 'kill_containers', {
     node_id: node.id,
     collaboration_id: node.collaboration_id,
   });

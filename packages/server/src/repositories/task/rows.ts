@@ -5,8 +5,6 @@ import { callerCollaborations } from '../../auth/scope.js';
 
 /** Data access for tasks: single rows, run ids, completion and who may see them. */
 
-export const collaborationRoom = (collaborationId: number): string => `collaboration_${collaborationId}`;
-
 export async function findTask(db: Kysely<Database>, id: number): Promise<Task | undefined> {
   return db.selectFrom('task').selectAll().where('id', '=', id).executeTakeFirst();
 }

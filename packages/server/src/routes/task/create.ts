@@ -1,13 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import type { Caller } from '../../auth/caller.js';
-import { imageReferenceProblem } from '@federa/common';
+import { SocketRooms, imageReferenceProblem } from '@federa/common';
 import { ApiError, badRequest, forbidden, notFound } from '../../errors.js';
 import { can } from '../../auth/caller.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import {
-  collaborationRoom,
   findTask,
   insertTaskWithRuns,
   isTaskComplete,
@@ -195,7 +194,7 @@ export async function createTask(ctx: AppContext, caller: Caller, body: CreateTa
     })),
     // 8. `task_created`, before the results are created (docs/socket-protocol.md#events-from-the-server).
     (task) =>
-      ctx.events.emit(collaborationRoom(collaborationId), 'task_created', {
+      ctx.events.emit(SocketRooms.collaboration(collaborationId), 'task_created', {
         task_id: task.id,
         run_id: task.run_id,
         collaboration_id: collaborationId,
@@ -204,7 +203,7 @@ export async function createTask(ctx: AppContext, caller: Caller, body: CreateTa
   );
 
   // 11. Tell the collaboration's nodes.
-  ctx.events.emit(collaborationRoom(collaborationId), 'new_task', taskId);
+  ctx.events.emit(SocketRooms.collaboration(collaborationId), 'new_task', taskId);
   return taskId;
 }
 

@@ -1,0 +1,18 @@
+/**
+ * The names of the socket.io rooms of namespace `/tasks`, computed here only (docs/socket-protocol.md#rooms). The
+ * protocol rooms are what vantage6 3.6+ nodes and clients expect; the server's own rooms are only joined by the
+ * server, to find the sockets of an identity or a session.
+ */
+export const SocketRooms = {
+  /** Every connected node. */
+  allNodes: 'all_nodes',
+  /** Nodes of a collaboration, and users that may watch all its events. */
+  collaboration: (collaborationId: number): string => `collaboration_${collaborationId}`,
+  /** The node of one organization in a collaboration, and users that may watch only their organization's events. */
+  collaborationOrganization: (collaborationId: number, organizationId: number): string =>
+    `collaboration_${collaborationId}_organization_${organizationId}`,
+  /** The server's own: every socket of one user or node, to count its live sockets. */
+  presence: (kind: 'user' | 'node', id: number): string => `federa:${kind}:${id}`,
+  /** The server's own: every socket of one session (login), so that the end of the session reaches them. */
+  session: (sid: string): string => `federa:session:${sid}`,
+} as const;
