@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database, Port } from '../db/schema.js';
 import type { IdQuery } from './listing.js';
 
-/** Data access for the VPN ports of algorithm runs (api.md §4.12). */
+/** Data access for the VPN ports of algorithm runs (docs/api.md#ports-and-vpn). */
 
 /** The filters of `GET /port`. */
 export interface PortFilter {

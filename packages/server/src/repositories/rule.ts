@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { IdQuery } from './listing.js';
 
-/** Data access for rules (api.md §4.5): the fixed table of permissions. */
+/** Data access for rules (docs/api.md#organizations): the fixed table of permissions. */
 
 /** Rule rows by id with the ids of the users holding them directly as (rule, user) pairs, for the serializer. */
 export async function ruleRows(db: Kysely<Database>, ids: readonly number[]) {

@@ -51,7 +51,7 @@ async function markKilled(db: Kysely<Database>, ids: number[]): Promise<void> {
 }
 
 /**
- * The kill procedure (docs/run-statuses.md, node-protocol §7): marks every open run of the task and of its
+ * The kill procedure (docs/run-statuses.md, docs/node-protocol.md#kill): marks every open run of the task and of its
  * descendants at any depth `killed by user`, finished now, then emits `kill_containers` to each collaboration
  * concerned, one entry per result with its own task id. Marked first, so a node that asks the server about a run
  * (at the event, or at its next connection when it was offline) hears it is killed, and never starts it.
