@@ -14,7 +14,7 @@
  *
  * Ids (collaboration 1, organizations 2 and 3) are the federation's own, as in the main job. Between blocks the
  * test does what the reader does: it starts the node an example registered. A block in a language a reader runs
- * (python, js, ts, r) that no part of this test runs fails the inventory below, unless the line above its fence is
+ * (python, js, ts, r) that no part of this test runs fails the inventory (docs-inventory.test.ts), unless the line above its fence is
  * `<!-- not-run: why -->` (doc-blocks.ts). Algorithm sources (docs/algorithm-development.md) are built into an
  * image as the page says, and that image computes the federated average. R blocks (docs/client-r.md) run in the R suite
  * (clients/r/tests/testthat/test-docs.R, against its own server and two nodes in Docker), started from here.
@@ -29,43 +29,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserClient } from '@federa/client';
 
 import { buildImage, removeImages, splitFiles } from './algorithm-image.js';
-import {
-  RUNNABLE_LANGUAGES,
-  docBlocks,
-  docFiles,
-  runnableBlocks,
-  where,
-  type DocBlock,
-} from './doc-blocks.js';
+import { docBlocks, runnableBlocks, type DocBlock } from './doc-blocks.js';
 import { startDocsFederation, type DocsFederation } from './docs-federation.js';
+import { RUN_HERE } from './run-here.js';
 import { REPO, node, python, readerProject, run, substitute, type Substitution } from './run-example.js';
-
-/** Which blocks this test runs: every block of these pages in these languages that has no not-run marker. */
-const RUN_HERE: readonly { file: string; langs: readonly string[] }[] = [
-  { file: 'README.md', langs: ['js', 'python'] },
-  { file: 'algorithms/README.md', langs: ['python'] },
-  { file: 'docs/first-hour-researcher.md', langs: ['python', 'js'] },
-  { file: 'docs/client-python.md', langs: ['python'] },
-  { file: 'docs/client-typescript.md', langs: ['js'] },
-  { file: 'docs/client-r.md', langs: ['r'] },
-  { file: 'docs/algorithm-development.md', langs: ['python', 'ts'] },
-];
-
-describe('the inventory of the documentation’s examples', () => {
-  it('runs every block a reader would run, or the page says why it is not run', () => {
-    const unrun: string[] = [];
-    for (const file of docFiles(REPO)) {
-      for (const block of docBlocks(REPO, file)) {
-        if (!RUNNABLE_LANGUAGES.has(block.lang) || block.notRun !== null) continue;
-        if (!RUN_HERE.some((r) => r.file === file && r.langs.includes(block.lang)))
-          unrun.push(`${where(block)} (${block.lang})`);
-      }
-    }
-    expect(unrun, 'run these in docs-examples.docker.test.ts, or mark them <!-- not-run: why -->').toEqual(
-      [],
-    );
-  });
-});
 
 const tag = `fhdocs${process.pid.toString(36)}${randomBytes(2).toString('hex')}`;
 let f: DocsFederation;
@@ -99,7 +66,12 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-const blocksOf = (file: string, lang: string): DocBlock[] => runnableBlocks(REPO, file, [lang]);
+/** The pages and languages this file has run, to check against RUN_HERE at the end. */
+const ran = new Set<string>();
+const blocksOf = (file: string, lang: string): DocBlock[] => {
+  ran.add(`${file} ${lang}`);
+  return runnableBlocks(REPO, file, [lang]);
+};
 const sumOf = (ages: readonly number[]): number => ages.reduce((a, b) => a + b, 0);
 const hospitalA = () => f.orgs[0]!;
 /** A new folder of the reader's own. */
@@ -342,4 +314,8 @@ describe('docs/algorithm-development.md: the algorithms of the page, built into 
     images.push(image);
     expect(await centralAverage(image)).toEqual({ average, count });
   }, 240_000);
+});
+
+it('ran the blocks of every page and language that the inventory counts as run (run-here.ts)', () => {
+  expect([...ran].sort()).toEqual(RUN_HERE.flatMap((r) => r.langs.map((l) => `${r.file} ${l}`)).sort());
 });
