@@ -16,6 +16,8 @@ export {
   EncryptionError,
   type ApiErrorDetails,
   type EncryptionErrorReason,
+  type ErrorCode,
+  type ServerErrorCode,
 } from './errors.js';
 export { serializePayload, deserializePayload, payloadFormat, type Payload } from './payload.js';
 export type { ListOptions } from './pagination.js';

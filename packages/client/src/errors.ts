@@ -5,7 +5,15 @@
  *
  * Messages name what happened and what to do next. They never contain a password or a token.
  */
-export { EncryptionError, type EncryptionErrorReason } from '@federa/common';
+import type { ErrorCode } from '@federa/common';
+
+export { EncryptionError, type EncryptionErrorReason, type ErrorCode } from '@federa/common';
+
+/**
+ * The `code` of an error answer: one of the server's table (docs/errors.md), or another string from a newer
+ * server.
+ */
+export type ServerErrorCode = ErrorCode | (string & {});
 
 /** The base class of the client's own errors (not of `EncryptionError`, which comes from `@federa/common`). */
 export class FederaClientError extends Error {
@@ -20,7 +28,7 @@ export interface ApiErrorDetails {
   /** HTTP status of the answer. */
   status: number;
   /** The server's error code (`forbidden`, `not_found`, …) when it sends one; `null` for a vantage6 server. */
-  code: string | null;
+  code: ServerErrorCode | null;
   /** The server's human-readable message (`msg`), or a description of the answer when it had none. */
   serverMessage: string;
   /** HTTP method of the request. */
@@ -36,7 +44,7 @@ export class FederaApiError extends FederaClientError {
   /** HTTP status of the answer. */
   readonly status: number;
   /** The server's error code, or `null` when the server sent none. */
-  readonly code: string | null;
+  readonly code: ServerErrorCode | null;
   /** The server's message (`msg`). */
   readonly serverMessage: string;
   /** HTTP method of the refused request. */
@@ -155,13 +163,13 @@ export class TaskFailedError extends FederaClientError {
 }
 
 /** Server error codes that mean "you lack a permission" rather than "who are you?". */
-const PERMISSION_CODES = new Set(['forbidden', 'wrong_caller']);
+const PERMISSION_CODES = new Set<ServerErrorCode>(['forbidden', 'wrong_caller'] satisfies ErrorCode[]);
 
 /** vantage6 messages (no `code`) of a 401 that is about the token, not about a rule. */
 const AUTH_MESSAGE = /missing authorization header|token has expired|error loading the user/i;
 
 /** True when a 401 answer means the access token expired (the only case a refresh can fix). */
-export function isExpiredToken(status: number, code: string | null, serverMessage: string): boolean {
+export function isExpiredToken(status: number, code: ServerErrorCode | null, serverMessage: string): boolean {
   return status === 401 && (code === 'token_expired' || /token has expired/i.test(serverMessage));
 }
 

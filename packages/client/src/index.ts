@@ -30,6 +30,8 @@ export {
   EncryptionError,
   type ApiErrorDetails,
   type EncryptionErrorReason,
+  type ErrorCode,
+  type ServerErrorCode,
 } from './errors.js';
 /** Key helpers from `@federa/common`, so a researcher needs only this package. */
 export { createPrivateKeyFile, readPrivateKeyFile, publicKeyBase64 } from '@federa/common';

@@ -2,6 +2,7 @@
  * Reading paginated listings (docs/api.md#pagination): `page`/`per_page` in the query, the number of matching items in
  * the `total-count` header.
  */
+import { listOf } from '@federa/common';
 import type { QueryValue } from './http.js';
 import type { Session } from './session.js';
 import type { Page } from './types.js';
@@ -42,8 +43,7 @@ export async function readPage<T>(
     path,
     query: { ...filters, page, perPage },
   });
-  const body = answer.body as T[] | { data?: T[] } | null;
-  const items = Array.isArray(body) ? body : (body?.data ?? []);
+  const items = listOf<T>(answer.body);
   const header = answer.headers.get('total-count');
   const total = header !== null && /^\d+$/.test(header) ? Number(header) : items.length;
   return { items, total, page, perPage };

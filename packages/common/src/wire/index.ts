@@ -2,6 +2,7 @@
 // read the `Static<>` types.
 export * from './fields.js';
 export * from './message.js';
+export * from './error-codes.js';
 export * from './list.js';
 export * from './organization.js';
 export * from './collaboration.js';
