@@ -308,6 +308,8 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
         onConnect: () => {
           if (config.shareConfig) socket?.emitNodeInfo(nodeInfo(config));
           background(fetchOpen({}), 'resynchronisation');
+          // Runs the server killed while this node was away (offline, or restarting) stop now.
+          background(runs.reconcile(), 'reconciliation of runs in progress');
         },
         onNewTask: (taskId) => background(fetchOpen({ task_id: taskId }), `fetching task ${taskId}`),
         onExpiredToken: () =>

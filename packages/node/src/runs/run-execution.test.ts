@@ -21,9 +21,9 @@ describe('exitOutcome', () => {
     });
   });
 
-  it('is failed when the container exited 0 without its output file', () => {
+  it('is unexpected output when the container exited 0 without its output file', () => {
     expect(exitOutcome(0, undefined, '')).toEqual({
-      status: RunStatus.failed,
+      status: RunStatus.unexpectedOutput,
       output: Buffer.alloc(0),
       log: '[federa node] the algorithm exited with code 0, but its output file is missing\n',
       reason: 'the algorithm exited with code 0, but its output file is missing',

@@ -92,12 +92,16 @@ export class RunExecution {
       if (!prepared.ready) return await finish(prepared.outcome);
       // Never start an algorithm the node has not recorded, or whose start the server has not accepted.
       await Promise.all([recorded, initializing]);
+      // Killed while it was prepared: it never starts (the server has it finished already).
+      if (this.#x.killed.has(run.resultId)) return await this.#endKilled(run);
       const handle = await this.#start(run, item, prepared.tmpVolume, rlog);
       if ('outcome' in handle) {
         await removeRunFiles(this.#o.volumeDir, run.resultId);
         return await finish(handle.outcome);
       }
       mark(run, 'container_started');
+      // Killed while it was started: stopped at once (waitAndReport then ends it without a report).
+      if (this.#x.killed.has(run.resultId)) await this.#o.runtime.kill(handle).catch(() => undefined);
       // Reported while the algorithm runs; the final report waits for it.
       const active = Promise.all([
         reporter.status(run.resultId, { status: RunStatus.active }),
@@ -211,6 +215,25 @@ export class RunExecution {
     await this.#cleanUp(run, handle);
   }
 
+  /** A run killed before its container started: nothing to stop; what was prepared goes, and no report. */
+  async #endKilled(run: RunInfo): Promise<void> {
+    const { volumeDir, store, log } = this.#o;
+    this.#x.killed.delete(run.resultId);
+    if (run.helper) await this.#o.runtime.removeContainerIfExists(run.helper).catch(() => undefined);
+    await removeRunFiles(volumeDir, run.resultId).catch(() => undefined);
+    await store.remove(run.resultId);
+    this.#x.finisher.remember(run.resultId);
+    runLog(log, run).info(
+      {
+        event: 'run.finished',
+        status: RunStatus.killed,
+        started: false,
+        duration_ms: Date.now() - run.startedAtMs,
+      },
+      'run killed before its container started',
+    );
+  }
+
   async #cleanUp(run: RunInfo, handle: ContainerHandle): Promise<void> {
     const { runtime, vpn, volumeDir, store } = this.#o;
     await runtime.remove(handle).catch(() => undefined);
@@ -223,7 +246,8 @@ export class RunExecution {
 
 /**
  * What an exited container's run reports: complete only when the container exited 0 and its output file is there
- * (docs/reliability.md); else crashed (non-zero exit) or failed (no output), with the reason added to its log.
+ * (docs/reliability.md); else crashed (non-zero exit) or unexpected output (no output file), with the reason added
+ * to its log.
  */
 export function exitOutcome(exitCode: number, output: Buffer | undefined, logs: string): RunOutcome {
   const problem =
@@ -233,7 +257,11 @@ export function exitOutcome(exitCode: number, output: Buffer | undefined, logs: 
         ? 'the algorithm exited with code 0, but its output file is missing'
         : undefined;
   const status =
-    problem === undefined ? RunStatus.completed : exitCode !== 0 ? RunStatus.crashed : RunStatus.failed;
+    problem === undefined
+      ? RunStatus.completed
+      : exitCode !== 0
+        ? RunStatus.crashed
+        : RunStatus.unexpectedOutput;
   const log =
     problem === undefined
       ? logs

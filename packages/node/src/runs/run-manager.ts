@@ -4,15 +4,14 @@
  * that says what happened, or stays in the run record to be reattached after a restart.
  *
  * The manager holds the set of runs in progress: it takes runs on (accept), picks them up again after a restart
- * (reattach) and kills them on request. One run's course is run-execution.ts (prepare-run.ts, container-spec.ts),
+ * (reattach), kills them on request and, at every connection, stops those the server killed meanwhile (reconcile). One run's course is run-execution.ts (prepare-run.ts, container-spec.ts),
  * its end run-finisher.ts.
  */
 import { NodeStoppedError, ServerRequestError } from '../errors.js';
 import type { ContainerHandle } from '../runtime/index.js';
 import { persist } from '../server-client/persist.js';
 import type { KillContainersPayload } from '../server-client/socket-channel.js';
-import type { WireResultWithTask } from '../server-client/wire.js';
-import { algorithmContainerName } from './naming.js';
+import type { WireResult, WireResultWithTask } from '../server-client/wire.js';
 import { HELPER_LABEL } from './network-helpers.js';
 import { RunExecution } from './run-execution.js';
 import { RunFinisher } from './run-finisher.js';
@@ -169,31 +168,71 @@ export class RunManager {
     await this.#o.helpers?.start(helpersInUse);
   }
 
-  /** `kill_containers` (docs/node-protocol.md#kill). */
+  /**
+   * `kill_containers` (docs/node-protocol.md#kill): every targeted run in progress here is stopped, all at once. A
+   * run still being prepared never starts its container; a running one is killed, confirmed `killed by user` to the
+   * server, and ends without a report of its own.
+   */
   async kill(payload: KillContainersPayload): Promise<void> {
-    const { identity, runtime, log } = this.#o;
+    const { identity } = this.#o;
     if (payload.collaboration_id !== undefined && payload.collaboration_id !== identity.collaborationId)
       return;
     if (payload.node_id !== undefined && payload.node_id !== identity.nodeId) return;
     const targets = payload.kill_list
       ? payload.kill_list.filter((k) => k.organization_id === identity.organizationId).map((k) => k.result_id)
       : [...this.#active.keys()];
-    for (const resultId of targets) {
-      if (!this.#active.has(resultId)) continue;
-      this.#killed.add(resultId);
-      const handle = this.#handles.get(resultId) ?? {
-        id: algorithmContainerName(this.#o.names, resultId),
-        name: algorithmContainerName(this.#o.names, resultId),
-      };
-      await runtime.kill(handle);
-      log.info({ event: 'run.killed', result_id: resultId }, 'algorithm killed on request');
-      await this.#o.rest.request('PATCH', `/result/${resultId}`, {
-        body: { status: RunStatus.killed },
-        allowError: true,
-      });
-      const run = await this.#o.store.get(resultId);
-      if (run) emitRunStatus(this.#o, { resultId, taskId: run.taskId, parentId: null }, RunStatus.killed);
-    }
+    await Promise.all(targets.filter((id) => this.#active.has(id)).map((id) => this.#killRun(id, 'request')));
+  }
+
+  /**
+   * At every (re)connection (docs/run-statuses.md#kill): asks the server about each run in progress here; one it
+   * has killed meanwhile (the node was offline, or restarted, when the kill went out) is stopped now.
+   */
+  async reconcile(): Promise<void> {
+    const { rest, log } = this.#o;
+    const ids = [...this.#active.keys()].filter((id) => !this.#killed.has(id));
+    await Promise.all(
+      ids.map(async (id) => {
+        const answer = await rest.request<WireResult>('GET', `/result/${id}`, { allowError: true });
+        if (answer.status > 210) return;
+        const status = answer.body.status;
+        if (answer.body.finished_at && (status === RunStatus.killed || status === RunStatus.cancelled)) {
+          log.info(
+            { event: 'run.killed_while_away', result_id: id, status },
+            'the server ended this run meanwhile',
+          );
+          await this.#killRun(id, 'reconnect');
+        }
+      }),
+    );
+  }
+
+  async #killRun(resultId: number, why: 'request' | 'reconnect'): Promise<void> {
+    const { runtime, log, rest } = this.#o;
+    if (this.#killed.has(resultId)) return;
+    this.#killed.add(resultId);
+    const handle = this.#handles.get(resultId);
+    // Without a handle the run is still being prepared: run-execution sees the mark and never starts it.
+    if (handle)
+      await runtime
+        .kill(handle)
+        .catch((error: unknown) =>
+          log.warn(
+            { event: 'run.kill_failed', result_id: resultId, err: String(error) },
+            'the container could not be killed (it may have exited already)',
+          ),
+        );
+    log.info({ event: 'run.killed', result_id: resultId, why, running: handle !== undefined }, 'run killed');
+    const confirmed = await rest
+      .request('PATCH', `/result/${resultId}`, { body: { status: RunStatus.killed }, allowError: true })
+      .catch(() => undefined);
+    if (confirmed && confirmed.status > 210)
+      log.debug(
+        { event: 'run.kill_confirm_refused', result_id: resultId, status: confirmed.status },
+        'kill not confirmed',
+      );
+    const run = this.#o.store.get(resultId);
+    if (run) emitRunStatus(this.#o, { resultId, taskId: run.taskId, parentId: null }, RunStatus.killed);
   }
 
   #track(resultId: number, work: Promise<void>): void {
@@ -208,6 +247,7 @@ export class RunManager {
       .finally(() => {
         this.#active.delete(resultId);
         this.#handles.delete(resultId);
+        this.#killed.delete(resultId);
       });
     this.#active.set(resultId, p);
   }

@@ -66,7 +66,10 @@ export interface Federation {
   readonly orgs: readonly { id: number; nodeId: number; apiKey: string; csv: string }[];
 }
 
-/** Two organizations (the root user's own and a new one), a collaboration, and a node for each, through the API. */
+/**
+ * Organizations (the root user's own and one new one per further CSV, at least two), a collaboration, and a node
+ * for each, through the API.
+ */
 export async function createFederation(
   s: E2eServer,
   encrypted: boolean,
@@ -78,11 +81,16 @@ export async function createFederation(
     return r.body;
   };
   const me = must(await s.api<{ organization: { id: number } }>('GET', '/user/1'), 'root user');
-  const other = must(
-    await s.api<{ id: number }>('POST', '/organization', { name: `org-${tag}` }),
-    'organization',
-  );
-  const orgIds = [me.organization.id, other.id];
+  const orgIds = [me.organization.id];
+  for (let i = 1; i < Math.max(2, csvs.length); i++) {
+    const other = must(
+      await s.api<{ id: number }>('POST', '/organization', {
+        name: i === 1 ? `org-${tag}` : `org-${tag}-${i}`,
+      }),
+      'organization',
+    );
+    orgIds.push(other.id);
+  }
   const collab = must(
     await s.api<{ id: number }>('POST', '/collaboration', {
       name: `collab-${tag}`,
