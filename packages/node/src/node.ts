@@ -29,6 +29,7 @@ import {
   type WireResultWithTask,
 } from './server-client/wire.js';
 import { NODE_VERSION } from './version.js';
+import { NodeAudit } from './audit/node-audit.js';
 
 export interface StartNodeOptions {
   readonly config: NodeConfig;
@@ -135,6 +136,21 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       { event: 'node.identity', node_id: nodeId, node_name: me.name, organization: org.name, ...identity },
       'identity known',
     );
+
+    // Nothing runs unaudited: a node whose audit log cannot be written does not start (docs/audit.md).
+    let audit: NodeAudit;
+    try {
+      audit = await NodeAudit.open(config.auditDir, log, {
+        node_id: nodeId,
+        node_name: me.name,
+        organization_id: identity.organizationId,
+        organization_name: org.name,
+        collaboration_id: identity.collaborationId,
+      });
+    } catch (cause) {
+      throw new StartupError(`the audit log cannot be used: ${(cause as Error).message}`, { cause });
+    }
+    cleanups.push(() => audit.close());
 
     const cryptor = await setUpEncryption({
       rest,
@@ -276,6 +292,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       signal,
       helpers,
       vpn,
+      audit,
       emitStatus: (change) => socket?.emitStatus(change),
     });
     await runs.reattach();

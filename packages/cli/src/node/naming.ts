@@ -39,6 +39,8 @@ export const IN_CONTAINER = {
   data: '/mnt/data',
   log: '/mnt/log',
   vpn: '/mnt/vpn',
+  /** The node's audit log: `<host data folder>/audit`, never in the data volume algorithms see (docs/audit.md). */
+  audit: '/mnt/audit',
   privateKey: '/mnt/private_key.pem',
   dockerSocket: '/var/run/docker.sock',
 } as const;

@@ -25,7 +25,8 @@ import { nodeContainerName } from './naming.js';
 import { newNodeConfig } from './new.js';
 import { parseAssignment, setKeys } from '../config/set.js';
 import { checkNodeConfig } from '../config/validate.js';
-import { startNode } from './start.js';
+import { nodeAuditDir, nodeLayout, startNode } from './start.js';
+import { formatAuditVerdict, verifyAuditPath } from '@federa/common';
 
 interface Ctx extends ScopeFlags {
   name?: string;
@@ -282,6 +283,39 @@ export function buildNodeProgram(): Command {
       table(nodeFiles(ref, o.environment).map(([k, v]) => [`${k}:`, v]));
     }),
     ['vnode files -n hospital-a'],
+  );
+
+  const audit = program.command('audit').description("The node's audit log (docs/audit.md)");
+  examples(
+    withContext(
+      audit
+        .command('verify')
+        .description(
+          "Check that no entry of the node's audit log was edited, removed or reordered (its folder in the node's data folder, or --file)",
+        ),
+    )
+      .option('--file <path>', 'an audit folder, or one file of it')
+      .action(async (o: Ctx & { file?: string }) => {
+        let path = o.file;
+        if (path === undefined) {
+          const ref = await resolveRef(o);
+          path = nodeAuditDir(
+            nodeLayout(ref, checkNodeConfig(ref.file, o.environment, ref.name, process.env)),
+          );
+        }
+        const where = path;
+        const { ok, text } = formatAuditVerdict(
+          await verifyAuditPath(path).catch((error: unknown) => {
+            throw new CliError(
+              'failure',
+              `cannot read the audit log at ${where}: ${(error as Error).message}`,
+            );
+          }),
+        );
+        if (!ok) throw new CliError('tampered', text.trimEnd());
+        process.stdout.write(text);
+      }),
+    ['vnode audit verify -n hospital-a', 'vnode audit verify --file ./audit/node.000000000001.jsonl'],
   );
 
   examples(

@@ -1,7 +1,7 @@
 /** `vnode start`: runs the node image in Docker (docs/cli.md#vnode-start, with Federa's names). */
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { createPrivateKeyFile } from '@federa/common';
-import { basename, dirname, extname, isAbsolute, resolve } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { checkNodeConfig } from '../config/validate.js';
 import type { InstanceRef } from '../config/store.js';
 import { connectDocker, type DockerEngine } from '../docker/engine.js';
@@ -94,6 +94,9 @@ export function nodeLayout(
   return { dataDir, logDir, privateKey, databases: databases.map(({ candidate: _c, ...d }) => d) };
 }
 
+/** The node's audit log folder on the host (docs/audit.md). */
+export const nodeAuditDir = (layout: Pick<NodeLayout, 'dataDir'>): string => join(layout.dataDir, 'audit');
+
 /** The mounts and environment of the node container (docs/cli.md#vnode-start). */
 export function nodeContainerSetup(
   ref: InstanceRef,
@@ -106,6 +109,7 @@ export function nodeContainerSetup(
     `${layout.logDir}:${IN_CONTAINER.log}`,
     `${dataVolume}:${IN_CONTAINER.data}`,
     `${vpnVolume}:${IN_CONTAINER.vpn}`,
+    `${nodeAuditDir(layout)}:${IN_CONTAINER.audit}`,
     `${dirname(resolve(ref.file))}:${IN_CONTAINER.config}`,
     `${IN_CONTAINER.dockerSocket}:${IN_CONTAINER.dockerSocket}`,
   ];
@@ -166,6 +170,7 @@ export async function startNode(
   }
   const layout = nodeLayout(ref, raw, env);
   mkdirSync(layout.dataDir, { recursive: true });
+  mkdirSync(nodeAuditDir(layout), { recursive: true, mode: 0o700 });
   mkdirSync(layout.logDir, { recursive: true });
   for (const db of layout.databases) {
     if (

@@ -128,6 +128,18 @@ describe('an audit chain', () => {
     expect(gap?.problem).toMatchObject({ kind: 'missing', line: 1 });
   });
 
+  it('settles every append, however appends and other awaits interleave', async () => {
+    const { log } = await AuditLog.open({ dir, chain: 'test' });
+    for (let i = 0; i < 60; i++) {
+      await log.append('thing.done', { i });
+      // A few microtask turns between one entry written and the next append: the writer must not miss it.
+      for (let k = 0; k < i % 6; k++) await Promise.resolve();
+      if (i % 2) await log.ensureWritable();
+    }
+    await log.close();
+    expect((await verifyAuditPath(dir))[0]?.entries).toBe(60);
+  });
+
   it('refuses a second writer of the same chain', async () => {
     const { log } = await AuditLog.open({ dir, chain: 'test' });
     await expect(AuditLog.open({ dir, chain: 'test' })).rejects.toBeInstanceOf(AuditLockedError);

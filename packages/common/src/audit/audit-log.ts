@@ -193,37 +193,44 @@ export class AuditLog {
     const done = new Promise<AuditEntry>((resolve, reject) =>
       this.#queue.push({ kind: 'line', entry, bytes, resolve, reject }),
     );
-    this.#flushing ??= this.#flush().finally(() => (this.#flushing = undefined));
+    this.#flushing ??= this.#flush();
     return done;
   }
 
   async #flush(): Promise<void> {
-    // Let the appends of this tick join the batch.
-    await new Promise<void>((r) => setImmediate(r));
-    while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0);
-      let lines: Extract<Item, { kind: 'line' }>[] = [];
-      try {
-        for (const item of batch) {
-          if (item.kind === 'line') {
-            lines.push(item);
-            continue;
-          }
-          await this.#write(lines);
-          lines = [];
-          await this.#rotate(item.target);
+    try {
+      // Let the appends of this tick join the batch.
+      await new Promise<void>((r) => setImmediate(r));
+      while (this.#queue.length > 0) await this.#writeBatch(this.#queue.splice(0));
+    } finally {
+      // In the same step as the last look at the queue: an append after it starts a new flush.
+      this.#flushing = undefined;
+    }
+  }
+
+  /** Writes a batch; when that fails, rejects it and everything queued after it (they chain on it). */
+  async #writeBatch(batch: Item[]): Promise<void> {
+    let lines: Extract<Item, { kind: 'line' }>[] = [];
+    try {
+      for (const item of batch) {
+        if (item.kind === 'line') {
+          lines.push(item);
+          continue;
         }
         await this.#write(lines);
-      } catch (error) {
-        const failure = error instanceof Error ? error : new Error(String(error));
-        const rejected = [...batch, ...this.#queue.splice(0)].filter(
-          (i): i is Extract<Item, { kind: 'line' }> => i.kind === 'line' && !written.has(i),
-        );
-        this.#lost += rejected.length;
-        this.#failure = failure;
-        this.#projected = { ...this.#durable };
-        for (const item of rejected) item.reject(failure);
+        lines = [];
+        await this.#rotate(item.target);
       }
+      await this.#write(lines);
+    } catch (error) {
+      const failure = error instanceof Error ? error : new Error(String(error));
+      const rejected = [...batch, ...this.#queue.splice(0)].filter(
+        (i): i is Extract<Item, { kind: 'line' }> => i.kind === 'line' && !written.has(i),
+      );
+      this.#lost += rejected.length;
+      this.#failure = failure;
+      this.#projected = { ...this.#durable };
+      for (const item of rejected) item.reject(failure);
     }
   }
 

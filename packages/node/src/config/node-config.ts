@@ -19,6 +19,8 @@ export const DOCKERIZED_PATHS = {
   data: '/mnt/data',
   log: '/mnt/log',
   config: '/mnt/config',
+  /** The audit log: `vnode start` mounts `<host data folder>/audit` here (docs/audit.md). */
+  audit: '/mnt/audit',
   /** Where `vnode start` mounts file databases and the private key. */
   mounts: '/mnt',
 } as const;
@@ -63,6 +65,8 @@ export interface NodeConfig {
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'fatal';
   readonly logFile: string | undefined;
   readonly dataDir: string;
+  /** The audit log's folder (docs/audit.md): `<data dir>/audit`; in Docker the host's, mounted at /mnt/audit. */
+  readonly auditDir: string;
   readonly logDir: string;
   readonly proxyPort: number;
   /** Host part of `HOST` for algorithms (env PROXY_SERVER_HOST); undefined = the private network's gateway. */
@@ -269,6 +273,7 @@ function normalise(
     logLevel: LEVELS[level] ?? 'info',
     logFile: raw.logging?.file ? join(logDir, raw.logging.file) : undefined,
     dataDir,
+    auditDir: dockerized ? DOCKERIZED_PATHS.audit : join(dataDir, 'audit'),
     logDir,
     proxyPort,
     proxyHost: env.PROXY_SERVER_HOST || undefined,

@@ -12,6 +12,7 @@ import { localTimestamp, type WireResultWithTask } from '../server-client/wire.j
 import { declaredPorts } from '../vpn/algorithm-ports.js';
 import { algorithmContainerSpec, inHelperNamespace } from './container-spec.js';
 import { prepareRun } from './prepare-run.js';
+import { auditRunEnd, auditRunStart } from './run-audit.js';
 import { readRunOutput, removeRunFiles } from './run-files.js';
 import type { RunFinisher } from './run-finisher.js';
 import { emitRunStatus, mark, nodeNote, runLog, type RunInfo } from './run-info.js';
@@ -131,6 +132,17 @@ export class RunExecution {
     rlog: Logger,
   ): Promise<ContainerHandle | { outcome: RunOutcome }> {
     const { runtime, helpers, vpn } = this.#o;
+    // Nothing runs unaudited: the start is recorded, with the image by digest, before the container starts.
+    const unaudited = await auditRunStart(this.#o, run, item);
+    if (unaudited !== undefined)
+      return {
+        outcome: {
+          status: RunStatus.startFailed,
+          output: Buffer.alloc(0),
+          log: nodeNote(unaudited),
+          reason: unaudited,
+        },
+      };
     const base = algorithmContainerSpec(this.#o, run, item.task.database, tmpVolume);
     const helper = vpn ? await helpers?.acquire() : helpers?.take();
     if (helper) run.helper = helper;
@@ -198,6 +210,7 @@ export class RunExecution {
       killed.delete(run.resultId);
       await this.#cleanUp(run, handle);
       finisher.remember(run.resultId);
+      await auditRunEnd(this.#o, run, { status: RunStatus.killed, reason: 'killed on request' });
       rlog.info(
         { event: 'run.finished', status: RunStatus.killed, duration_ms: Date.now() - run.startedAtMs },
         'run finished',

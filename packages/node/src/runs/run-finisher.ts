@@ -11,6 +11,7 @@ import { emitRunStatus, mark, nodeNote, runLog, type RunInfo } from './run-info.
 import type { RunManagerOptions } from './run-options.js';
 import type { RecipientKey, RunOutcome, RunReporter } from './run-reporter.js';
 import { RunStatus } from './run-status.js';
+import { auditRunEnd } from './run-audit.js';
 import type { RunRecord, StoredReport } from './run-store.js';
 
 /** How many finished result ids are remembered. */
@@ -42,6 +43,7 @@ export class RunFinisher {
   /** Reports the run's outcome (kept first, then delivered), forgets its record and logs run.finished. */
   async finish(run: RunInfo, rlog: Logger, outcome: RunOutcome, key?: Promise<RecipientKey>): Promise<void> {
     emitRunStatus(this.#o, run, outcome.status);
+    await auditRunEnd(this.#o, run, outcome);
     const report = await this.#reporter.prepare(run.resultId, outcome, run.initiator, key);
     if (report) {
       // Kept before it is sent: a node that stops now sends it again at its next start.

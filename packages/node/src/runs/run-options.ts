@@ -10,6 +10,7 @@ import type { ContainerRuntime } from '../runtime/index.js';
 import type { RestClient } from '../server-client/rest-client.js';
 import type { AlgorithmStatusChange } from '../server-client/socket-channel.js';
 import type { NodeVpn } from '../vpn/node-vpn.js';
+import type { NodeAudit } from '../audit/node-audit.js';
 import type { NodeNames } from './naming.js';
 import type { NetworkHelpers } from './network-helpers.js';
 import type { RunStore } from './run-store.js';
@@ -49,4 +50,9 @@ export interface RunManagerOptions {
    * @default null: no VPN
    */
   readonly vpn?: NodeVpn | null;
+  /**
+   * The node's audit log (docs/audit.md): every run's start and outcome.
+   * @default none: nothing is recorded (tests of other parts)
+   */
+  readonly audit?: NodeAudit;
 }
