@@ -236,6 +236,10 @@ export class RunExecution {
     await removeRunFiles(volumeDir, run.resultId).catch(() => undefined);
     await store.remove(run.resultId);
     this.#x.finisher.remember(run.resultId);
+    await auditRunEnd(this.#o, run, {
+      status: RunStatus.killed,
+      reason: 'killed before its container started',
+    });
     runLog(log, run).info(
       {
         event: 'run.finished',
