@@ -429,7 +429,8 @@ class TaskResource(_Resource):
         return self._delete(id_)
 
     def kill(self, id_: IdLike) -> Dict[str, Any]:
-        """Ask the nodes to stop the task's containers (``POST /kill/task``)."""
+        """Kill the task and its sub-tasks at every depth (``POST /kill/task``): their open runs end ``killed by user``
+        and the nodes stop them. Whoever may post a task may kill it (a Researcher: their organization's tasks)."""
         self._client.log(f"Killing task {_id(id_)}")
         return self._client.request_json("POST", "/kill/task", json={"id": _id(id_)})
 

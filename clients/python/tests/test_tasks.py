@@ -10,10 +10,11 @@ import pickle
 from types import SimpleNamespace
 
 import pytest
+import requests
 
 from conftest import ROOT_PASSWORD, ROOT_USERNAME
-from federa_client import (DecryptionError, EncryptionSetupError, NotFound, TaskFailed, TaskTimeout,
-                           UnsafePayloadWarning)
+from federa_client import (DecryptionError, EncryptionSetupError, NotFound, PermissionDenied, TaskFailed,
+                           TaskTimeout, UnsafePayloadWarning, ValidationError)
 from federa_client.encryption import DummyCryptor, EncryptionError, RSACryptor
 from federa_client.serialization import deserialize
 from nodesim import NodeSim
@@ -234,3 +235,44 @@ def test_verbose_task_messages(server, encrypted, root_key, capsys):
     assert f"Encrypting input for organization {encrypted.b}" in out
     assert f"Task {task['id']} created" in out
     assert ROOT_PASSWORD not in out
+
+
+def test_a_researcher_kills_their_organizations_task_and_its_sub_tasks(root, server, unique):
+    """Whoever may post a task may kill it (docs/run-statuses.md#kill): the whole tree ends killed by user."""
+    mine = root.organization.create(unique("kill-mine"))["id"]
+    theirs = root.organization.create(unique("kill-theirs"))["id"]
+    collab = root.collaboration.create(unique("kill"), [mine, theirs])
+    node = NodeSim(server.api, root.node.create(collab["id"], organization_id=mine)["api_key"])
+    researcher_role = [r["id"] for r in root.role.list_all(name="Researcher")]
+    clients = {}
+    for org in (mine, theirs):
+        name = unique("researcher")
+        root.user.create(name, password="User-Pass-123!", email=f"{name}@example.org", firstname="R", lastname="S",
+                         organization_id=org, roles=researcher_role)
+        clients[org] = server.client()
+        clients[org].authenticate(name, "User-Pass-123!")
+
+    with pytest.warns(UserWarning, match="offline"):  # NodeSim has no socket: the server calls its node offline
+        task = clients[mine].task.create(collab["id"], [mine], name="to kill", image=IMAGE, description="",
+                                         input_={"method": "sum"})
+    run = node.result_for(task["id"])
+    node.request("PATCH", f"/result/{run['id']}", json={"status": "active"})
+    # A sub-task the running algorithm posted, as a container does through its node's proxy.
+    container = node.request("POST", "/token/container", json={"task_id": task["id"], "image": IMAGE})
+    posted = requests.post(f"{server.api}/task", headers={"Authorization": f"Bearer {container['container_token']}"},
+                           timeout=30, json={"name": "sub", "image": IMAGE, "collaboration_id": collab["id"],
+                                             "description": "", "organizations": [
+                                                 {"id": mine, "input": base64.b64encode(b"json.{}").decode()}]})
+    assert posted.status_code == 201, posted.text
+    child = posted.json()
+
+    with pytest.raises(PermissionDenied, match="You lack the permission to kill task"):
+        clients[theirs].task.kill(task["id"])
+    answer = clients[mine].task.kill(task["id"])
+    assert "its sub-tasks at every depth are killed" in answer["msg"]
+    for t in (task["id"], child["id"]):
+        runs = clients[mine].result.from_task(t)
+        assert [r["status"] for r in runs] == ["killed by user"] and runs[0]["finished_at"] is not None
+        assert clients[mine].task.get(t)["complete"] is True
+    with pytest.raises(ValidationError, match="have already finished; there is nothing to kill"):
+        clients[mine].task.kill(task["id"])

@@ -143,7 +143,10 @@ export class TaskResource extends ResourceGroup {
     await this.send('DELETE', `/task/${id}`);
   }
 
-  /** Asks the nodes to stop the task's running algorithms (`POST /kill/task`). */
+  /**
+   * Kills the task and its sub-tasks at every depth (`POST /kill/task`): their open runs end `killed by user` and
+   * the nodes stop them. Whoever may post a task may kill it (a Researcher: their organization's tasks).
+   */
   async kill(id: number): Promise<void> {
     await this.send('POST', '/kill/task', { id });
   }
