@@ -10,3 +10,4 @@ export * from './run-status.js';
 export * from './exit-codes.js';
 export * from './jwt.js';
 export * from './payload-format.js';
+export * from './docker-naming.js';

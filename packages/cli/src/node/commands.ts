@@ -9,7 +9,15 @@ import { CliError } from '../exit-codes.js';
 import { type Env, type Scope, defaultLogFileName, typeDirs } from '../paths.js';
 import { getJson, sendJson } from '../util/http.js';
 import { CLI_VERSION } from '../version.js';
-import { isRunVolume, isRunVolumeOf, isVolumeOf, nodeContainerName, TYPE_LABEL } from './naming.js';
+import { networkName, vpnClientName } from '@federa/common';
+import {
+  isRunVolume,
+  isRunVolumeOf,
+  isVolumeOf,
+  nodeContainerName,
+  nodeNames,
+  TYPE_LABEL,
+} from './naming.js';
 import { hostSideApi, nodeLayout } from './start.js';
 
 export interface NodeListRow {
@@ -112,7 +120,7 @@ export function nodeFiles(ref: InstanceRef, environment: string, env: Env = proc
 }
 
 /** The VPN client container of a node (docs/vpn.md). */
-export const vpnClientContainerName = (node: string): string => `federa-${node}-vpn-client`;
+export const vpnClientContainerName = (node: string): string => vpnClientName(nodeNames(node));
 
 /** Names of the node containers that run on this Docker host (every user's). */
 export async function runningNodes(env: Env = process.env, engine?: DockerEngine): Promise<string[]> {
@@ -206,7 +214,7 @@ export async function removeNode(
   for (const v of plan.volumes) await docker.removeVolume(v);
   for (const f of plan.files) rmSync(f, { recursive: true, force: true });
   await docker.removeContainer(vpnClientContainerName(ref.name)).catch(() => undefined);
-  await docker.removeNetwork(`federa-${ref.name}-net`).catch(() => undefined);
+  await docker.removeNetwork(networkName(nodeNames(ref.name))).catch(() => undefined);
   return plan;
 }
 

@@ -1,7 +1,16 @@
 /** Names and labels of the Docker objects of a node started by `vnode start` (docs/cli.md#vnode-start, our prefix). */
+import {
+  DEFAULT_DOCKER_PREFIX,
+  NODE_CONTAINER_PATHS,
+  dataVolumeName,
+  isTmpVolumeOf,
+  type NodeNames,
+} from '@federa/common';
 import type { Scope } from '../paths.js';
 
-export const NODE_PREFIX = 'federa';
+export const NODE_PREFIX = DEFAULT_DOCKER_PREFIX;
+/** The names the node daemon gives its own objects, for a node of this CLI (default prefix). */
+export const nodeNames = (name: string): NodeNames => ({ prefix: NODE_PREFIX, node: name });
 
 export const nodeContainerName = (name: string, scope: Scope): string => `${NODE_PREFIX}-${name}-${scope}`;
 export const nodeDataVolumeName = (name: string, scope: Scope): string =>
@@ -9,13 +18,9 @@ export const nodeDataVolumeName = (name: string, scope: Scope): string =>
 export const nodeVpnVolumeName = (name: string, scope: Scope): string =>
   `${NODE_PREFIX}-${name}-${scope}-vpn-vol`;
 
-/**
- * Run volumes of one node: `<prefix>-<node>-<run id>-tmpvol` (what the node daemon creates for a run, see
- * packages/node/src/runs/naming.ts). The run id being digits keeps node `a` from matching node `a-2`'s volumes.
- */
+/** Run volumes of one node: what the node daemon creates for a run (`<prefix>-<node>-<run id>-tmpvol`). */
 export const isRunVolumeOf = (volume: string, name: string): boolean =>
-  volume.startsWith(`${NODE_PREFIX}-${name}-`) &&
-  /^\d+-tmpvol$/.test(volume.slice(`${NODE_PREFIX}-${name}-`.length));
+  isTmpVolumeOf(volume, nodeNames(name));
 
 export const isRunVolume = (volume: string): boolean => volume.endsWith('tmpvol');
 
@@ -24,7 +29,7 @@ export const isRunVolume = (volume: string): boolean => volume.endsWith('tmpvol'
 export const isVolumeOf = (volume: string, name: string): boolean =>
   isRunVolumeOf(volume, name) ||
   [
-    `${NODE_PREFIX}-${name}-vol`,
+    dataVolumeName(nodeNames(name)),
     ...(['user', 'system'] as const).flatMap((s) => [
       nodeDataVolumeName(name, s),
       nodeVpnVolumeName(name, s),
@@ -35,12 +40,6 @@ export const TYPE_LABEL = 'federa-type';
 
 /** Where things are inside the node container. */
 export const IN_CONTAINER = {
-  config: '/mnt/config',
-  data: '/mnt/data',
-  log: '/mnt/log',
-  vpn: '/mnt/vpn',
-  /** The node's audit log: `<host data folder>/audit`, never in the data volume algorithms see (docs/audit.md). */
-  audit: '/mnt/audit',
-  privateKey: '/mnt/private_key.pem',
+  ...NODE_CONTAINER_PATHS,
   dockerSocket: '/var/run/docker.sock',
 } as const;

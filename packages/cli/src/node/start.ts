@@ -132,10 +132,10 @@ export function nodeContainerSetup(
     if (wantsMount) {
       const host = db.hostFile ?? resolve(dirname(resolve(ref.file)), db.uri);
       const inside = `${db.label}${extname(host)}`;
-      binds.push(`${host}:/mnt/${inside}:ro`);
+      binds.push(`${host}:${IN_CONTAINER.mounts}/${inside}:ro`);
       // Relative: `vnode-local start --dockerized` reads it as /mnt/<label><ext> and copies it into the data volume.
       env[key] = inside;
-      if (db.label === 'default') env.DATABASE_URI = `/mnt/${inside}`;
+      if (db.label === 'default') env.DATABASE_URI = `${IN_CONTAINER.mounts}/${inside}`;
     } else {
       env[key] = db.uri;
       if (db.label === 'default') env.DATABASE_URI = db.uri;

@@ -6,24 +6,23 @@
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { ConfigError, instanceName, readEnvironment, validateConfig } from '@federa/common';
+import {
+  ConfigError,
+  DEFAULT_DOCKER_PREFIX,
+  NODE_CONTAINER_PATHS,
+  instanceName,
+  readEnvironment,
+  validateConfig,
+} from '@federa/common';
 
 import { NodeConfigSchema, type DatabaseType, type RawNodeConfig } from './schema.js';
 
 export const DEFAULT_ENVIRONMENT = 'application';
 export const DEFAULT_PROXY_PORT = 8080;
-export const DEFAULT_DOCKER_PREFIX = 'federa';
+export { DEFAULT_DOCKER_PREFIX } from '@federa/common';
 
 /** Fixed places inside the node container when the node runs in Docker (`--dockerized`, docs/node.md#running-in-docker---dockerized). */
-export const DOCKERIZED_PATHS = {
-  data: '/mnt/data',
-  log: '/mnt/log',
-  config: '/mnt/config',
-  /** The audit log: `vnode start` mounts `<host data folder>/audit` here (docs/audit.md). */
-  audit: '/mnt/audit',
-  /** Where `vnode start` mounts file databases and the private key. */
-  mounts: '/mnt',
-} as const;
+export const DOCKERIZED_PATHS = NODE_CONTAINER_PATHS;
 
 export interface DatabaseConfig {
   readonly label: string;

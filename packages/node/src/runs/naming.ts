@@ -2,18 +2,10 @@
  * Names of the node's Docker objects and files (docs/container-environment.md#names-labels-and-networks, docs/docker.md#3-names-and-labels-the-node-uses: `<prefix>-<node_name>-…`).
  */
 import { posix } from 'node:path';
+import type { NodeNames } from '@federa/common';
 
-export interface NodeNames {
-  readonly prefix: string;
-  readonly node: string;
-}
+export { dataVolumeName, networkName, tmpVolumeName, type NodeNames } from '@federa/common';
 
-/** Private (internal) algorithm network of the node. */
-export const networkName = (n: NodeNames): string => `${n.prefix}-${n.node}-net`;
-/** Data volume of the node (input, output, token, copied file databases). */
-export const dataVolumeName = (n: NodeNames): string => `${n.prefix}-${n.node}-vol`;
-/** Temporary volume shared by every algorithm of one run id on this node. */
-export const tmpVolumeName = (n: NodeNames, runId: number): string => `${n.prefix}-${n.node}-${runId}-tmpvol`;
 /** Algorithm container of one result. */
 export const algorithmContainerName = (n: NodeNames, resultId: number): string =>
   `${n.prefix}-${n.node}-result-${resultId}`;

@@ -2,7 +2,7 @@
  * The node's VPN client container (`<prefix>-<node>-vpn-client`): what it runs, the firewall inside it, and how a
  * configuration reaches it (docs/vpn.md, "On the node").
  */
-import { parseIpv4Subnet } from '@federa/common';
+import { parseIpv4Subnet, vpnClientName } from '@federa/common';
 
 import type { ContainerSpec } from '../runtime/index.js';
 import type { NodeNames } from '../runs/naming.js';
@@ -14,7 +14,7 @@ const CONFIG_PATH = '/run/federa-vpn.ovpn';
 export const FIRST_VPN_PORT = 49152;
 export const LAST_VPN_PORT = 65534;
 
-export const vpnClientName = (names: NodeNames): string => `${names.prefix}-${names.node}-vpn-client`;
+export { vpnClientName } from '@federa/common';
 
 /** The client on the node's private network; OpenVPN runs again whenever it stops (a new configuration is loaded by stopping it). */
 export function vpnClientSpec(
