@@ -24,6 +24,7 @@ export default defineConfig({
       'packages/ui/src/**/*.test.tsx',
       'packages/ui/e2e/**/*.test.ts',
       'bench/**/*.test.ts',
+      'scripts/**/*.test.ts',
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000,

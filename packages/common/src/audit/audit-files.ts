@@ -1,6 +1,6 @@
 /**
  * Where a chain's entries are: `<chain>.jsonl` is written to; a full one is renamed `<chain>.<first seq, 12
- * digits>.jsonl` and the chain goes on in a new `<chain>.jsonl` (docs/audit.md, "Rotation").
+ * digits>.jsonl` and the chain goes on in a new `<chain>.jsonl` (rotation: docs/audit.md#the-format).
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';

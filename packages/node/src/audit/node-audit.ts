@@ -1,5 +1,5 @@
 /**
- * The node's audit log (docs/audit.md, "Node entries"): a hash-chained file in `<data folder>/audit` (in Docker the
+ * The node's audit log (docs/audit.md, "For node admins"): a hash-chained file in `<data folder>/audit` (in Docker the
  * host's data folder mounted at /mnt/audit, out of reach of algorithms). Every run gets `run.started` before its
  * container starts (the image by digest, the task, run, initiating user and organization, the data sources, the
  * SHA-256 of the input as received) and `run.finished` with its outcome. A run whose `run.started` cannot be

@@ -1,5 +1,5 @@
 /**
- * What the server's audit log records of a request (docs/audit.md, "Server entries"): every request that may change
+ * What the server's audit log records of a request (docs/audit.md, "For server admins"): every request that may change
  * something (POST, PATCH, DELETE) and every read of results, with who made it, from where, what it named, and how
  * it ended. Never a value of the body (passwords, API keys, encrypted input): only the names of the fields sent, and
  * for a few routes the details listed in DETAILS.
