@@ -29,7 +29,7 @@ export function splitFiles(code: string): Record<string, string> {
 }
 
 /** `docker build` of `dockerfile` in a context of `repoPaths` (copied from the checkout) and `files` (text). */
-export function buildImage(
+export function buildDocImage(
   image: string,
   dockerfile: string,
   repoPaths: readonly string[],

@@ -28,7 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { UserClient } from '@federa/client';
 
-import { buildImage, removeImages, splitFiles } from './algorithm-image.js';
+import { buildDocImage, removeImages, splitFiles } from './algorithm-image.js';
 import { docBlocks, runnableBlocks, type DocBlock } from './doc-blocks.js';
 import { startDocsFederation, type DocsFederation } from './docs-federation.js';
 import { RUN_HERE } from './run-here.js';
@@ -262,7 +262,7 @@ describe('docs/algorithm-development.md: the algorithms of the page, built into 
       (b) => b.lang === 'dockerfile' && b.line > source!.line,
     );
     const image = `federa-docs/${tag}-average-python:local`;
-    buildImage(image, dockerfile!.code, ['clients/python/federa_algorithm_tools'], {
+    buildDocImage(image, dockerfile!.code, ['clients/python/federa_algorithm_tools'], {
       'algorithms/average-python/average.py': files['average.py']!,
       'algorithms/average-python/main.py': files['main.py']!,
     });
@@ -298,7 +298,7 @@ describe('docs/algorithm-development.md: the algorithms of the page, built into 
     });
     const image = `federa-docs/${tag}-average-ts:local`;
     const dist = (name: string): string => readFileSync(join(project, 'dist', name), 'utf8');
-    buildImage(
+    buildDocImage(
       image,
       readFileSync(join(REPO, 'algorithms/average-ts/Dockerfile'), 'utf8'),
       [

@@ -5,7 +5,6 @@
  * of Hospital A with the Researcher role, and a node per organization running the algorithm images in Docker.
  * Docker objects are named after a per-run tag and removed by `close()`.
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +14,7 @@ import { UserClient } from '@federa/client';
 import { createPrivateKeyFile } from '@federa/common';
 import { loadNodeConfig, startNode, type RunningNode } from '@federa/node';
 import { startServer } from '@federa/server';
+import { removeNodeObjects } from '@federa/testing';
 import pino from 'pino';
 
 export interface DocsOrganization {
@@ -195,24 +195,4 @@ async function organizationOfKey(port: number, apiKey: string): Promise<number> 
   });
   const body = (await node.json()) as { organization: { id: number } };
   return body.organization.id;
-}
-
-/** Removes a node's Docker objects (containers labelled with it, its network and volumes). */
-function removeNodeObjects(name: string): void {
-  const sh = (args: string[]): string => {
-    try {
-      return execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    } catch {
-      return '';
-    }
-  };
-  const containers = sh(['ps', '-aq', '--filter', `label=node=${name}`])
-    .split('\n')
-    .filter(Boolean);
-  if (containers.length) sh(['rm', '-f', ...containers]);
-  sh(['network', 'rm', `federa-${name}-net`]);
-  const volumes = sh(['volume', 'ls', '-q', '--filter', `name=federa-${name}-`])
-    .split('\n')
-    .filter(Boolean);
-  if (volumes.length) sh(['volume', 'rm', '-f', ...volumes]);
 }
