@@ -11,13 +11,10 @@ import { setUpEncryption } from './encryption-setup.js';
 import { NodeStoppedError, StartupError } from './errors.js';
 import { createNodeLogger } from './logger.js';
 import { startProxy, type RunningProxy } from './proxy/proxy-server.js';
-import { copyFileDatabases } from './runs/run-files.js';
-import { networkName, type NodeNames } from './runs/naming.js';
 import { NetworkHelpers } from './runs/network-helpers.js';
 import { RunManager } from './runs/run-manager.js';
 import { RunStore } from './runs/run-store.js';
-import { installHostGuard } from './runs/host-guard.js';
-import { dockerizedPlacement, hostPlacement } from './runs/placement.js';
+import { isolatePrivateNetwork, setUpPrivateNetwork } from './runs/private-network.js';
 import { createContainerRuntime, type ContainerRuntime } from './runtime/index.js';
 import { RestClient } from './server-client/rest-client.js';
 import { NodeVpn, VPN_HELPER_IMAGE } from './vpn/node-vpn.js';
@@ -164,33 +161,14 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     });
 
     // Private network, data volume, databases, linked services.
-    const names: NodeNames = { prefix: config.dockerPrefix, node: config.name };
-    const network = networkName(names);
-    const labels = { 'federa.node': config.name, 'vantage6-type': 'node-resource' };
-    await runtime.ensureNetwork(network, { internal: true, labels });
-    const net = await runtime.inspectNetwork(network);
-    if (!net) throw new StartupError(`the network ${network} disappeared right after it was made`);
-    const placement = config.dockerized
-      ? await dockerizedPlacement({ config, runtime, names, network, log, env: options.env ?? process.env })
-      : await hostPlacement({ config, runtime, names, net, labels });
+    const privateNetwork = await setUpPrivateNetwork({
+      config,
+      runtime,
+      log,
+      env: options.env ?? process.env,
+    });
+    const { names, network, net, placement } = privateNetwork;
     const { volumeDir, dataVolume } = placement;
-    const copied = await copyFileDatabases(volumeDir, config.databases);
-    for (const file of copied)
-      log.info({ event: 'database.copied', file }, 'file database copied into the data volume');
-    for (const [alias, container] of Object.entries(config.containerServices)) {
-      await runtime.connectContainerToNetwork(container, network, [alias]).then(
-        () =>
-          log.info(
-            { event: 'service.attached', alias, container },
-            'service attached to the private network',
-          ),
-        (e: unknown) =>
-          log.error(
-            { event: 'service.attach_failed', alias, container, err: (e as Error).message },
-            'cannot attach a service container to the private network',
-          ),
-      );
-    }
 
     // On the host the proxy listens on the gateway (reachable from the private network, not from elsewhere); in
     // Docker on every address of the node container, which the private network reaches as `proxyserver`.
@@ -210,31 +188,8 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       );
     }
     cleanups.push(() => proxy.close());
-    if (config.dockerized) {
-      log.info(
-        { event: 'network.isolated', network },
-        'algorithms on the internal network reach the proxy (proxyserver) and nothing else',
-      );
-    } else {
-      const guard = await installHostGuard({
-        networkId: net.id,
-        gateway: placement.proxyListen,
-        proxyPort: proxy.port,
-        tag: `federa-guard-${names.prefix}-${names.node}`,
-      });
-      if (guard.active) {
-        log.info(
-          { event: 'network.guarded', network },
-          'algorithms on the private network can reach the proxy and nothing else of this host',
-        );
-        cleanups.push(() => guard.remove());
-      } else {
-        log.warn(
-          { event: 'network.unguarded', network, reason: guard.reason },
-          'cannot install the host firewall rules (needs root and iptables): algorithms can reach services of this host that listen on all addresses',
-        );
-      }
-    }
+    const unguard = await isolatePrivateNetwork({ config, privateNetwork, proxyPort: proxy.port, log });
+    if (unguard) cleanups.push(unguard);
     const { proxyHost, extraHosts } = placement;
 
     // The VPN between algorithms: only with vpn_subnet, and only when the server offers one (docs/vpn.md).

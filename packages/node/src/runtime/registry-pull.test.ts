@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerRuntime } from './docker/docker-runtime.js';
 import { RegistryError } from './errors.js';
 import { createContainerRuntime } from './runtime-factory.js';
-import { LocalRegistry } from '@federa/testing';
+import { LocalRegistry, requireDocker } from '@federa/testing';
 
 const RUN = `fedrp${randomBytes(3).toString('hex')}`;
 const TEST_LABEL = 'federa.test-run';
@@ -20,15 +20,7 @@ const TEST_LABEL = 'federa.test-run';
 const docker = new Docker();
 const runtime = new DockerRuntime({ docker, registryTimeoutMs: 5_000 });
 
-beforeAll(async () => {
-  try {
-    await runtime.ping();
-  } catch (err) {
-    throw new Error(
-      `Docker engine not reachable (${(err as Error).message}). Run scripts/docker-engine.sh first (as root).`,
-    );
-  }
-});
+beforeAll(() => requireDocker());
 
 afterAll(async () => {
   for (const c of await runtime.listContainers({ [TEST_LABEL]: RUN })) await runtime.remove(c);
