@@ -46,11 +46,6 @@ export default tseslint.config(
       'packages/server/src/import/**',
       'packages/server/src/auth/**',
       'packages/server/src/socket/**',
-      'packages/server/src/routes/password.ts',
-      'packages/server/src/routes/recover.ts',
-      'packages/server/src/routes/role.ts',
-      'packages/server/src/routes/token.ts',
-      'packages/server/src/routes/user.ts',
     ],
     rules: {
       'no-restricted-syntax': [

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Role } from '../db/schema.js';
+import type { IdQuery } from './listing.js';
 import type { Caller } from '../auth/caller.js';
 import { RESERVED_ROLE_NAMES, describeRule, ruleKeyOf, type RuleKey } from '../auth/rules.js';
 import { forbidden, notFound } from '../errors.js';
@@ -198,4 +199,135 @@ export async function roleRows(db: Kysely<Database>, ids: readonly number[]) {
       .execute(),
   ]);
   return { rows, rules, users };
+}
+
+/** The names of a user's roles. */
+export async function roleNamesOfUser(db: Kysely<Database>, userId: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('role')
+    .innerJoin('user_role', 'user_role.role_id', 'role.id')
+    .select('role.name')
+    .where('user_role.user_id', '=', userId)
+    .execute();
+  return rows.map((r) => r.name);
+}
+
+/** The filters of `GET /role`: any of the organizations (with the default roles when `include_root`), any of the name/description patterns (SQL LIKE). */
+export interface RoleFilter {
+  organization_id?: readonly number[] | undefined;
+  include_root?: boolean;
+  name?: readonly string[] | undefined;
+  description?: readonly string[] | undefined;
+  rule_id?: number | undefined;
+  user_id?: number | undefined;
+}
+
+/**
+ * The ids of the roles a caller sees, matching `filter`, ascending. `scope` null: every role; else the roles the
+ * caller holds (`held`), and with `organizationId` also those of that organization and the default roles.
+ */
+export function roleIds(
+  db: Kysely<Database>,
+  scope: { held: readonly number[]; organizationId?: number } | null,
+  filter: RoleFilter,
+): IdQuery {
+  let ids = db.selectFrom('role').select('role.id as id').orderBy('role.id');
+  if (scope !== null) {
+    const heldOrNone = scope.held.length ? scope.held : [-1];
+    const organizationId = scope.organizationId;
+    ids =
+      organizationId !== undefined
+        ? ids.where((eb) =>
+            eb.or([
+              eb('role.organization_id', '=', organizationId),
+              eb('role.organization_id', 'is', null),
+              eb('role.id', 'in', heldOrNone),
+            ]),
+          )
+        : ids.where('role.id', 'in', heldOrNone);
+  }
+  const orgs = filter.organization_id;
+  if (orgs && orgs.length > 0) {
+    ids = filter.include_root
+      ? ids.where((eb) =>
+          eb.or([eb('role.organization_id', 'in', orgs), eb('role.organization_id', 'is', null)]),
+        )
+      : ids.where('role.organization_id', 'in', orgs);
+  }
+  for (const field of ['name', 'description'] as const) {
+    const patterns = filter[field];
+    if (patterns && patterns.length > 0)
+      ids = ids.where((eb) => eb.or(patterns.map((p) => eb(`role.${field}`, 'like', p))));
+  }
+  const ruleId = filter.rule_id;
+  if (ruleId !== undefined) {
+    ids = ids.where('role.id', 'in', (eb) =>
+      eb.selectFrom('role_rule').select('role_rule.role_id').where('role_rule.rule_id', '=', ruleId),
+    );
+  }
+  const userId = filter.user_id;
+  if (userId !== undefined) {
+    ids = ids.where('role.id', 'in', (eb) =>
+      eb.selectFrom('user_role').select('user_role.role_id').where('user_role.user_id', '=', userId),
+    );
+  }
+  return ids;
+}
+
+/** Creates a role with its rules in one transaction; returns its id. */
+export async function createRole(
+  db: Kysely<Database>,
+  values: { name: string; description?: string | null | undefined; organization_id: number | null },
+  ruleIds: readonly number[],
+): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx.insertInto('role').values(values).returning('id').executeTakeFirstOrThrow();
+    if (ruleIds.length)
+      await trx
+        .insertInto('role_rule')
+        .values(ruleIds.map((rule_id) => ({ role_id: row.id, rule_id })))
+        .execute();
+    return row.id;
+  });
+}
+
+/** Changes a role's name and description and, when `ruleIds` is given, replaces its rules; one transaction. */
+export async function updateRole(
+  db: Kysely<Database>,
+  roleId: number,
+  values: { name: string; description: string | null },
+  ruleIds: readonly number[] | null,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.updateTable('role').set(values).where('id', '=', roleId).execute();
+    if (ruleIds) {
+      await trx.deleteFrom('role_rule').where('role_id', '=', roleId).execute();
+      if (ruleIds.length)
+        await trx
+          .insertInto('role_rule')
+          .values(ruleIds.map((rule_id) => ({ role_id: roleId, rule_id })))
+          .execute();
+    }
+  });
+}
+
+/** Deletes a role with its assignments to users and its rules. */
+export async function deleteRole(db: Kysely<Database>, roleId: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('user_role').where('role_id', '=', roleId).execute();
+    await trx.deleteFrom('role_rule').where('role_id', '=', roleId).execute();
+    await trx.deleteFrom('role').where('id', '=', roleId).execute();
+  });
+}
+
+export async function addRuleToRole(db: Kysely<Database>, roleId: number, ruleId: number): Promise<void> {
+  await db.insertInto('role_rule').values({ role_id: roleId, rule_id: ruleId }).execute();
+}
+
+export async function removeRuleFromRole(
+  db: Kysely<Database>,
+  roleId: number,
+  ruleId: number,
+): Promise<void> {
+  await db.deleteFrom('role_rule').where('role_id', '=', roleId).where('rule_id', '=', ruleId).execute();
 }

@@ -40,3 +40,14 @@ export function ruleIds(db: Kysely<Database>, filter: RuleFilter): IdQuery {
   }
   return ids;
 }
+
+/** The ids of the rules a role contains as a listing, ascending. */
+export function ruleIdsOfRoleListing(db: Kysely<Database>, roleId: number): IdQuery {
+  return db
+    .selectFrom('rule')
+    .select('rule.id as id')
+    .where('rule.id', 'in', (eb) =>
+      eb.selectFrom('role_rule').select('role_rule.rule_id').where('role_rule.role_id', '=', roleId),
+    )
+    .orderBy('rule.id');
+}

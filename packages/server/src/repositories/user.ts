@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, User } from '../db/schema.js';
+import type { IdQuery } from './listing.js';
 
 /** Data access for users. A user's id is the id of its `authenticatable` row (shared with nodes). */
 
@@ -155,4 +156,59 @@ export async function userRows(db: Kysely<Database>, ids: readonly number[]) {
       .execute(),
   ]);
   return { rows, roles, rules, tasks: tasks as { k: number; v: number }[] };
+}
+
+/** The filters of `GET /user`: SQL LIKE patterns on the names, times in the stored form. */
+export interface UserFilter {
+  username?: string | undefined;
+  firstname?: string | undefined;
+  lastname?: string | undefined;
+  email?: string | undefined;
+  organization_id?: number | undefined;
+  last_seen_from?: string | undefined;
+  last_seen_till?: string | undefined;
+  role_id?: number | undefined;
+  rule_id?: number | undefined;
+}
+
+/** The ids of the users of organization `scope` (all when null) matching `filter`, ascending. */
+export function userIds(db: Kysely<Database>, scope: number | null, filter: UserFilter): IdQuery {
+  let ids = db.selectFrom('user').select('user.id as id').orderBy('user.id');
+  if (scope !== null) ids = ids.where('user.organization_id', '=', scope);
+  for (const field of ['username', 'firstname', 'lastname', 'email'] as const) {
+    const value = filter[field];
+    if (value !== undefined) ids = ids.where(`user.${field}`, 'like', value);
+  }
+  if (filter.organization_id !== undefined)
+    ids = ids.where('user.organization_id', '=', filter.organization_id);
+  if (filter.last_seen_from !== undefined) ids = ids.where('user.last_seen', '>=', filter.last_seen_from);
+  if (filter.last_seen_till !== undefined) ids = ids.where('user.last_seen', '<=', filter.last_seen_till);
+  const roleId = filter.role_id;
+  if (roleId !== undefined) {
+    ids = ids.where('user.id', 'in', (eb) =>
+      eb.selectFrom('user_role').select('user_role.user_id').where('user_role.role_id', '=', roleId),
+    );
+  }
+  const ruleId = filter.rule_id;
+  if (ruleId !== undefined) {
+    ids = ids.where('user.id', 'in', (eb) =>
+      eb.selectFrom('user_rule').select('user_rule.user_id').where('user_rule.rule_id', '=', ruleId),
+    );
+  }
+  return ids;
+}
+
+/** Changes a user's names and e-mail address and, when given, replaces their roles and rules; one transaction. */
+export async function updateUser(
+  db: Kysely<Database>,
+  userId: number,
+  values: { username: string; email: string; firstname: string | null; lastname: string | null },
+  roleIds: readonly number[] | null | undefined,
+  ruleIds: readonly number[] | null | undefined,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.updateTable('user').set(values).where('id', '=', userId).execute();
+    if (roleIds) await replaceUserRoles(trx, userId, roleIds);
+    if (ruleIds) await replaceUserRules(trx, userId, ruleIds);
+  });
 }

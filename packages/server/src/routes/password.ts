@@ -6,7 +6,7 @@ import { errorResponses, MessageSchema } from '../serializers/common.js';
 import { findUser } from '../repositories/user.js';
 import { accountLocked, attemptsAfterFailure } from '../auth/login-throttle.js';
 import { endSessions } from '../auth/sessions.js';
-import { nowStored } from '../http/datetime.js';
+import { recordFailedLogin, setPasswordHash } from '../repositories/login.js';
 
 /** `PATCH /password/change` (docs/api.md#account-recovery-and-passwords): a user changes their own password. */
 export const passwordRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -44,15 +44,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const locked = accountLocked(user, policy);
       if (locked || !matches) {
         ctx.throttle.fail(request.ip);
-        if (!locked)
-          await db
-            .updateTable('user')
-            .set({
-              failed_login_attempts: attemptsAfterFailure(user, policy),
-              last_login_attempt: nowStored(),
-            })
-            .where('id', '=', user.id)
-            .execute();
+        if (!locked) await recordFailedLogin(db, user.id, attemptsAfterFailure(user, policy));
         request.log.info({ event: 'password.change_refused', user_id: user.id, locked }, 'wrong password');
         throw new ApiError(
           'invalid_credentials',
@@ -66,15 +58,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox = async (app) => {
         );
       const problem = passwordPolicyProblem(next);
       if (problem) throw new ApiError('password_policy', problem);
-      await db
-        .updateTable('user')
-        .set({
-          password: await hashPassword(next, ctx.config.bcrypt_rounds),
-          failed_login_attempts: 0,
-          last_login_attempt: null,
-        })
-        .where('id', '=', user.id)
-        .execute();
+      await setPasswordHash(db, user.id, await hashPassword(next, ctx.config.bcrypt_rounds));
       // Every session opened before the change ends, this one too (docs/security.md): log in again.
       await endSessions(ctx, 'user', user.id, 'password_changed');
       request.log.info({ event: 'password.changed', user_id: user.id }, 'password changed');

@@ -3,7 +3,14 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError, badRequest } from '../errors.js';
 import { hashPassword, passwordPolicyProblem } from '../auth/passwords.js';
-import { formatStored, nowStored } from '../http/datetime.js';
+import { formatStored } from '../http/datetime.js';
+import { findUser } from '../repositories/user.js';
+import {
+  findUserByUsernameOrEmail,
+  forgetUsedResetTokens,
+  resetPasswordWithToken,
+  resetTokenUsed,
+} from '../repositories/login.js';
 import { ErrorSchema, errorResponses, MessageSchema } from '../serializers/common.js';
 import type { AppContext } from '../context.js';
 import type { TokenClaims } from '../auth/tokens.js';
@@ -44,11 +51,7 @@ function resetMail(
  * they are now (docs/security.md). Undefined when the user does not exist.
  */
 export async function resetTokenFor(ctx: AppContext, userId: number): Promise<string | undefined> {
-  const user = await ctx.dbh.db
-    .selectFrom('user')
-    .select(['password', 'email'])
-    .where('id', '=', userId)
-    .executeTakeFirst();
+  const user = await findUser(ctx.dbh.db, userId);
   if (!user) return undefined;
   return ctx.tokens.reset(userId, undefined, ctx.tokens.accountFingerprint(user.password, user.email));
 }
@@ -108,10 +111,7 @@ export const recoverRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const mailer = ctx.mailer;
       if (!mailer) throw new ApiError('not_configured', RECOVERY_NOT_CONFIGURED_MESSAGE);
       const db = ctx.dbh.db;
-      const q = db.selectFrom('user').select(['id', 'username', 'firstname', 'email', 'password']);
-      const user = await (username ? q.where('username', '=', username) : q.where('email', '=', email ?? ''))
-        .orderBy('id')
-        .executeTakeFirst();
+      const user = await findUserByUsernameOrEmail(db, { username, email });
       if (user) {
         const token = await ctx.tokens.reset(
           user.id,
@@ -156,15 +156,9 @@ export const recoverRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { reset_token: token, password } = request.body;
       const { userId, jti, fingerprint } = await verifyResetToken(ctx, token);
       const db = ctx.dbh.db;
-      const used = async (): Promise<boolean> =>
-        (await db.selectFrom('used_token').select('jti').where('jti', '=', jti).executeTakeFirst()) !==
-        undefined;
+      const used = (): Promise<boolean> => resetTokenUsed(db, jti);
       if (await used()) throw badRequest('This reset token was already used. Ask for a new one.');
-      const user = await db
-        .selectFrom('user')
-        .select(['id', 'password', 'email'])
-        .where('id', '=', userId)
-        .executeTakeFirst();
+      const user = await findUser(db, userId);
       if (!user) throw badRequest('Invalid reset token: the account no longer exists.');
       // A token sent before the password or the e-mail address changed no longer works (docs/security.md).
       if (fingerprint !== ctx.tokens.accountFingerprint(user.password, user.email))
@@ -174,17 +168,8 @@ export const recoverRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const problem = passwordPolicyProblem(password);
       if (problem) throw new ApiError('password_policy', problem);
       const hash = await hashPassword(password, ctx.config.bcrypt_rounds);
-      const now = nowStored();
       try {
-        await db.transaction().execute(async (trx) => {
-          // The primary key on jti makes a second, concurrent use of the token fail here.
-          await trx.insertInto('used_token').values({ jti, used_at: now }).execute();
-          await trx
-            .updateTable('user')
-            .set({ password: hash, failed_login_attempts: 0, last_login_attempt: null })
-            .where('id', '=', userId)
-            .execute();
-        });
+        await resetPasswordWithToken(db, userId, jti, hash);
       } catch (error) {
         if (await used()) throw badRequest('This reset token was already used. Ask for a new one.');
         throw error;
@@ -192,7 +177,7 @@ export const recoverRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await endSessions(ctx, 'user', userId, 'password_reset');
       // Tokens that have expired cannot be replayed anyway: forget them.
       const horizon = formatStored(new Date(Date.now() - (ctx.tokens.lifetimes.resetSeconds + 3600) * 1000));
-      await db.deleteFrom('used_token').where('used_at', '<', horizon).execute();
+      await forgetUsedResetTokens(db, horizon);
       request.log.info(
         { event: 'recover.password_reset', user_id: userId },
         'password reset with a reset token',

@@ -20,7 +20,14 @@ import {
   roleIdsOfUser,
   ruleIdsOfRole,
   ruleKeysById,
+  addRuleToRole,
+  createRole,
+  deleteRole,
+  removeRuleFromRole,
+  roleIds,
+  updateRole,
 } from '../repositories/role.js';
+import { ruleIdsOfRoleListing } from '../repositories/rule.js';
 
 /**
  * An optional body field that also accepts `null` (3.x clients send `null` for fields they were not given).
@@ -125,45 +132,20 @@ export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const caller = callerOf(request);
       const q = request.query;
-      let ids = db().selectFrom('role').select('role.id as id').orderBy('role.id');
-      if (!can(caller, 'role.v_glo')) {
-        const held = await roleIdsOfUser(db(), caller.id);
-        const heldOrNone = held.length ? held : [-1];
-        ids = can(caller, 'role.v_org')
-          ? ids.where((eb) =>
-              eb.or([
-                eb('role.organization_id', '=', caller.organizationId),
-                eb('role.organization_id', 'is', null),
-                eb('role.id', 'in', heldOrNone),
-              ]),
-            )
-          : ids.where('role.id', 'in', heldOrNone);
-      }
-      const orgs = q.organization_id;
-      if (orgs && orgs.length > 0) {
-        ids = truthy(q.include_root)
-          ? ids.where((eb) =>
-              eb.or([eb('role.organization_id', 'in', orgs), eb('role.organization_id', 'is', null)]),
-            )
-          : ids.where('role.organization_id', 'in', orgs);
-      }
-      for (const field of ['name', 'description'] as const) {
-        const patterns = q[field];
-        if (patterns && patterns.length > 0)
-          ids = ids.where((eb) => eb.or(patterns.map((p) => eb(`role.${field}`, 'like', p))));
-      }
-      const ruleId = q.rule_id;
-      if (ruleId !== undefined) {
-        ids = ids.where('role.id', 'in', (eb) =>
-          eb.selectFrom('role_rule').select('role_rule.role_id').where('role_rule.rule_id', '=', ruleId),
-        );
-      }
-      const userId = q.user_id;
-      if (userId !== undefined) {
-        ids = ids.where('role.id', 'in', (eb) =>
-          eb.selectFrom('user_role').select('user_role.role_id').where('user_role.user_id', '=', userId),
-        );
-      }
+      const scope = can(caller, 'role.v_glo')
+        ? null
+        : {
+            held: await roleIdsOfUser(db(), caller.id),
+            ...(can(caller, 'role.v_org') ? { organizationId: caller.organizationId } : {}),
+          };
+      const ids = roleIds(db(), scope, {
+        organization_id: q.organization_id,
+        include_root: truthy(q.include_root),
+        name: q.name,
+        description: q.description,
+        rule_id: q.rule_id,
+        user_id: q.user_id,
+      });
       return paginate(db(), request, reply, ids, (page) => loadRoles(ctx, page));
     },
   );
@@ -198,21 +180,11 @@ export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       if (!can(caller, 'role.c_glo') && !can(caller, 'role.c_org'))
         throw forbidden('You lack the permission to create roles (role CREATE ORGANIZATION or GLOBAL).');
-      const id = await db()
-        .transaction()
-        .execute(async (trx) => {
-          const row = await trx
-            .insertInto('role')
-            .values({ name: b.name, description: b.description, organization_id: organizationId })
-            .returning('id')
-            .executeTakeFirstOrThrow();
-          if (ruleIds.length)
-            await trx
-              .insertInto('role_rule')
-              .values(ruleIds.map((rule_id) => ({ role_id: row.id, rule_id })))
-              .execute();
-          return row.id;
-        });
+      const id = await createRole(
+        db(),
+        { name: b.name, description: b.description, organization_id: organizationId },
+        ruleIds,
+      );
       request.log.info({ event: 'role.created', role_id: id, by: caller.id }, 'role created');
       const [out] = await loadRoles(ctx, [id]);
       if (!out) throw notFound('role', id);
@@ -275,23 +247,7 @@ export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
           await requireOutranksHolders(db(), caller, role, 'change the rules of');
         }
       }
-      await db()
-        .transaction()
-        .execute(async (trx) => {
-          await trx
-            .updateTable('role')
-            .set({ name, description: b.description ?? role.description })
-            .where('id', '=', role.id)
-            .execute();
-          if (ruleIds) {
-            await trx.deleteFrom('role_rule').where('role_id', '=', role.id).execute();
-            if (ruleIds.length)
-              await trx
-                .insertInto('role_rule')
-                .values(ruleIds.map((rule_id) => ({ role_id: role.id, rule_id })))
-                .execute();
-          }
-        });
+      await updateRole(db(), role.id, { name, description: b.description ?? role.description }, ruleIds);
       ctx.events.identityChanged?.({ what: 'rooms', kind: 'user' });
       request.log.info({ event: 'role.updated', role_id: role.id, by: caller.id }, 'role updated');
       const [out] = await loadRoles(ctx, [role.id]);
@@ -318,13 +274,7 @@ export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw badRequest(`Role '${role.name}' is a default role and cannot be deleted.`);
       await requireNoSelfLoss(db(), caller, role, []);
       await requireOutranksHolders(db(), caller, role, 'delete');
-      await db()
-        .transaction()
-        .execute(async (trx) => {
-          await trx.deleteFrom('user_role').where('role_id', '=', role.id).execute();
-          await trx.deleteFrom('role_rule').where('role_id', '=', role.id).execute();
-          await trx.deleteFrom('role').where('id', '=', role.id).execute();
-        });
+      await deleteRole(db(), role.id);
       ctx.events.identityChanged?.({ what: 'rooms', kind: 'user' });
       request.log.info({ event: 'role.deleted', role_id: role.id, by: caller.id }, 'role deleted');
       return { msg: `Role id=${role.id} has been deleted.` };
@@ -349,13 +299,7 @@ export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw forbidden(
           'You lack the permission to view the rules of this role (role VIEW ORGANIZATION or GLOBAL).',
         );
-      const ids = db()
-        .selectFrom('rule')
-        .select('rule.id as id')
-        .where('rule.id', 'in', (eb) =>
-          eb.selectFrom('role_rule').select('role_rule.rule_id').where('role_rule.role_id', '=', role.id),
-        )
-        .orderBy('rule.id');
+      const ids = ruleIdsOfRoleListing(db(), role.id);
       return paginate(db(), request, reply, ids, (page) => loadRules(ctx, page));
     },
   );
@@ -380,7 +324,7 @@ export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       requireHeld(caller, keys.values(), 'put it in a role');
       if (!(await ruleIdsOfRole(db(), role.id)).includes(ruleId)) {
         await requireOutranksHolders(db(), caller, role, 'add a rule to');
-        await db().insertInto('role_rule').values({ role_id: role.id, rule_id: ruleId }).execute();
+        await addRuleToRole(db(), role.id, ruleId);
       }
       ctx.events.identityChanged?.({ what: 'rooms', kind: 'user' });
       return reply.status(201).send(await rulesOf(role.id));
@@ -411,11 +355,7 @@ export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const remaining = current.filter((id) => id !== ruleId);
       await requireNoSelfLoss(db(), caller, role, (await ruleKeysById(db(), remaining)).values());
       await requireOutranksHolders(db(), caller, role, 'remove a rule from');
-      await db()
-        .deleteFrom('role_rule')
-        .where('role_id', '=', role.id)
-        .where('rule_id', '=', ruleId)
-        .execute();
+      await removeRuleFromRole(db(), role.id, ruleId);
       ctx.events.identityChanged?.({ what: 'rooms', kind: 'user' });
       return rulesOf(role.id);
     },

@@ -6,7 +6,15 @@ import { verifyPassword, hashApiKey, hashPassword } from '../auth/passwords.js';
 import { bearerToken } from '../auth/authenticate.js';
 import { accountLocked, attemptsAfterFailure } from '../auth/login-throttle.js';
 import { openSession, rotateSession, type SessionTokens } from '../auth/sessions.js';
-import { nowStored } from '../http/datetime.js';
+import {
+  findUserByUsername,
+  nodeIdByApiKeyHash,
+  recordFailedLogin,
+  recordLogin,
+  recordNodeLogin,
+} from '../repositories/login.js';
+import { roleNamesOfUser } from '../repositories/role.js';
+import { findTask, hasRuns, isTaskComplete } from '../repositories/task/index.js';
 import { errorResponses } from '../serializers/common.js';
 import type { AppContext } from '../context.js';
 
@@ -19,13 +27,7 @@ const TokenAnswer = Type.Object({
 });
 
 export async function roleNames(ctx: AppContext, userId: number): Promise<string[]> {
-  const rows = await ctx.dbh.db
-    .selectFrom('role')
-    .innerJoin('user_role', 'user_role.role_id', 'role.id')
-    .select('role.name')
-    .where('user_role.user_id', '=', userId)
-    .execute();
-  return rows.map((r) => r.name);
+  return roleNamesOfUser(ctx.dbh.db, userId);
 }
 
 /** The login answer (docs/api.md#tokens): the session's tokens and where to refresh them. */
@@ -83,11 +85,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
           `Too many failed logins from your address. Try again in ${minutesText(wait)}.`,
         );
       const db = ctx.dbh.db;
-      const user = await db
-        .selectFrom('user')
-        .select(['id', 'password', 'failed_login_attempts', 'last_login_attempt'])
-        .where('username', '=', username)
-        .executeTakeFirst();
+      const user = await findUserByUsername(db, username);
       // The same work whatever the case: one bcrypt comparison, also for unknown users and locked accounts.
       const matches = await verifyPassword(password, user?.password ?? absentUserHash);
       const locked = user !== undefined && accountLocked(user, policy);
@@ -95,11 +93,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ctx.throttle.fail(address);
         if (user && !locked) {
           const attempts = attemptsAfterFailure(user, policy);
-          await db
-            .updateTable('user')
-            .set({ failed_login_attempts: attempts, last_login_attempt: nowStored() })
-            .where('id', '=', user.id)
-            .execute();
+          await recordFailedLogin(db, user.id, attempts);
           request.log.info({ event: 'login.failed', user_id: user.id, attempts }, 'failed login');
         } else {
           request.log.info(
@@ -109,11 +103,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }
         throw refusedLogin(policy);
       }
-      await db
-        .updateTable('user')
-        .set({ failed_login_attempts: 0, last_login_attempt: nowStored(), last_seen: nowStored() })
-        .where('id', '=', user.id)
-        .execute();
+      await recordLogin(db, user.id);
       const answer = answerWith(
         ctx,
         'user',
@@ -145,22 +135,14 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'address_throttled',
           `Too many failed logins from your address. Try again in ${minutesText(wait)}.`,
         );
-      const node = await ctx.dbh.db
-        .selectFrom('node')
-        .select('id')
-        .where('api_key_hash', '=', hashApiKey(request.body.api_key))
-        .executeTakeFirst();
-      if (!node) {
+      const nodeId = await nodeIdByApiKeyHash(ctx.dbh.db, hashApiKey(request.body.api_key));
+      if (nodeId === undefined) {
         ctx.throttle.fail(address);
         throw new ApiError('invalid_credentials', 'Invalid API key: no node has this key.');
       }
-      await ctx.dbh.db
-        .updateTable('node')
-        .set({ last_seen: nowStored() })
-        .where('id', '=', node.id)
-        .execute();
-      const answer = answerWith(ctx, 'node', node.id, await openSession(ctx, 'node', node.id));
-      request.auditActor = { kind: 'node', id: node.id };
+      await recordNodeLogin(ctx.dbh.db, nodeId);
+      const answer = answerWith(ctx, 'node', nodeId, await openSession(ctx, 'node', nodeId));
+      request.auditActor = { kind: 'node', id: nodeId };
       void reply.header('jwt-token', answer.access_token);
       return answer;
     },
@@ -202,28 +184,15 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const node = request.caller?.node;
       if (!node) throw new ApiError('wrong_caller', 'Only nodes can request container tokens');
       const db = ctx.dbh.db;
-      const task = await db
-        .selectFrom('task')
-        .selectAll()
-        .where('id', '=', request.body.task_id)
-        .executeTakeFirst();
+      const task = await findTask(db, request.body.task_id);
       if (!task) throw new ApiError('bad_request', `Task id=${request.body.task_id} does not exist`);
       if (task.image !== request.body.image)
         throw new ApiError('forbidden', `Image '${request.body.image}' is not the image of task ${task.id}`);
       if (task.collaboration_id === null || task.collaboration_id !== node.collaboration_id)
         throw new ApiError('forbidden', `Task ${task.id} is not in this node's collaboration`);
-      const open = await db
-        .selectFrom('result')
-        .select('id')
-        .where('task_id', '=', task.id)
-        .where('finished_at', 'is', null)
-        .executeTakeFirst();
-      const any = await db
-        .selectFrom('result')
-        .select('id')
-        .where('task_id', '=', task.id)
-        .executeTakeFirst();
-      if (any && !open) throw new ApiError('bad_request', `Task ${task.id} is already complete`);
+      const complete = await isTaskComplete(db, task.id);
+      if (complete && (await hasRuns(db, task.id)))
+        throw new ApiError('bad_request', `Task ${task.id} is already complete`);
       return {
         container_token: await ctx.tokens.container(
           {

@@ -7,7 +7,7 @@ import { can, type Caller } from '../auth/caller.js';
 import { hashPassword, passwordPolicyProblem, verifyPassword } from '../auth/passwords.js';
 import { requireOutranks } from '../auth/scope.js';
 import type { User } from '../db/schema.js';
-import { nowStored, parseClientTime } from '../http/datetime.js';
+import { parseClientTime } from '../http/datetime.js';
 import { paginate, PaginationQuery } from '../http/pagination.js';
 import { errorResponses, IdParams, MessageSchema, Paginated } from '../serializers/common.js';
 import { loadUsers, UserSchema } from '../serializers/user.js';
@@ -18,10 +18,11 @@ import {
   insertUser,
   isUniqueViolation,
   organizationExists,
-  replaceUserRoles,
-  replaceUserRules,
   usernameTaken,
+  updateUser,
+  userIds,
 } from '../repositories/user.js';
+import { recordFailedLogin } from '../repositories/login.js';
 import {
   checkRoleAssignment,
   checkRuleAssignment,
@@ -146,11 +147,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ctx.throttle.fail(address);
     const attempts =
       user.failed_login_attempts >= policy.max_failed_attempts ? 1 : user.failed_login_attempts + 1;
-    await db()
-      .updateTable('user')
-      .set({ failed_login_attempts: attempts, last_login_attempt: nowStored() })
-      .where('id', '=', user.id)
-      .execute();
+    await recordFailedLogin(db(), user.id, attempts);
     request.log.info({ event: 'user.email_password_wrong', user_id: user.id, attempts }, 'wrong password');
     throw new ApiError(
       'current_password_wrong',
@@ -171,33 +168,21 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const caller = callerOf(request);
       const q = request.query;
-      let ids = db().selectFrom('user').select('user.id as id').orderBy('user.id');
-      if (!can(caller, 'user.v_glo')) {
-        if (!can(caller, 'user.v_org'))
-          throw forbidden('You lack the permission to list users (user VIEW ORGANIZATION or GLOBAL).');
-        ids = ids.where('user.organization_id', '=', caller.organizationId);
-      }
-      for (const field of ['username', 'firstname', 'lastname', 'email'] as const) {
-        const value = q[field];
-        if (value !== undefined) ids = ids.where(`user.${field}`, 'like', value);
-      }
-      if (q.organization_id !== undefined) ids = ids.where('user.organization_id', '=', q.organization_id);
-      if (q.last_seen_from !== undefined)
-        ids = ids.where('user.last_seen', '>=', storedTime('last_seen_from', q.last_seen_from));
-      if (q.last_seen_till !== undefined)
-        ids = ids.where('user.last_seen', '<=', storedTime('last_seen_till', q.last_seen_till));
-      const roleId = q.role_id;
-      if (roleId !== undefined) {
-        ids = ids.where('user.id', 'in', (eb) =>
-          eb.selectFrom('user_role').select('user_role.user_id').where('user_role.role_id', '=', roleId),
-        );
-      }
-      const ruleId = q.rule_id;
-      if (ruleId !== undefined) {
-        ids = ids.where('user.id', 'in', (eb) =>
-          eb.selectFrom('user_rule').select('user_rule.user_id').where('user_rule.rule_id', '=', ruleId),
-        );
-      }
+      if (!can(caller, 'user.v_glo') && !can(caller, 'user.v_org'))
+        throw forbidden('You lack the permission to list users (user VIEW ORGANIZATION or GLOBAL).');
+      const ids = userIds(db(), can(caller, 'user.v_glo') ? null : caller.organizationId, {
+        username: q.username,
+        firstname: q.firstname,
+        lastname: q.lastname,
+        email: q.email,
+        organization_id: q.organization_id,
+        last_seen_from:
+          q.last_seen_from === undefined ? undefined : storedTime('last_seen_from', q.last_seen_from),
+        last_seen_till:
+          q.last_seen_till === undefined ? undefined : storedTime('last_seen_till', q.last_seen_till),
+        role_id: q.role_id,
+        rule_id: q.rule_id,
+      });
       return paginate(db(), request, reply, ids, (page) => loadUsers(ctx, page));
     },
   );
@@ -374,23 +359,13 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (emailChanged && (await emailTaken(db(), newEmail, user.id)))
         throw new ApiError('conflict', `A user with e-mail address '${newEmail}' already exists.`);
 
-      await db()
-        .transaction()
-        .execute(async (trx) => {
-          await trx
-            .updateTable('user')
-            .set({
-              username: newUsername,
-              email: newEmail,
-              firstname,
-              lastname,
-            })
-            .where('id', '=', user.id)
-            .execute();
-          if (roleIds) await replaceUserRoles(trx, user.id, roleIds);
-          if (ruleIds) await replaceUserRules(trx, user.id, ruleIds);
-        })
-        .catch(conflictOnRace);
+      await updateUser(
+        db(),
+        user.id,
+        { username: newUsername, email: newEmail, firstname, lastname },
+        roleIds,
+        ruleIds,
+      ).catch(conflictOnRace);
       // Open sockets follow the new rules at once (docs/security.md).
       if (roleIds || ruleIds) ctx.events.identityChanged?.({ what: 'rooms', kind: 'user', id: user.id });
       const changed = [

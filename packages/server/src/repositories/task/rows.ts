@@ -43,3 +43,11 @@ export async function childTaskIds(db: Kysely<Database>, taskId: number): Promis
   const rows = await db.selectFrom('task').select('id').where('parent_id', '=', taskId).execute();
   return rows.map((t) => t.id);
 }
+
+/** Whether a task has any run at all. */
+export async function hasRuns(db: Kysely<Database>, taskId: number): Promise<boolean> {
+  return (
+    (await db.selectFrom('result').select('id').where('task_id', '=', taskId).executeTakeFirst()) !==
+    undefined
+  );
+}
