@@ -1,5 +1,6 @@
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
+import { packageBoundaries } from './lint/package-boundaries.js';
 
 /** Kysely's entry points to a query or a transaction: only repositories/ (and db/) call them. */
 const QUERY_BUILDERS = [
@@ -84,4 +85,11 @@ export default tseslint.config(
       'import-x/no-cycle': 'error',
     },
   },
+  // Package boundaries (docs/architecture.md), generated from the packages' package.json dependencies.
+  ...packageBoundaries({
+    root: import.meta.dirname,
+    // The web UI is a Vite bundle of the browser-safe modules of common and the client (packages/ui/tsconfig.json
+    // paths), not a user of their index.ts; it may not reach any other package.
+    bundles: { ui: ['common', 'client'] },
+  }),
 );

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { RsaCryptor } from '../../common/src/index.js';
+import { RsaCryptor } from '@federa/common';
 import {
   createFederation,
   type E2eServer,

@@ -1,0 +1,117 @@
+/**
+ * The package boundaries of docs/architecture.md, as ESLint rules generated from the packages' package.json files,
+ * so that a new package gets its boundaries without editing a list:
+ * - a package imports another only when its package.json depends on it (`dependencies`; tests also
+ *   `devDependencies`): server and node never import each other, common imports no package, nothing shipped
+ *   imports @federa/testing;
+ * - it imports a package through that package's index.ts (`@federa/<name>`), never one of its files, and never
+ *   through a relative path into another package.
+ */
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
+
+const SCOPE = '@federa/';
+const TEST_FILES = ['**/*.test.ts', '**/*.test.tsx', 'packages/*/e2e/**'];
+
+/**
+ * The workspace packages under `root/packages`: their directory name, and which of the other packages they depend
+ * on in `dependencies` (`runtime`) and in `dependencies` or `devDependencies` (`tests`).
+ * @param {string} root
+ * @returns {{ dir: string, runtime: string[], tests: string[] }[]}
+ */
+export function packageGraph(root) {
+  const packagesDir = join(root, 'packages');
+  const dirs = readdirSync(packagesDir).filter((d) => existsSync(join(packagesDir, d, 'package.json')));
+  const byName = new Map(
+    dirs.map((d) => [JSON.parse(readFileSync(join(packagesDir, d, 'package.json'), 'utf8')).name, d]),
+  );
+  const internal = (deps = {}) =>
+    Object.keys(deps)
+      .filter((name) => name.startsWith(SCOPE) && byName.has(name))
+      .map((name) => byName.get(name));
+  return dirs.map((dir) => {
+    const pkg = JSON.parse(readFileSync(join(packagesDir, dir, 'package.json'), 'utf8'));
+    const runtime = internal(pkg.dependencies);
+    return { dir, runtime, tests: [...new Set([...runtime, ...internal(pkg.devDependencies)])] };
+  });
+}
+
+/**
+ * The `import-x/no-restricted-paths` zones of one kind of file (`runtime` or `tests`): per package, every other
+ * package it does not depend on is out of bounds; a package it depends on is open through its index.ts only.
+ * `bundles` names packages that take given packages' files directly (a browser bundle); they stay closed to the rest.
+ * @param {ReturnType<typeof packageGraph>} graph
+ * @param {'runtime' | 'tests'} kind
+ * @param {Record<string, string[]>} [bundles]
+ */
+export function boundaryZones(graph, kind, bundles = {}) {
+  const zones = [];
+  for (const pkg of graph) {
+    const target = `./packages/${pkg.dir}`;
+    const bundled = bundles[pkg.dir] ?? [];
+    for (const other of graph) {
+      if (other.dir === pkg.dir || bundled.includes(other.dir)) continue;
+      const from = `./packages/${other.dir}`;
+      if (pkg[kind].includes(other.dir))
+        zones.push({
+          target,
+          from,
+          except: ['./src/index.ts', './dist/index.js'],
+          message: `Import @federa/${other.dir} (its index.ts), not one of its files.`,
+        });
+      else
+        zones.push({
+          target,
+          from,
+          message: `packages/${pkg.dir} does not depend on @federa/${other.dir}${
+            kind === 'tests' ? ' (dependencies and devDependencies' : ' (dependencies'
+          } of packages/${pkg.dir}/package.json).`,
+        });
+    }
+  }
+  return zones;
+}
+
+/**
+ * The ESLint configuration objects of the boundaries: one for shipped code, one for tests.
+ * @param {{ root: string, bundles?: Record<string, string[]> }} options
+ */
+export function packageBoundaries({ root, bundles = {} }) {
+  const graph = packageGraph(root);
+  const settings = {
+    'import-x/resolver-next': [
+      createNodeResolver({
+        tsconfig: { configFile: join(root, 'tsconfig.eslint.json') },
+        extensions: ['.ts', '.tsx', '.js', '.mjs', '.json'],
+        extensionAlias: { '.js': ['.ts', '.tsx', '.js'] },
+      }),
+    ],
+  };
+  const rules = (kind) => ({
+    'import-x/no-restricted-paths': ['error', { basePath: root, zones: boundaryZones(graph, kind, bundles) }],
+  });
+  const bundleFiles = Object.keys(bundles).map((dir) => `packages/${dir}/src/**`);
+  return [
+    {
+      files: ['packages/*/**/*.ts', 'packages/*/**/*.tsx'],
+      ignores: TEST_FILES,
+      plugins: { 'import-x': importX },
+      settings,
+      rules: rules('runtime'),
+    },
+    {
+      files: TEST_FILES,
+      plugins: { 'import-x': importX },
+      settings,
+      rules: rules('tests'),
+    },
+    {
+      // A relative path into another package skips its package.json (and so these boundaries).
+      files: ['packages/*/**/*.ts', 'packages/*/**/*.tsx'],
+      ignores: bundleFiles,
+      plugins: { 'import-x': importX },
+      rules: { 'import-x/no-relative-packages': 'error' },
+    },
+  ];
+}
