@@ -12,7 +12,25 @@ import { join } from 'node:path';
 import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 
 const SCOPE = '@federa/';
+/** Test code anywhere; a package's build leaves out more (its tsconfig.json `exclude`): see {@link testFiles}. */
 const TEST_FILES = ['**/*.test.ts', '**/*.test.tsx', 'packages/*/e2e/**'];
+
+/**
+ * The files that are not shipped, which may use `devDependencies`: tests, and what each package's build leaves out
+ * (`exclude` of its tsconfig.json, e.g. the node's `src/e2e/**`).
+ * @param {string} root
+ * @param {string[]} dirs
+ */
+function testFiles(root, dirs) {
+  const globs = [...TEST_FILES];
+  for (const dir of dirs) {
+    const file = join(root, 'packages', dir, 'tsconfig.json');
+    if (!existsSync(file)) continue;
+    for (const pattern of JSON.parse(readFileSync(file, 'utf8')).exclude ?? [])
+      globs.push(`packages/${dir}/${pattern}${/[*?]/.test(pattern) ? '' : '/**'}`);
+  }
+  return [...new Set(globs)];
+}
 
 /**
  * The workspace packages under `root/packages`: their directory name, and which of the other packages they depend
@@ -74,7 +92,7 @@ export function boundaryZones(graph, kind, bundles = {}) {
 }
 
 /**
- * The ESLint configuration objects of the boundaries: one for shipped code, one for tests.
+ * The ESLint configuration objects of the boundaries: one for shipped code, one for what is not shipped (tests).
  * @param {{ root: string, bundles?: Record<string, string[]> }} options
  */
 export function packageBoundaries({ root, bundles = {} }) {
@@ -92,16 +110,20 @@ export function packageBoundaries({ root, bundles = {} }) {
     'import-x/no-restricted-paths': ['error', { basePath: root, zones: boundaryZones(graph, kind, bundles) }],
   });
   const bundleFiles = Object.keys(bundles).map((dir) => `packages/${dir}/src/**`);
+  const notShipped = testFiles(
+    root,
+    graph.map((p) => p.dir),
+  );
   return [
     {
       files: ['packages/*/**/*.ts', 'packages/*/**/*.tsx'],
-      ignores: TEST_FILES,
+      ignores: notShipped,
       plugins: { 'import-x': importX },
       settings,
       rules: rules('runtime'),
     },
     {
-      files: TEST_FILES,
+      files: notShipped,
       plugins: { 'import-x': importX },
       settings,
       rules: rules('tests'),
