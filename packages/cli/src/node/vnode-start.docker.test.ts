@@ -4,7 +4,8 @@
  * average algorithm, encrypted) on the node's internal network, then stop, clean and remove, after which nothing is left. Needs Docker and the images of scripts/build-images.sh, scripts/build-algorithms.sh and
  * scripts/build-infra-images.sh.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RsaCryptor } from '@federa/common';
@@ -224,6 +225,28 @@ describe('vnode start with the node image, at a server started by vserver', () =
     expect(bad[0]?.log ?? '').toMatch(/no column 'agee' in the data; its columns are: age/);
 
     expect((await vnode('stop', '-n', nodeName)).code).toBe(0);
+    // The node in Docker kept its audit log in the host's data folder (mounted at /mnt/audit, out of the data volume
+    // algorithms see): both runs, the image by digest, and the hash of the input as received (docs/audit.md).
+    const audited = await vnode('audit', 'verify', '-n', nodeName);
+    expect(audited.code, audited.stderr).toBe(0);
+    expect(audited.stdout).toMatch(/^OK: chain 'node': \d+ entries intact/);
+    const auditLines = readFileSync(
+      join(dirs.env.XDG_DATA_HOME, 'federa', 'node', nodeName, 'audit', 'node.jsonl'),
+      'utf8',
+    )
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const imageId = docker('image', 'inspect', '-f', '{{.Id}}', ALGORITHM);
+    expect(auditLines.find((e) => e.event === 'run.started' && e.task_id === task.id)).toMatchObject({
+      image_id: imageId,
+      initiating_organization_id: org.id,
+      input_sha256: createHash('sha256').update(input).digest('hex'),
+      database: 'default',
+    });
+    expect(auditLines.find((e) => e.event === 'run.finished' && e.task_id === misspelt.id)).toMatchObject({
+      status: 'crashed',
+    });
     expect(docker('ps', '-q', '--filter', `name=^federa-${nodeName}-user$`)).toBe('');
     // The run left its temporary volume behind (as in vantage6): `vnode clean` removes it.
     const runVolumes = (): string[] =>

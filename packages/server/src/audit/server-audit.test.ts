@@ -5,6 +5,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyAuditPath } from '@federa/common';
 import { startTestApp, taskBody, type TestApp } from '@federa/testing';
+import { ServerAudit } from './server-audit.js';
 
 let t: TestApp;
 let dir: string;
@@ -160,5 +161,26 @@ describe("the server's audit log", () => {
     expect(after[0]).toMatchObject({ event: 'audit.resumed', lost_entries: 1 });
     expect(after[1]).toMatchObject({ event: 'result.read', status: 200 });
     expect((await verifyAuditPath(dir))[0]?.problem).toBeUndefined();
+  });
+
+  it('gives a second instance on the same folder a chain of its own, and verify checks both', async () => {
+    const other = await ServerAudit.open({
+      dir,
+      maxFileBytes: 1024 * 1024,
+      sync: true,
+      log: pino({ level: 'silent' }),
+    });
+    expect(other.chain).toBe('server-2');
+    await other.record('http.request', { route: 'POST /user', status: 201 });
+    expect((await t.api('POST', '/token/user', { body: { username: 'nobody', password: 'x' } })).status).toBe(
+      401,
+    );
+    await other.close();
+    const reports = await verifyAuditPath(dir);
+    expect(reports.map((r) => [r.chain, r.problem])).toEqual([
+      ['server', undefined],
+      ['server-2', undefined],
+    ]);
+    expect((await entries()).at(-1)).toMatchObject({ event: 'user.login_failed', username: 'nobody' });
   });
 });
