@@ -1,4 +1,4 @@
-import { EncryptionError, encodeBase64 } from '@federa/common';
+import { DummyCryptor, EncryptionError, encryptForOrganizations } from '@federa/common';
 
 import { FederaClientError } from '../errors.js';
 import { serializePayload, type Payload } from '../payload.js';
@@ -102,24 +102,24 @@ export class TaskResource extends ResourceGroup {
       );
     }
     const bytes = serializePayload(task.input);
-    const organizations: { id: number; input: string }[] = [];
-    for (const id of task.organizations) {
-      if (cryptor === null) {
-        organizations.push({ id, input: encodeBase64(bytes) });
-        continue;
-      }
-      const organization = await this.getJson<Organization>(`/organization/${id}`);
-      try {
-        organizations.push({ id, input: cryptor.encryptBytesToString(bytes, organization.public_key) });
-      } catch (error) {
-        if (!(error instanceof EncryptionError)) throw error;
-        throw new EncryptionError(
-          error.reason,
-          `Cannot encrypt the input for organization ${id} ("${organization.name ?? ''}"): ${error.message}. ` +
-            'Its node uploads the public key when it starts; start the node or upload the key, then retry.',
-          { cause: error },
-        );
-      }
+    let organizations: { id: number; input: string }[];
+    try {
+      organizations = await encryptForOrganizations(
+        cryptor ?? new DummyCryptor(),
+        task.organizations.map((id) => ({ id, input: bytes })),
+        async (id) => {
+          const organization = await this.getJson<Organization>(`/organization/${id}`);
+          return { publicKey: organization.public_key, name: organization.name };
+        },
+      );
+    } catch (error) {
+      if (!(error instanceof EncryptionError)) throw error;
+      throw new EncryptionError(
+        error.reason,
+        `C${error.message.slice(1)}. ` +
+          'Its node uploads the public key when it starts; start the node or upload the key, then retry.',
+        { cause: error },
+      );
     }
     this.ctx.log(`Creating task "${task.name ?? ''}" for organizations ${task.organizations.join(', ')}.`);
     const created = await this.send<CreatedTask>('POST', '/task', {

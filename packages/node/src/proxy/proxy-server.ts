@@ -6,7 +6,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { decodeBase64Lenient, encodeBase64, type Cryptor } from '@federa/common';
+import {
+  EncryptionError,
+  decodeBase64Lenient,
+  encodeBase64,
+  encryptForOrganizations,
+  type Cryptor,
+} from '@federa/common';
 
 import { buildUrl } from '../server-client/rest-client.js';
 
@@ -104,6 +110,13 @@ async function handle(o: ProxyOptions, req: IncomingMessage, res: ServerResponse
   return relay(res, await forward(o, method, path + url.search, body.length > 0 ? body : undefined, auth));
 }
 
+/** The server refused to show an organization: its answer goes back to the algorithm as it is. */
+class UpstreamRefusal extends Error {
+  constructor(readonly answer: Upstream) {
+    super(`the server answered ${answer.status}`);
+  }
+}
+
 async function createTask(
   o: ProxyOptions,
   res: ServerResponse,
@@ -125,27 +138,36 @@ async function createTask(
   }
   if (o.cryptor.encrypted) {
     // One organization after the other, with the container's own header (the fixed 3.3.6 behaviour).
-    const encrypted: { id: number; input: string }[] = [];
+    const plain: { id: number; input: Uint8Array }[] = [];
     for (const org of orgs) {
-      const up = await forward(o, 'GET', `/organization/${org.id}`, undefined, auth);
-      if (up.status > 210) {
-        o.log.warn(
-          { event: 'proxy.public_key_unavailable', organization_id: org.id, status: up.status },
-          'cannot read the public key of an organization',
-        );
-        return relay(res, up);
-      }
-      const publicKey = (JSON.parse(up.body.toString('utf8')) as { public_key?: string }).public_key ?? '';
       try {
-        const plain = decodeBase64Lenient(org.input ?? '', 'the sub-task input');
-        encrypted.push({ ...org, id: org.id, input: o.cryptor.encryptBytesToString(plain, publicKey) });
+        plain.push({ id: org.id, input: decodeBase64Lenient(org.input ?? '', 'the sub-task input') });
       } catch (error) {
         return sendJson(res, 400, {
           msg: `cannot encrypt the input for organization ${org.id}: ${(error as Error).message}`,
         });
       }
     }
-    task = { ...task, organizations: encrypted };
+    let encrypted: { id: number; input: string }[];
+    try {
+      encrypted = await encryptForOrganizations(o.cryptor, plain, async (id) => {
+        const up = await forward(o, 'GET', `/organization/${id}`, undefined, auth);
+        if (up.status > 210) {
+          o.log.warn(
+            { event: 'proxy.public_key_unavailable', organization_id: id, status: up.status },
+            'cannot read the public key of an organization',
+          );
+          throw new UpstreamRefusal(up);
+        }
+        const org = JSON.parse(up.body.toString('utf8')) as { public_key?: string; name?: string | null };
+        return { publicKey: org.public_key ?? '', name: org.name ?? null };
+      });
+    } catch (error) {
+      if (error instanceof UpstreamRefusal) return relay(res, error.answer);
+      if (!(error instanceof EncryptionError)) throw error;
+      return sendJson(res, 400, { msg: error.message });
+    }
+    task = { ...task, organizations: orgs.map((org, k) => ({ ...org, ...encrypted[k] })) };
   }
   const up = await forward(o, 'POST', `/task${search}`, Buffer.from(JSON.stringify(task)), auth);
   o.log.info(

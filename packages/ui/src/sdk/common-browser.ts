@@ -15,6 +15,7 @@ export * from '../../../common/src/jwt.js';
 export * from '../../../common/src/payload-format.js';
 export { EncryptionError, type EncryptionErrorReason } from '../../../common/src/encryption/errors.js';
 export { decodeBase64Lenient, encodeBase64 } from '../../../common/src/encryption/base64.js';
+export { encryptForOrganizations } from '../../../common/src/encryption/organization-inputs.js';
 export { DummyCryptor };
 export type { Cryptor };
 
