@@ -11,7 +11,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeBase64 } from '@federa/common';
 
-import { DockerRuntime, type ContainerRuntime, type ContainerSpec } from '../runtime/index.js';
+import { createContainerRuntime, type ContainerRuntime, type ContainerSpec } from '../runtime/index.js';
 import {
   createFederation,
   type E2eServer,
@@ -64,7 +64,7 @@ describe('a run created but never started', () => {
     const org = fed.orgs[0]!;
     let created: (name: string) => void = () => undefined;
     const whenCreated = new Promise<string>((resolve) => (created = resolve));
-    const real = new DockerRuntime();
+    const real = createContainerRuntime();
     const stalling = new Proxy(real, {
       get(target, prop) {
         if (prop === 'runContainer')

@@ -6,6 +6,12 @@
  * is told to.
  */
 
+/** Minimal logger of a runtime (pino's fits). */
+export interface RuntimeLogger {
+  debug(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
 export interface NetworkOptions {
   /** No route out of the network (Docker `--internal`). */
   readonly internal: boolean;

@@ -2,9 +2,8 @@
  * Creates the node's container runtime. Docker is the only engine for now; callers depend on the
  * ContainerRuntime interface only.
  */
-import type { ContainerRuntime, RegistryCredentials } from './container-runtime.js';
+import type { ContainerRuntime, RegistryCredentials, RuntimeLogger } from './container-runtime.js';
 import { DockerRuntime } from './docker/docker-runtime.js';
-import type { RuntimeLogger } from './docker/engine.js';
 
 export interface ContainerRuntimeOptions {
   /**

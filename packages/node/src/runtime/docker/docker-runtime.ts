@@ -19,13 +19,14 @@ import type {
   NetworkOptions,
   PullResult,
   RegistryCredentials,
+  RuntimeLogger,
   VolumeFilter,
   VolumeInfo,
   WaitOptions,
 } from '../container-runtime.js';
 import { checkImageReference } from '../image-ref.js';
 import * as containers from './containers.js';
-import { Engine, type RuntimeLogger } from './engine.js';
+import { Engine } from './engine.js';
 import { pullIfNewer, type ImagePullContext } from './image-pull.js';
 import * as networks from './networks.js';
 import { RegistryAuth } from './registry-auth.js';

@@ -4,6 +4,7 @@
  */
 import type Docker from 'dockerode';
 
+import type { RuntimeLogger } from '../container-runtime.js';
 import {
   ContainerRuntimeError,
   RuntimeNotFoundError,
@@ -13,12 +14,6 @@ import {
   socketErrorCode,
   type RuntimeErrorContext,
 } from '../errors.js';
-
-/** Minimal logger (pino's fits). */
-export interface RuntimeLogger {
-  debug(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-}
 
 const SOCKET_DOWN_CODES = new Set(['ENOENT', 'ECONNREFUSED', 'EACCES', 'ECONNRESET', 'EPIPE']);
 
