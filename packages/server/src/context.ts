@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServerToClientEvent, ServerToClientEvents } from '@federa/common';
 import type { ServerConfig } from './config/schema.js';
-import type { DatabaseHandle } from './db/connect.js';
+import type { DatabaseHandle } from './db/handle.js';
 import type { TokenService } from './auth/tokens.js';
 import type { References } from './http/references.js';
 import type { Mailer } from './mail/mailer.js';

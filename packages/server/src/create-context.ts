@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ServerConfig } from './config/schema.js';
-import { DatabaseHandle, parseDatabaseUri } from './db/connect.js';
+import { DatabaseHandle } from './db/handle.js';
+import { parseDatabaseUri } from './db/uri.js';
 import { ReadCache } from './http/read-cache.js';
 import { TokenService } from './auth/tokens.js';
 import { References } from './http/references.js';

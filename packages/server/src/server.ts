@@ -8,7 +8,7 @@ import { serverDataDir } from './config/data-dir.js';
 import { loadServerConfig, type LoadedServerConfig } from './config/load.js';
 import type { AppContext } from './context.js';
 import { createContext } from './create-context.js';
-import { DatabaseUriError, parseDatabaseUri, type DialectName } from './db/connect.js';
+import { DatabaseUriError, parseDatabaseUri, type DialectName } from './db/uri.js';
 import { createServerLogger, defaultLogDir, type ServerLogger } from './logging.js';
 import { createMailer, type SmtpMailer } from './mail/smtp-mailer.js';
 import { SocketServer } from './socket/index.js';

@@ -1,4 +1,4 @@
-import type { ChangeClock } from '../db/connect.js';
+import type { ChangeClock } from '../db/change-clock.js';
 import type { Caller } from '../auth/caller.js';
 import type { CallerKind } from '../auth/policy.js';
 

@@ -7,7 +7,8 @@ import { ConfigError } from '@federa/common';
 
 import { loadServerConfig } from '../config/load.js';
 import { bootstrap, type BootstrapOutcome } from '../db/bootstrap.js';
-import { DatabaseHandle, DatabaseUriError, parseDatabaseUri } from '../db/connect.js';
+import { DatabaseHandle } from '../db/handle.js';
+import { DatabaseUriError, parseDatabaseUri } from '../db/uri.js';
 import { serverDataDir } from '../config/data-dir.js';
 import { FixtureError, loadFixtureFile, withLine } from './fixture.js';
 import { importFixture, type ImportReport } from './import-fixture.js';

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { ConfigError } from '@federa/common';
 import type { ServerConfig } from '../config/schema.js';
-import type { DialectName } from '../db/connect.js';
+import type { DialectName } from '../db/uri.js';
 import type { SocketBroker } from '../broker/socket-broker.js';
 import { BrokerUriError, parseRedisUri, RedisSocketBroker } from '../broker/redis-socket-broker.js';
 

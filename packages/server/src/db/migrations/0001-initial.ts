@@ -1,6 +1,6 @@
 import type { Kysely, CreateTableBuilder } from 'kysely';
 import { sql } from 'kysely';
-import type { DialectName } from '../connect.js';
+import type { DialectName } from '../uri.js';
 
 /** The first schema: every table of `schema.ts`. Written once for SQLite and PostgreSQL alike. */
 export function initialMigration(dialect: DialectName) {

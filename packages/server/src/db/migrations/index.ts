@@ -1,5 +1,5 @@
 import type { Migration, MigrationProvider } from 'kysely';
-import type { DialectName } from '../connect.js';
+import type { DialectName } from '../uri.js';
 import { initialMigration } from './0001-initial.js';
 import { resultSummaryIndex } from './0002-result-summary-index.js';
 import { sessionsMigration } from './0003-sessions.js';

@@ -1,0 +1,22 @@
+import type { PoolLog } from './renewable-pool.js';
+
+export interface DatabaseOptions {
+  /**
+   * PostgreSQL: a query without an answer after this long fails instead of waiting forever (a connection a
+   * firewall dropped silently never answers).
+   * @default 30000
+   */
+  queryTimeoutMs?: number;
+  /**
+   * PostgreSQL: how long opening a connection may take before the request answers 503.
+   * @default 10000
+   */
+  connectTimeoutMs?: number;
+  /**
+   * Shortest time between two pool replacements by {@link DatabaseHandle.repair} (`/health/fix`).
+   * @default 30000
+   */
+  repairIntervalMs?: number;
+  /** Where pool faults are reported. */
+  log?: PoolLog;
+}
