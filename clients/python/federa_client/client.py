@@ -668,7 +668,8 @@ class Client:
         return {**body, "data": decoded} if isinstance(body, dict) else decoded
 
     def _post_task(self, name: str, image: str, collaboration: Any, input_: Any, description: str,
-                   organizations: Iterable[Any], data_format: str, database: str) -> Dict[str, Any]:
+                   organizations: Iterable[Any], data_format: str, database: str,
+                   cancel_on_failure: bool = False) -> Dict[str, Any]:
         """Serialize ``input_`` (``json.`` + JSON, ``output_format: json`` added to a dictionary that names
         none), encrypt it for each organization (or base64 in an unencrypted collaboration) and post the task."""
         collaboration_id = _ref_id(collaboration, "collaboration")
@@ -716,6 +717,7 @@ class Client:
             "description": description,
             "image": image,
             "database": database,
+            **({"cancel_on_failure": True} if cancel_on_failure else {}),
         })
         self.log(f"Task {task.get('id')} created")
         if isinstance(task, dict) and task.get("warning"):

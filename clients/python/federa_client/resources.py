@@ -408,8 +408,12 @@ class TaskResource(_Resource):
 
     def create(self, collaboration: IdLike, organizations: Iterable[IdLike], name: str, image: str,
                description: str = "", input: Any = None, data_format: str = "json", database: str = "default", *,
-               input_: Any = None, field: Any = None, fields: Optional[Iterable[Any]] = None) -> Dict[str, Any]:
+               input_: Any = None, field: Any = None, fields: Optional[Iterable[Any]] = None,
+               cancel_on_failure: bool = False) -> Dict[str, Any]:
         """Post a task to ``organizations`` (ids) of ``collaboration`` (id).
+
+        With ``cancel_on_failure=True`` (Federa), when one run of the task fails, its runs still pending are
+        cancelled (docs/run-statuses.md).
 
         ``input`` (normally ``{"method": ..., "args": [...], "kwargs": {...}}``; ``input_`` is Federa's earlier
         name) is written as ``json.`` + JSON; when it is a dictionary without ``output_format``,
@@ -421,7 +425,7 @@ class TaskResource(_Resource):
         if input is None:
             input = input_
         task = self._client._post_task(name, image, collaboration, input, description, organizations, data_format,
-                                       database)
+                                       database, cancel_on_failure)
         return _keep_fields(task, field, fields)
 
     def delete(self, id_: IdLike) -> Dict[str, Any]:

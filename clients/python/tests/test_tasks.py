@@ -276,3 +276,16 @@ def test_a_researcher_kills_their_organizations_task_and_its_sub_tasks(root, ser
         assert clients[mine].task.get(t)["complete"] is True
     with pytest.raises(ValidationError, match="have already finished; there is nothing to kill"):
         clients[mine].task.kill(task["id"])
+
+
+def test_cancel_on_failure_is_posted_and_shown(root, server, unique):
+    collab = root.collaboration.create(unique("cancel"), [root.whoami["organization_id"]])
+    root.node.create(collab["id"], organization_id=root.whoami["organization_id"])
+    with pytest.warns(UserWarning, match="offline"):
+        strict = root.task.create(collab["id"], [root.whoami["organization_id"]], name="strict", image=IMAGE,
+                                  input_={"method": "sum"}, cancel_on_failure=True)
+    assert strict["cancel_on_failure"] is True and root.task.get(strict["id"])["cancel_on_failure"] is True
+    with pytest.warns(UserWarning, match="offline"):
+        plain = root.task.create(collab["id"], [root.whoami["organization_id"]], name="plain", image=IMAGE,
+                                 input_={"method": "sum"})
+    assert plain["cancel_on_failure"] is False

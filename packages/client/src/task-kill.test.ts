@@ -66,3 +66,20 @@ it("lets a Researcher kill their organization's task tree, every run killed by u
   expect(again).toBeInstanceOf(ValidationError);
   expect((again as Error).message).toContain('have already finished; there is nothing to kill');
 });
+
+it('posts a task with cancelOnFailure, which the server keeps and shows', async () => {
+  const mine = await t.fx.organization();
+  const collab = await t.fx.collaboration([mine]);
+  await t.fx.node(mine, collab);
+  const me = await researcher(mine);
+  const base = {
+    collaborationId: collab,
+    organizations: [mine],
+    image: 'federa/average-python:local',
+    input: {},
+  };
+  const strict = await me.task.create({ ...base, name: 'all or nothing', cancelOnFailure: true });
+  expect(strict.cancel_on_failure).toBe(true);
+  expect((await me.task.get(strict.id)).cancel_on_failure).toBe(true);
+  expect((await me.task.create({ ...base, name: 'plain' })).cancel_on_failure).toBe(false);
+});

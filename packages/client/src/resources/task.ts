@@ -47,6 +47,11 @@ export interface NewTask {
    * @default "default"
    */
   database?: string;
+  /**
+   * Federa: when one run of the task fails, cancel its runs still pending (docs/run-statuses.md).
+   * @default false
+   */
+  cancelOnFailure?: boolean;
 }
 
 /** `client.task`: tasks. Creating one encrypts its input for every receiving organization. */
@@ -129,6 +134,7 @@ export class TaskResource extends ResourceGroup {
       description: task.description ?? '',
       image: task.image,
       database: task.database ?? 'default',
+      ...(task.cancelOnFailure ? { cancel_on_failure: true } : {}),
     });
     // E.g. receiving nodes that are offline: the task queues, and the researcher should know why nothing happens.
     if (typeof created.warning === 'string' && created.warning !== '') {

@@ -54,6 +54,9 @@ const taskFields = {
   status: Type.String(),
   finished_at: DateTime,
   created_at: DateTime,
+  cancel_on_failure: Type.Boolean({
+    description: "Federa: when one run fails, the task's pending runs are cancelled (docs/run-statuses.md)",
+  }),
 };
 
 export const TaskSchema = Type.Object({ ...taskFields, results: ReferenceList }, { $id: 'Task' });

@@ -107,6 +107,8 @@ export interface TaskTable {
   initiator_id: number;
   init_user_id: number | null;
   created_at: string;
+  /** 0/1: when a run fails, the task's pending runs are cancelled (docs/run-statuses.md#cancel-on-failure). */
+  cancel_on_failure: Generated<number>;
 }
 
 export interface ResultTable {

@@ -5,6 +5,8 @@ import type { Caller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { callerCollaborations } from '../auth/scope.js';
 import type { RunChanges } from '../runs/run-update.js';
+import { RunStatus } from '@federa/common';
+import { nowStored } from '../http/datetime.js';
 import { loadTasksWithResults, type TaskWithResultsOut } from '../serializers/task.js';
 
 /**
@@ -39,6 +41,34 @@ export async function writeRunChanges(
     )
     .executeTakeFirst();
   return Number(written.numUpdatedRows) > 0;
+}
+
+/**
+ * `cancel_on_failure` (docs/run-statuses.md#cancel-on-failure): when the task has it, its runs other than `failedId`
+ * that are still `pending` become `cancelled`, finished now. Returns their ids; a run a node took on meanwhile is
+ * not pending any more and is left alone.
+ */
+export async function cancelPendingSiblings(
+  db: Kysely<Database>,
+  taskId: number,
+  failedId: number,
+): Promise<number[]> {
+  const task = await db
+    .selectFrom('task')
+    .select('cancel_on_failure')
+    .where('id', '=', taskId)
+    .executeTakeFirst();
+  if (!task?.cancel_on_failure) return [];
+  const cancelled = await db
+    .updateTable('result')
+    .set({ status: RunStatus.cancelled, finished_at: nowStored() })
+    .where('task_id', '=', taskId)
+    .where('id', '!=', failedId)
+    .where('status', '=', RunStatus.pending)
+    .where('finished_at', 'is', null)
+    .returning('id')
+    .execute();
+  return cancelled.map((r) => r.id).sort((a, b) => a - b);
 }
 
 /** A result row with the collaboration of its task. */

@@ -135,3 +135,73 @@ describe('run statuses through PATCH /result/{id}', () => {
     });
   });
 });
+
+describe('the task option cancel_on_failure', () => {
+  /** Four organizations with a node each; a Researcher of the first posts a task to all four. */
+  async function posted(cancelOnFailure: boolean | undefined) {
+    const orgs: number[] = [];
+    for (let i = 0; i < 4; i++) orgs.push(await t.fx.organization());
+    const collab = await t.fx.collaboration(orgs);
+    const nodes: string[] = [];
+    for (const org of orgs) nodes.push(await (await t.fx.node(org, collab)).token());
+    const user = await t.fx.user(orgs[0]!, { roles: ['Researcher'] });
+    const token = await user.token();
+    const task = await t.api('POST', '/task', {
+      token,
+      body: {
+        collaboration_id: collab,
+        name: 'all or nothing',
+        image: 'federa/average-python:local',
+        organizations: orgs.map((id) => ({ id, input: 'anNvbi57fQ==' })),
+        ...(cancelOnFailure === undefined ? {} : { cancel_on_failure: cancelOnFailure }),
+      },
+    });
+    expect(task.status, JSON.stringify(task.body)).toBe(201);
+    const runs = (await t.api('GET', `/task/${task.body.id}/result`, { token })).body as { id: number }[];
+    const ids = runs.map((r) => r.id).sort((a, b) => a - b);
+    const patch = (i: number, body: Record<string, unknown>) =>
+      t.api('PATCH', `/result/${ids[i]}`, { token: nodes[i], body });
+    const statuses = async () =>
+      (
+        (await t.api('GET', `/task/${task.body.id}/result`, { token })).body as {
+          id: number;
+          status: string;
+        }[]
+      )
+        .sort((a, b) => a.id - b.id)
+        .map((r) => r.status);
+    return { patch, statuses, taskId: task.body.id as number, token };
+  }
+
+  it('cancels the runs still pending when one fails; runs a node took on go on', async () => {
+    const p = await posted(true);
+    await p.patch(1, { status: 'active' });
+    await p.patch(2, { status: 'initializing' });
+    const failed = await p.patch(0, {
+      status: 'crashed',
+      result: '',
+      log: 'exit 1',
+      finished_at: '2024-05-01T10:00:00',
+    });
+    expect(failed.status).toBe(200);
+    expect(await p.statuses()).toEqual(['crashed', 'active', 'initializing', 'cancelled']);
+    // The cancelled run is finished: its node can no longer take it on.
+    const late = await p.patch(3, { status: 'initializing' });
+    expect(late.status).toBe(400);
+    expect(late.body.msg).toContain("cannot go from 'cancelled' to 'initializing'");
+    const task = await t.api('GET', `/task/${p.taskId}`, { token: p.token });
+    expect(task.body).toMatchObject({ status: 'failed', complete: false, cancel_on_failure: true });
+  });
+
+  it('cancels nothing without the option, or when the run was killed', async () => {
+    const without = await posted(undefined);
+    await without.patch(0, { status: 'crashed', finished_at: '2024-05-01T10:00:00' });
+    expect(await without.statuses()).toEqual(['crashed', 'pending', 'pending', 'pending']);
+    expect(
+      (await t.api('GET', `/task/${without.taskId}`, { token: without.token })).body.cancel_on_failure,
+    ).toBe(false);
+    const killed = await posted(true);
+    await killed.patch(0, { status: 'killed by user' });
+    expect(await killed.statuses()).toEqual(['killed by user', 'pending', 'pending', 'pending']);
+  });
+});

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Caller } from '../auth/caller.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { nowStored, parseClientTime } from '../http/datetime.js';
-import { planRunUpdate } from '../runs/run-update.js';
+import { failureCancelsSiblings, planRunUpdate } from '../runs/run-update.js';
 import { truthy } from '../http/filters.js';
 import { PaginationQuery, includes, paginate } from '../http/pagination.js';
 import { IdParams, Paginated, errorResponses } from '../serializers/common.js';
@@ -18,6 +18,7 @@ import {
 } from '../serializers/task.js';
 import {
   findResult,
+  cancelPendingSiblings,
   findRunOutput,
   writeRunChanges,
   resultCollaborations,
@@ -213,11 +214,22 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const written = await writeRunChanges(db(), result.id, plan.changes, result.finished_at === null);
       if (!written)
         throw badRequest(`Result ${result.id} changed while this report was on its way; it has finished.`);
+      // A failure cancels the task's pending runs when the task asks for it (docs/run-statuses.md).
+      const cancelled =
+        result.finished_at === null && failureCancelsSiblings(plan.status)
+          ? await cancelPendingSiblings(db(), result.task_id, result.id)
+          : [];
+      if (cancelled.length > 0)
+        request.log.info(
+          { event: 'run.siblings_cancelled', result_id: result.id, task_id: result.task_id, cancelled },
+          'a run failed: the pending runs of its task are cancelled',
+        );
       // Emitted once the change is stored, so a listener that fetches the result sees the new state.
       if (result.collaboration_id !== null) {
-        ctx.events.emit(SocketRooms.collaboration(result.collaboration_id), 'status_update', {
-          result_id: result.id,
-        });
+        for (const id of [result.id, ...cancelled])
+          ctx.events.emit(SocketRooms.collaboration(result.collaboration_id), 'status_update', {
+            result_id: id,
+          });
       }
       const [out] = await loadResults(ctx, [result.id]);
       return out;

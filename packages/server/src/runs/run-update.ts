@@ -5,6 +5,7 @@
  */
 import {
   RunStatus,
+  isFailedRunStatus,
   isFinishedRunStatus,
   isRunStatus,
   runTransitionRefusal,
@@ -102,3 +103,10 @@ export function planRunUpdate(run: StoredRun, report: RunReport, now: () => stri
   if (status !== run.status) changes.status = status;
   return { kind: 'update', changes, status };
 }
+
+/**
+ * Whether a run ending with `status` cancels its task's pending runs under `cancel_on_failure`: every failure but a
+ * kill (the user's own doing, which reaches the whole task anyway) and a cancellation.
+ */
+export const failureCancelsSiblings = (status: RunStatusValue): boolean =>
+  isFailedRunStatus(status) && status !== RunStatus.killed && status !== RunStatus.cancelled;

@@ -120,6 +120,7 @@ async function loadTaskCores(ctx: AppContext, ids: number[]): Promise<TaskCore[]
       status: taskStatus(own.map((g) => g.status)),
       finished_at: toApiTime(complete && resultIds.length ? lastFinished : null),
       created_at: toApiTime(t.created_at),
+      cancel_on_failure: Number(t.cancel_on_failure) === 1,
       resultIds,
     };
   });

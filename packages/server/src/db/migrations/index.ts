@@ -4,6 +4,7 @@ import { initialMigration } from './0001-initial.js';
 import { resultSummaryIndex } from './0002-result-summary-index.js';
 import { sessionsMigration } from './0003-sessions.js';
 import { memberSince } from './0004-member-since.js';
+import { cancelOnFailure } from './0005-cancel-on-failure.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -14,6 +15,7 @@ export class FederaMigrations implements MigrationProvider {
       '0002-result-summary-index': resultSummaryIndex,
       '0003-sessions': sessionsMigration,
       '0004-member-since': memberSince,
+      '0005-cancel-on-failure': cancelOnFailure,
     });
   }
 }

@@ -44,6 +44,8 @@ export interface NewTask {
   parent_id: number | null;
   initiator_id: number;
   init_user_id: number | null;
+  /** 0/1 (docs/run-statuses.md#cancel-on-failure). */
+  cancel_on_failure?: number;
 }
 
 /** One run of a new task: the receiving organization and its input. */

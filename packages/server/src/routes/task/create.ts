@@ -45,6 +45,12 @@ export const CreateTaskBody = Type.Object({
   master: Type.Optional(
     Type.Boolean({ description: 'users only: run only at the own organization (vantage6 ≤ 3.10)' }),
   ),
+  cancel_on_failure: Type.Optional(
+    Type.Boolean({
+      description:
+        "when one run fails, cancel the task's runs still pending (docs/run-statuses.md); default false",
+    }),
+  ),
 });
 export type CreateTaskInput = Static<typeof CreateTaskBody>;
 
@@ -186,6 +192,7 @@ export async function createTask(ctx: AppContext, caller: Caller, body: CreateTa
       parent_id: parent?.id ?? null,
       initiator_id: initiatorId,
       init_user_id: parent ? parent.init_user_id : caller.id,
+      cancel_on_failure: body.cancel_on_failure ? 1 : 0,
     },
     // 10. One result per receiving organization, holding that organization's input.
     receivers.map((o) => ({
