@@ -17,6 +17,35 @@ export interface ServerAuditOptions {
   readonly log: FastifyBaseLogger;
 }
 
+/**
+ * Opens the first chain `<base>`, `<base>-2`, … of `dir` that no other process writes.
+ * @throws when none is free or the log cannot be opened.
+ */
+export async function openFreeChain(
+  dir: string,
+  base: string,
+  options: { readonly maxFileBytes: number; readonly sync: boolean },
+): Promise<Awaited<ReturnType<typeof AuditLog.open>>> {
+  for (let i = 1; i < MAX_CHAINS; i++) {
+    try {
+      return await AuditLog.open({
+        dir,
+        chain: i === 1 ? base : `${base}-${i}`,
+        maxFileBytes: options.maxFileBytes,
+        sync: options.sync,
+      });
+    } catch (error) {
+      if (!(error instanceof AuditLockedError)) throw error;
+    }
+  }
+  return AuditLog.open({
+    dir,
+    chain: `${base}-${MAX_CHAINS}`,
+    maxFileBytes: options.maxFileBytes,
+    sync: options.sync,
+  });
+}
+
 export class ServerAudit {
   readonly #log: AuditLog;
   readonly #logger: FastifyBaseLogger;
@@ -31,20 +60,7 @@ export class ServerAudit {
    * @throws when no chain can be opened or written: the server does not start unaudited.
    */
   static async open(options: ServerAuditOptions): Promise<ServerAudit> {
-    let opened: Awaited<ReturnType<typeof AuditLog.open>> | undefined;
-    for (let i = 1; i <= MAX_CHAINS && !opened; i++) {
-      try {
-        opened = await AuditLog.open({
-          dir: options.dir,
-          chain: i === 1 ? 'server' : `server-${i}`,
-          maxFileBytes: options.maxFileBytes,
-          sync: options.sync,
-        });
-      } catch (error) {
-        if (!(error instanceof AuditLockedError) || i === MAX_CHAINS) throw error;
-      }
-    }
-    if (!opened) throw new Error(`no audit chain of ${options.dir} is free`);
+    const opened = await openFreeChain(options.dir, 'server', options);
     const audit = new ServerAudit(opened.log, options.log);
     try {
       await opened.log.append('server.started', {

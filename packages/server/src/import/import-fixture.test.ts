@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { verifyAuditPath } from '@federa/common';
 
 import { runCli, type CliIo } from '../bin/vserver-local-cli.js';
 import { createTestDatabase, startTestApp, type TestApp, type TestDatabase } from '@federa/testing';
@@ -314,7 +315,7 @@ describe('vserver-local import', () => {
     const config = join(dir, 'server.yaml');
     writeFileSync(
       config,
-      `environments:\n  prod:\n    uri: "${uri}"\n    jwt_secret_key: a-secret-that-is-long-enough\n    bcrypt_rounds: 4\n    root_user: {email: root@example.org, password: Root-Password-1!}\n`,
+      `environments:\n  prod:\n    uri: "${uri}"\n    jwt_secret_key: a-secret-that-is-long-enough\n    bcrypt_rounds: 4\n    root_user: {email: root@example.org, password: Root-Password-1!}\n    directories: {data: ${join(dir, 'data')}}\n`,
     );
     const fixture = join(dir, 'import.yaml');
     writeFileSync(fixture, JSON.stringify(fixtureDoc));
@@ -344,6 +345,21 @@ describe('vserver-local import', () => {
       ),
     );
     expect(second.out).not.toMatch(/API keys/); // shown once, when the node is made
+    // Both imports are in the audit log (docs/audit.md), what they created, never an API key.
+    const auditFile = join(dir, 'data', 'audit', 'import.jsonl');
+    const entries = readFileSync(auditFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(entries.map((e) => e.event)).toEqual(['import.applied', 'import.applied']);
+    expect(entries[0]).toMatchObject({
+      fixture,
+      created: { organizations: ['Hospital A', 'Hospital B'] },
+      pid: process.pid,
+    });
+    expect(entries[1]).toMatchObject({ created: { organizations: [] } });
+    expect(readFileSync(auditFile, 'utf8')).not.toContain(KEY_A);
+    expect((await verifyAuditPath(join(dir, 'data', 'audit')))[0]?.problem).toBeUndefined();
 
     writeFileSync(
       fixture,
