@@ -46,7 +46,6 @@ export default tseslint.config(
       // Not moved yet (issue 13 item 4 lands resource by resource):
       'packages/server/src/import/**',
       'packages/server/src/auth/**',
-      'packages/server/src/socket/**',
     ],
     rules: {
       'no-restricted-syntax': [

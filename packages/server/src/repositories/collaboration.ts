@@ -242,3 +242,9 @@ export async function collaborationIdsOfOrganization(
     .execute();
   return rows.map((r) => r.collaboration_id);
 }
+
+/** The ids of every collaboration, ascending. */
+export async function allCollaborationIds(db: Kysely<Database>): Promise<number[]> {
+  const rows = await db.selectFrom('collaboration').select('id').orderBy('id').execute();
+  return rows.map((c) => c.id);
+}

@@ -170,3 +170,19 @@ export function nodeIds(db: Kysely<Database>, scope: number | null, filter: Node
   if (filter.last_seen_till !== undefined) ids = ids.where('node.last_seen', '<=', filter.last_seen_till);
   return ids;
 }
+
+/** Replaces the stored configuration rows of a node. */
+export async function replaceNodeConfig(
+  db: Kysely<Database>,
+  nodeId: number,
+  rows: { key: string; value: string }[],
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('node_config').where('node_id', '=', nodeId).execute();
+    if (rows.length > 0)
+      await trx
+        .insertInto('node_config')
+        .values(rows.map((r) => ({ node_id: nodeId, key: r.key, value: r.value })))
+        .execute();
+  });
+}

@@ -217,3 +217,33 @@ export async function loadTasksWithVisibleResults(
   ]);
   return tasks.map((t) => (visible.has(t.id) ? t : { ...t, results: [] }));
 }
+
+/** A run with the task it belongs to (for the socket's relays of run events). */
+export async function runWithTask(
+  db: Kysely<Database>,
+  resultId: number,
+): Promise<
+  | {
+      id: number;
+      organization_id: number;
+      task_id: number;
+      run_id: number;
+      parent_id: number | null;
+      collaboration_id: number | null;
+    }
+  | undefined
+> {
+  return db
+    .selectFrom('result')
+    .innerJoin('task', 'task.id', 'result.task_id')
+    .select([
+      'result.id',
+      'result.organization_id',
+      'task.id as task_id',
+      'task.run_id',
+      'task.parent_id',
+      'task.collaboration_id',
+    ])
+    .where('result.id', '=', resultId)
+    .executeTakeFirst();
+}

@@ -1,6 +1,3 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
-
 /** Limits on what a node may store through `node_info_update`, so a node cannot fill the database. */
 export const NODE_INFO_LIMITS = { keys: 32, keyLength: 64, itemsPerKey: 500, valueLength: 1000 } as const;
 
@@ -26,20 +23,4 @@ export function nodeInfoRows(payload: unknown): { key: string; value: string }[]
     for (const v of values) rows.push({ key, value: asText(v).slice(0, NODE_INFO_LIMITS.valueLength) });
   }
   return rows;
-}
-
-/** Replaces the stored configuration rows of a node. */
-export async function replaceNodeConfig(
-  db: Kysely<Database>,
-  nodeId: number,
-  rows: { key: string; value: string }[],
-): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('node_config').where('node_id', '=', nodeId).execute();
-    if (rows.length > 0)
-      await trx
-        .insertInto('node_config')
-        .values(rows.map((r) => ({ node_id: nodeId, key: r.key, value: r.value })))
-        .execute();
-  });
 }

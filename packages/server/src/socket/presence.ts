@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { nowStored } from '../http/datetime.js';
+import { markAllOffline, markOffline, markOnline } from '../repositories/presence.js';
 import { presenceRoom } from './rooms.js';
 import type { SocketIdentity, TasksNamespace } from './types.js';
 
@@ -47,11 +47,7 @@ export class Presence {
 
   /** Marks the identity online and refreshes `last_seen`. */
   async markOnline(identity: SocketIdentity): Promise<void> {
-    await this.ctx.dbh.db
-      .updateTable(identity.kind)
-      .set({ status: 'online', last_seen: nowStored() })
-      .where('id', '=', identity.id)
-      .execute();
+    await markOnline(this.ctx.dbh.db, identity.kind, identity.id);
   }
 
   /** Number of live sockets of the identity other than `exceptSocketId`. */
@@ -66,12 +62,7 @@ export class Presence {
    */
   async settleAfterDisconnect(identity: SocketIdentity, socketId: string): Promise<boolean> {
     if ((await this.otherSockets(identity, socketId)) > 0) return false;
-    const db = this.ctx.dbh.db;
-    await db.transaction().execute(async (trx) => {
-      await trx.updateTable(identity.kind).set({ status: 'offline' }).where('id', '=', identity.id).execute();
-      if (identity.kind === 'node')
-        await trx.deleteFrom('node_config').where('node_id', '=', identity.id).execute();
-    });
+    await markOffline(this.ctx.dbh.db, identity.kind, identity.id);
     // A socket of the same identity may have connected to another instance while we wrote.
     if ((await this.otherSockets(identity, socketId)) > 0) {
       await this.markOnline(identity);
@@ -84,8 +75,6 @@ export class Presence {
    * At the start of a single-instance server nobody is connected yet: statuses left `online` by a crash are stale.
    */
   async resetAll(): Promise<void> {
-    const db = this.ctx.dbh.db;
-    await db.updateTable('node').set({ status: 'offline' }).where('status', '=', 'online').execute();
-    await db.updateTable('user').set({ status: 'offline' }).where('status', '=', 'online').execute();
+    await markAllOffline(this.ctx.dbh.db);
   }
 }

@@ -1,5 +1,7 @@
 import type { AppContext, IdentityChange } from '../context.js';
 import { presenceRoom, roomsOf, sessionRoom } from './rooms.js';
+import { identityExists } from '../repositories/presence.js';
+import { findSession } from '../repositories/session.js';
 import type { SocketData, TasksNamespace } from './types.js';
 
 /** What a re-check needs of a socket, local or on another instance (`fetchSockets()`). */
@@ -88,16 +90,9 @@ export class SocketRecheck {
   async #stillValid(kind: 'user' | 'node', id: number, sid: string | undefined): Promise<boolean> {
     if (sid === undefined) return false;
     const db = this.#ctx.dbh.db;
-    const [session, subject] = await Promise.all([
-      db
-        .selectFrom('session')
-        .select(['kind', 'subject_id', 'ended_at', 'expires_at'])
-        .where('id', '=', sid)
-        .executeTakeFirst(),
-      db.selectFrom(kind).select('id').where('id', '=', id).executeTakeFirst(),
-    ]);
+    const [session, subject] = await Promise.all([findSession(db, sid), identityExists(db, kind, id)]);
     return (
-      subject !== undefined &&
+      subject &&
       session !== undefined &&
       session.kind === kind &&
       session.subject_id === id &&

@@ -1,6 +1,7 @@
 import { SocketRooms } from '@federa/common';
 import type { AppContext } from '../context.js';
 import { userRules } from '../auth/caller.js';
+import { allCollaborationIds, collaborationIdsOfOrganization } from '../repositories/collaboration.js';
 import type { SocketIdentity } from './types.js';
 
 /**
@@ -31,18 +32,9 @@ export async function roomsOf(ctx: AppContext, identity: SocketIdentity): Promis
   }
   const db = ctx.dbh.db;
   const rules = await userRules(db, identity.id);
-  const own = async (): Promise<number[]> =>
-    (
-      await db
-        .selectFrom('member')
-        .select('collaboration_id')
-        .where('organization_id', '=', identity.organizationId)
-        .orderBy('collaboration_id')
-        .execute()
-    ).map((r) => r.collaboration_id);
+  const own = (): Promise<number[]> => collaborationIdsOfOrganization(db, identity.organizationId);
   if (rules.has('event.v_glo')) {
-    const all = await db.selectFrom('collaboration').select('id').orderBy('id').execute();
-    return all.map((c) => SocketRooms.collaboration(c.id));
+    return (await allCollaborationIds(db)).map((c) => SocketRooms.collaboration(c));
   }
   if (rules.has('event.v_col')) return (await own()).map((c) => SocketRooms.collaboration(c));
   if (rules.has('event.v_org'))

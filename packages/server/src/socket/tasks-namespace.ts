@@ -2,7 +2,9 @@ import { SocketRooms, type AlgorithmStatusChangePayload, type NodePresencePayloa
 import type { AppContext } from '../context.js';
 import { identify } from './identify.js';
 import { presenceRoom, roomsOf, sessionRoom } from './rooms.js';
-import { nodeInfoRows, replaceNodeConfig } from './node-info.js';
+import { nodeInfoRows } from './node-info.js';
+import { replaceNodeConfig } from '../repositories/node.js';
+import { runWithTask } from '../repositories/result.js';
 import type { Presence } from './presence.js';
 import type { SocketIdentity, TasksNamespace, TasksSocket } from './types.js';
 
@@ -155,19 +157,7 @@ async function relayStatusChange(
       );
       return;
     }
-    const row = await ctx.dbh.db
-      .selectFrom('result')
-      .innerJoin('task', 'task.id', 'result.task_id')
-      .select([
-        'result.id',
-        'result.organization_id',
-        'task.id as task_id',
-        'task.run_id',
-        'task.parent_id',
-        'task.collaboration_id',
-      ])
-      .where('result.id', '=', resultId)
-      .executeTakeFirst();
+    const row = await runWithTask(ctx.dbh.db, resultId);
     if (
       !row ||
       row.collaboration_id === null ||
@@ -209,12 +199,7 @@ async function relayContainerFailed(
   try {
     const resultId = toId((report as Record<string, unknown> | null)?.result_id);
     if (resultId === null) return;
-    const row = await ctx.dbh.db
-      .selectFrom('result')
-      .innerJoin('task', 'task.id', 'result.task_id')
-      .select(['task.run_id', 'task.collaboration_id', 'result.organization_id'])
-      .where('result.id', '=', resultId)
-      .executeTakeFirst();
+    const row = await runWithTask(ctx.dbh.db, resultId);
     if (
       !row ||
       row.collaboration_id === null ||
