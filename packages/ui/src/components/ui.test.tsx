@@ -50,6 +50,13 @@ describe('the building blocks of the pages', () => {
   it('statuses read as text; numbers keep at most four decimals', () => {
     render(<Status value="completed" />);
     expect(screen.getByText('completed').className).toContain('status-ok');
+    // Every failed run status reads as bad, whatever its words (docs/run-statuses.md).
+    for (const status of ['killed by user', 'non-existing Docker image', 'unexpected output', 'crashed']) {
+      render(<Status value={status} />);
+      expect(screen.getByText(status).className).toContain('status-bad');
+    }
+    render(<Status value="cancelled" />);
+    expect(screen.getByText('cancelled').className).toContain('status-off');
     expect(formatNumber(246 / 7)).toBe('35.1429');
     expect(formatNumber(7)).toBe('7');
   });

@@ -1,5 +1,6 @@
 /** Small building blocks shared by the pages. */
 import { useId, type ReactNode } from 'react';
+import { isFailedRunStatus } from '@federa/common';
 
 /** An API refusal or other failure, announced to screen readers. */
 export function ErrorBox({ error }: { error: string | null | undefined }) {
@@ -35,17 +36,16 @@ const STATUS_CLASS: Record<string, string> = {
   initializing: 'run',
   pending: 'wait',
   offline: 'off',
-  failed: 'bad',
-  crashed: 'bad',
-  killed: 'bad',
-  'start failed': 'bad',
-  'no docker image': 'bad',
-  'not allowed': 'bad',
+  cancelled: 'off',
 };
+
+/** Run and task statuses (docs/run-statuses.md): every failed one (`crashed`, `killed by user`, …) shows as bad. */
+const statusClass = (text: string): string =>
+  STATUS_CLASS[text] ?? (isFailedRunStatus(text) ? 'bad' : 'wait');
 
 export function Status({ value }: { value: string | null | undefined }) {
   const text = value ?? 'unknown';
-  return <span className={`status status-${STATUS_CLASS[text.toLowerCase()] ?? 'wait'}`}>{text}</span>;
+  return <span className={`status status-${statusClass(text)}`}>{text}</span>;
 }
 
 /** Pages of a listing: the API's `page`/`per_page` and its total count. */

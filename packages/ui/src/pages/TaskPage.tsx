@@ -18,16 +18,6 @@ interface TreeNode {
   children: TreeNode[];
 }
 
-const FINISHED = new Set([
-  'completed',
-  'failed',
-  'crashed',
-  'killed',
-  'start failed',
-  'no docker image',
-  'not allowed',
-]);
-
 /** The sub-tasks of a task, at any depth (one listing per level, every page read). */
 async function loadTree(task: Task, depth = 0): Promise<TreeNode> {
   if (depth > 20 || !task.children || task.children.length === 0) return { task, children: [] };
@@ -123,9 +113,8 @@ export function TaskPage({ id }: { id: number }) {
   // `GLOBAL`, docs/socket-protocol.md); for others, and as a safety net, an unfinished task is re-read on a timer.
   const me = useMe();
   const watchesCollaboration = me.can('event', 'VIEW', ['COLLABORATION', 'GLOBAL']);
-  const unfinished = task.data
-    ? !FINISHED.has(task.data.status ?? (task.data.complete ? 'completed' : 'pending'))
-    : false;
+  // Unfinished while any run is open (`complete` is false): a task with a failed run may still have runs going.
+  const unfinished = task.data ? !task.data.complete : false;
   useEffect(() => {
     if (!unfinished) return;
     const timer = setInterval(() => setVersion((v) => v + 1), watchesCollaboration ? 15_000 : 2_000);
@@ -149,7 +138,7 @@ export function TaskPage({ id }: { id: number }) {
   );
   const t = task.data;
   const status = t?.status ?? (t?.complete ? 'completed' : 'pending');
-  const running = t ? !FINISHED.has(status) : false;
+  const running = t ? !t.complete : false;
 
   if (task.error && !t) return <ErrorBox error={task.error} />;
   if (!t) return <Progress label={`Loading task #${id}…`} />;

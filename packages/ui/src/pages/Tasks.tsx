@@ -98,7 +98,7 @@ export function TaskList({ route }: { route: Route }) {
           {(id) => (
             <select id={id} value={status} onChange={(e) => go({ status: e.target.value, page: 1 })}>
               <option value="">Any</option>
-              {['pending', 'initializing', 'active', 'completed', 'failed', 'crashed', 'killed'].map((s) => (
+              {['pending', 'initializing', 'active', 'completed', 'failed'].map((s) => (
                 <option key={s}>{s}</option>
               ))}
             </select>

@@ -1,5 +1,5 @@
 /**
- * The part of `@federa/common` the SDK needs in a browser: socket event names, the wire types and the list
+ * The part of `@federa/common` the SDK needs in a browser: socket event names, run statuses, the wire types and the list
  * unwrapper, the JWT reader and the payload format detector, the encryption error and base64 helpers, and the
  * unencrypted cryptor. Key files cannot be read from disk in a browser: the UI reads the file the user picks and
  * gives the SDK a {@link BrowserRsaCryptor} (see docs/ui.md). The build points the `@federa/common` import of the
@@ -9,6 +9,7 @@ import { DummyCryptor } from '../../../common/src/encryption/dummy-cryptor.js';
 import type { Cryptor } from '../../../common/src/encryption/cryptor.js';
 
 export * from '../../../common/src/socket-events.js';
+export * from '../../../common/src/run-status.js';
 export type * from '../../../common/src/wire/index.js';
 export { listOf, refId } from '../../../common/src/wire/list.js';
 export * from '../../../common/src/jwt.js';
