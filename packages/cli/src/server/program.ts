@@ -11,7 +11,9 @@ import { CLI_VERSION } from '../version.js';
 import { newServerConfig } from './new.js';
 import { listServers, serverFiles, serverVersion, stopServers } from './commands.js';
 import { importIntoServer } from './import.js';
-import { attachLogs, parseTail, startServer } from './start.js';
+import { attachLogs, parseTail, serverHostDataDir, startServer } from './start.js';
+import { join } from 'node:path';
+import { formatAuditVerdict, verifyAuditPath } from '@federa/common';
 import { CONTAINER_PORT, LABELS, serverContainerName } from './naming.js';
 import { parseAssignment, setKeys } from '../config/set.js';
 import { checkServerConfig } from '../config/validate.js';
@@ -313,6 +315,41 @@ export function buildServerProgram(): Command {
       process.stdout.write(`${JSON.stringify(await serverVersion({ name, scope: scopeOf(o, 'system') }))}\n`);
     }),
     ['vserver version -n demo'],
+  );
+
+  const audit = program.command('audit').description("The server's audit log (docs/audit.md)");
+  examples(
+    withContext(
+      audit
+        .command('verify')
+        .description(
+          "Check that no entry of the server's audit log was edited, removed or reordered (the audit folder of its data folder, or --file)",
+        ),
+    )
+      .option('--file <path>', 'an audit folder, or one file of it')
+      .action(async (o: Ctx & { file?: string }) => {
+        let path = o.file;
+        if (path === undefined) {
+          const ref = await resolveRef(o);
+          const raw = checkServerConfig(ref.file, o.environment, {});
+          path = join(serverHostDataDir(ref, raw), 'audit');
+        }
+        const where = path;
+        const { ok, text } = formatAuditVerdict(
+          await verifyAuditPath(where).catch((error: unknown) => {
+            throw new CliError(
+              'failure',
+              `cannot read the audit log at ${where}: ${(error as Error).message}`,
+            );
+          }),
+        );
+        if (!ok) throw new CliError('tampered', text.trimEnd());
+        process.stdout.write(text);
+      }),
+    [
+      'vserver audit verify -n main',
+      'vserver audit verify --file /srv/federa/audit/server.000000000001.jsonl',
+    ],
   );
 
   return program;

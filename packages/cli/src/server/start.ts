@@ -6,7 +6,7 @@ import type { InstanceRef } from '../config/store.js';
 import { connectDocker, type DockerEngine } from '../docker/engine.js';
 import { chooseImage, ensureImage, warnOnMajorMismatch } from '../docker/images.js';
 import { CliError } from '../exit-codes.js';
-import { type Env, instanceDataDir } from '../paths.js';
+import { type Env, type Scope, instanceDataDir } from '../paths.js';
 import type { Progress } from '../util/progress.js';
 import { getJson, waitFor } from '../util/http.js';
 import { readableLogStream } from '../util/log-lines.js';
@@ -44,10 +44,7 @@ export async function startServer(
 ): Promise<StartedServer> {
   const docker = engine ?? (await connectDocker(env));
   const raw = checkServerConfig(ref.file, options.environment, {});
-  const dataDir =
-    typeof (raw.directories as { data?: unknown } | undefined)?.data === 'string'
-      ? resolve((raw.directories as { data: string }).data)
-      : instanceDataDir('server', ref.scope, ref.name, env);
+  const dataDir = serverHostDataDir(ref, raw, env);
   const db = placeDatabase(typeof raw.uri === 'string' ? raw.uri : 'sqlite:///default.sqlite', dataDir);
   // What the server in the container will see: validate that too, before anything starts.
   checkServerConfig(ref.file, options.environment, { FEDERA_DB_URI: db.containerUri });
@@ -86,6 +83,11 @@ export async function startServer(
         'Use an address the container can reach (e.g. host.docker.internal).',
     );
   }
+  // The audit log (docs/audit.md) stays on the host, in the data folder, whatever happens to the container.
+  const hostAuditDir = join(dataDir, 'audit');
+  mkdirSync(hostAuditDir, { recursive: true, mode: 0o700 });
+  binds.push(`${hostAuditDir}:${CONTAINER_AUDIT_DIR}`);
+  containerEnv.FEDERA_AUDIT_DIRECTORY = CONTAINER_AUDIT_DIR;
   // The VPN (docs/vpn.md): its folder is shared with the federa/vpn-server container, which runs OpenVPN.
   const vpn = vpnSettings(raw);
   const hostVpnDir = join(dataDir, 'vpn');
@@ -235,6 +237,18 @@ export async function startServer(
 
 /** Where the server container and the VPN server container see the VPN folder. */
 export const CONTAINER_VPN_DIR = '/mnt/vpn';
+/** The server's data folder on the host: `directories.data`, else the instance's XDG data folder. */
+export function serverHostDataDir(
+  ref: { scope: Scope; name: string },
+  raw: Record<string, unknown>,
+  env: Env = process.env,
+): string {
+  const data = (raw.directories as { data?: unknown } | undefined)?.data;
+  return typeof data === 'string' ? resolve(data) : instanceDataDir('server', ref.scope, ref.name, env);
+}
+
+/** Where `vserver start` mounts `<host data folder>/audit` (docs/audit.md). */
+export const CONTAINER_AUDIT_DIR = '/mnt/audit';
 /** The VPN server image (scripts/build-images.sh); `images.vpn_server` in the configuration overrides it. */
 export const VPN_SERVER_IMAGE = 'federa/vpn-server:local';
 /** The VPN server container that runs beside a server container. */

@@ -22,6 +22,12 @@ export function applyEnvironmentOverrides(
   if (uri) out.uri = uri;
   if (env.FEDERA_JWT_SECRET) out.jwt_secret_key = env.FEDERA_JWT_SECRET;
   if (env.FEDERA_MESSAGE_BROKER) out.message_broker = env.FEDERA_MESSAGE_BROKER;
+  // `vserver start` (Docker mode): the audit log goes to the host's data folder, mounted (docs/audit.md).
+  if (env.FEDERA_AUDIT_DIRECTORY) {
+    const audit =
+      typeof out.audit === 'object' && out.audit !== null ? (out.audit as Record<string, unknown>) : {};
+    out.audit = { ...audit, directory: env.FEDERA_AUDIT_DIRECTORY };
+  }
   // `vserver start` (Docker mode): the VPN folder is shared with the federa/vpn-server container, which runs
   // OpenVPN (docs/vpn.md).
   if (
