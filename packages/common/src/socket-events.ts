@@ -73,6 +73,26 @@ export interface NodeInfoPayload {
   [key: string]: unknown;
 }
 
+/** `run_log`: the next piece of an active run's stdout/stderr, as a node streams it (docs/run-logs.md). */
+export interface RunLogBatch {
+  result_id: number;
+  /** How many characters of this run's log the node sent before this batch (what the server has taken). */
+  offset: number;
+  text: string;
+}
+
+/** The server's answer to `run_log`. */
+export interface RunLogAck {
+  /** Whether the batch was appended (or had been already). */
+  ok: boolean;
+  /** How many characters of this run's log the server has taken: where the node's next batch starts. */
+  offset: number;
+  /** Send nothing more for this run: its live log reached the server's cap, or the run is not active (or not yours). */
+  stop?: boolean;
+  /** Why the batch was refused (the run is finished, or not this node's, or the batch is malformed). */
+  error?: string;
+}
+
 /** Events the server emits on namespace `/tasks`. */
 export interface ServerToClientEvents {
   /** A task was created in the collaboration: fetch the open results of this task id. */
@@ -100,6 +120,8 @@ export interface ClientToServerEvents {
   error: (text: string) => void;
   algorithm_status_change: (report: AlgorithmStatusReport) => void;
   node_info_update: (info: NodeInfoPayload) => void;
+  /** Federa nodes: the next batch of an active run's log; answered (acknowledgement) with a RunLogAck. */
+  run_log: (batch: RunLogBatch, ack: (answer: RunLogAck) => void) => void;
   /** Keep-alive of 3.8.2+ nodes: marks the node online and refreshes `last_seen`. */
   ping: () => void;
   /** 3.3–3.5 nodes: a container exited with a non-zero code. */

@@ -249,6 +249,8 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       vpn,
       audit,
       emitStatus: (change) => socket?.emitStatus(change),
+      sendLog: (batch) =>
+        socket ? socket.sendRunLog(batch) : Promise.reject(new Error('not connected to the server')),
     });
     await runs.reattach();
 

@@ -72,6 +72,12 @@ export interface NodeConfig {
   readonly proxyHost: string | undefined;
   readonly dockerPrefix: string;
   readonly shareConfig: boolean;
+  /**
+   * Whether the runs' logs go to the server (live while a run is active, and in its report); when false they stay
+   * in `<data dir>/run-logs` and the node admin reads them with `vnode logs` (docs/run-logs.md).
+   * @default true
+   */
+  readonly shareLogs: boolean;
   readonly gpu: boolean;
   /** Keys accepted for compatibility but without effect in Federa (logged at start). */
   readonly ignoredKeys: readonly string[];
@@ -278,6 +284,7 @@ function normalise(
     proxyHost: env.PROXY_SERVER_HOST || undefined,
     dockerPrefix: raw.docker_prefix ?? DEFAULT_DOCKER_PREFIX,
     shareConfig: raw.share_config ?? true,
+    shareLogs: raw.share_logs ?? true,
     gpu: raw.algorithm_device_requests?.gpu ?? false,
     ignoredKeys,
     dockerized,

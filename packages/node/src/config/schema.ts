@@ -100,6 +100,7 @@ export const NodeConfigSchema = Type.Object(
     'ssh-tunnels': Type.Optional(Nullable(Type.Array(Type.Unknown()))),
     whitelist: Type.Optional(Nullable(Type.Unknown())),
     share_config: Type.Optional(Type.Boolean()),
+    share_logs: Type.Optional(Type.Boolean()),
     debug: Type.Optional(Nullable(Type.Unknown())),
     logging: Type.Optional(
       Nullable(

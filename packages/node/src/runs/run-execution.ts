@@ -11,6 +11,7 @@ import type { ContainerHandle, ContainerRuntime } from '../runtime/index.js';
 import { localTimestamp, type WireResultWithTask } from '../server-client/wire.js';
 import { declaredPorts } from '../vpn/algorithm-ports.js';
 import { algorithmContainerSpec, inHelperNamespace } from './container-spec.js';
+import { LiveLog } from './live-log.js';
 import { prepareRun } from './prepare-run.js';
 import { auditRunEnd, auditRunStart } from './run-audit.js';
 import { readRunOutput, removeRunFiles } from './run-files.js';
@@ -200,7 +201,13 @@ export class RunExecution {
     // The initiator's public key is looked up while the algorithm runs (and again at the end of a long run).
     const key = reporter.recipientKey(run.resultId, run.initiator);
     key.catch(() => undefined);
-    const { exitCode } = await waitUnlessStopped(runtime, handle, this.#o.signal);
+    const live = this.#liveLog(run, handle, active);
+    let exitCode: number;
+    try {
+      ({ exitCode } = await waitUnlessStopped(runtime, handle, this.#o.signal));
+    } finally {
+      await live?.then((l) => l?.stop());
+    }
     mark(run, 'container_exited');
     if (active)
       await active.catch((e: unknown) =>
@@ -226,6 +233,33 @@ export class RunExecution {
     ]);
     await finisher.finish(run, rlog, exitOutcome(exitCode, output, logs), key);
     await this.#cleanUp(run, handle);
+  }
+
+  /**
+   * The run's live log (live-log.ts), started once the server has the run `active` (an `active` report clears the
+   * log): none when the node keeps its logs (`share_logs: false`) or cannot send them.
+   */
+  #liveLog(
+    run: RunInfo,
+    handle: ContainerHandle,
+    active?: Promise<void>,
+  ): Promise<LiveLog | undefined> | undefined {
+    const { sendLog, config, runtime, log } = this.#o;
+    if (!sendLog || !config.shareLogs) return undefined;
+    return (active ?? Promise.resolve()).then(
+      () => {
+        const live = new LiveLog({
+          runtime,
+          handle,
+          resultId: run.resultId,
+          send: sendLog,
+          log: runLog(log, run),
+        });
+        live.start();
+        return live;
+      },
+      () => undefined,
+    );
   }
 
   /** A run killed before its container started: nothing to stop; what was prepared goes, and no report. */

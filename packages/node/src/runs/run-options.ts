@@ -14,6 +14,7 @@ import type { NodeAudit } from '../audit/node-audit.js';
 import type { NodeNames } from './naming.js';
 import type { NetworkHelpers } from './network-helpers.js';
 import type { RunStore } from './run-store.js';
+import type { LogBatchSender } from './live-log.js';
 
 export interface NodeIdentity {
   readonly nodeId: number;
@@ -39,6 +40,11 @@ export interface RunManagerOptions {
   readonly store: RunStore;
   readonly log: Logger;
   readonly emitStatus: (change: AlgorithmStatusChange) => void;
+  /**
+   * Sends a batch of an active run's log to the server (docs/run-logs.md); with `share_logs: false` it is not used.
+   * @default none: the log reaches the server only with the final report
+   */
+  readonly sendLog?: LogBatchSender;
   readonly signal: AbortSignal;
   /**
    * Network helpers started ahead of time (see network-helpers.ts).

@@ -211,6 +211,11 @@ export interface ContainerRuntime {
    * is best effort: the engine reads them separately).
    */
   logs(handle: ContainerHandle): Promise<string>;
+  /**
+   * Follows stdout and stderr from the container's start as they are written (docs/run-logs.md): `onText` gets each
+   * piece. Resolves when the container's streams end, or at once when `signal` aborts.
+   */
+  followLogs(handle: ContainerHandle, onText: (text: string) => void, signal: AbortSignal): Promise<void>;
   /** SIGKILL; no error when the container is not running or does not exist. */
   kill(handle: ContainerHandle): Promise<void>;
   /** Remove (forced: a running container is killed first); no error when it does not exist. */

@@ -13,6 +13,8 @@ import {
   type ClientToServerEvents,
   type KillListEntry,
   type NodeInfoPayload,
+  type RunLogAck,
+  type RunLogBatch,
   type ServerToClientEvents,
 } from '@federa/common';
 
@@ -152,6 +154,15 @@ export class SocketChannel {
 
   emitStatus(change: AlgorithmStatusChange): void {
     if (this.#socket.connected) this.#socket.emit('algorithm_status_change', change);
+  }
+
+  /**
+   * Sends one batch of a run's live log and resolves with the server's answer (docs/run-logs.md); rejects when the
+   * socket is not connected or the answer does not come within `timeoutMs`.
+   */
+  async sendRunLog(batch: RunLogBatch, timeoutMs = 10_000): Promise<RunLogAck> {
+    if (!this.#socket.connected) throw new Error('not connected to the server');
+    return this.#socket.timeout(timeoutMs).emitWithAck('run_log', batch);
   }
 
   /** Graceful disconnect: the server sees a clean close and marks the node offline at once, not after a timeout. */

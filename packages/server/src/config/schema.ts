@@ -153,6 +153,11 @@ export const ServerConfigSchema = Type.Object(
      */
     response_cache_mb: Type.Number({ minimum: 0, default: 64 }),
     /**
+     * The most characters (in KiB of characters) of log a node may stream for one run while it is active
+     * (docs/run-logs.md); what comes beyond is replaced by one truncation note.
+     */
+    run_log_max_kb: Type.Integer({ minimum: 1, maximum: 65_536, default: 1024 }),
+    /**
      * Origins (`https://host[:port]`) whose web pages may call the API from a browser (CORS). Empty: only pages
      * of the server's own origin. `['*']`: any page, as vantage6 did.
      */

@@ -118,6 +118,8 @@ export interface ResultTable {
   input: string | null;
   result: string | null;
   log: string | null;
+  /** Characters of log the node streamed while the run was active (docs/run-logs.md). */
+  log_received: Generated<number>;
   assigned_at: string;
   started_at: string | null;
   finished_at: string | null;

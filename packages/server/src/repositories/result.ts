@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { IdQuery } from './listing.js';
 import type { Caller } from '../auth/caller.js';
@@ -246,4 +246,59 @@ export async function runWithTask(
     ])
     .where('result.id', '=', resultId)
     .executeTakeFirst();
+}
+
+/** What became of a batch of live log (docs/run-logs.md); `stop`: the run takes no more. */
+export type LogAppendOutcome =
+  | { readonly kind: 'appended'; readonly offset: number; readonly stop: boolean }
+  | { readonly kind: 'refused'; readonly offset: number; readonly stop: boolean; readonly reason: string };
+
+/** The note that ends a live log at the cap. */
+export const liveLogCapNote = (cap: number): string =>
+  `\n[federa server] the live log of this run reached ${cap} characters; the rest is not shown while it runs\n`;
+
+/**
+ * Appends `text` to the log of open, active run `id` when `offset` is what the server has taken for it
+ * (`log_received`); a batch sent again after its answer was lost is taken once. At `cap` characters the log ends
+ * with one truncation note and takes no more.
+ */
+export async function appendRunLog(
+  db: Kysely<Database>,
+  id: number,
+  offset: number,
+  text: string,
+  cap: number,
+): Promise<LogAppendOutcome> {
+  const row = await db
+    .selectFrom('result')
+    .select(['status', 'finished_at', 'log_received', sql<number>`length(coalesce(log, ''))`.as('length')])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row) return { kind: 'refused', offset: 0, stop: true, reason: 'no such result' };
+  const received = Number(row.log_received);
+  if (row.finished_at !== null || row.status !== 'active')
+    return { kind: 'refused', offset: received, stop: true, reason: 'the run is not active' };
+  const length = Number(row.length);
+  if (offset !== received) {
+    // The same batch again (its answer was lost): taken already.
+    if (offset < received && offset + text.length <= received)
+      return { kind: 'appended', offset: received, stop: length >= cap };
+    return { kind: 'refused', offset: received, stop: false, reason: `expected offset ${received}` };
+  }
+  if (length >= cap) return { kind: 'appended', offset: received, stop: true };
+  const full = length + text.length > cap;
+  const piece = full ? text.slice(0, cap - length) + liveLogCapNote(cap) : text;
+  const written = await db
+    .updateTable('result')
+    .set({
+      log: sql<string>`coalesce(log, '') || ${piece}`,
+      log_received: sql<number>`log_received + ${text.length}`,
+    })
+    .where('id', '=', id)
+    .where('finished_at', 'is', null)
+    .where('log_received', '=', offset)
+    .executeTakeFirst();
+  if (Number(written.numUpdatedRows) === 0)
+    return { kind: 'refused', offset: received, stop: false, reason: 'the run changed meanwhile' };
+  return { kind: 'appended', offset: received + text.length, stop: full };
 }

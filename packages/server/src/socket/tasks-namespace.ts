@@ -5,6 +5,7 @@ import { presenceRoom, roomsOf, sessionRoom } from './rooms.js';
 import { nodeInfoRows } from './node-info.js';
 import { replaceNodeConfig } from '../repositories/node.js';
 import { runWithTask } from '../repositories/result.js';
+import { receiveRunLog } from './run-log.js';
 import type { Presence } from './presence.js';
 import type { SocketIdentity, TasksNamespace, TasksSocket } from './types.js';
 
@@ -94,6 +95,11 @@ function onIdentified(
   if (identity.kind === 'node') {
     socket.on('algorithm_status_change', (report) => void relayStatusChange(ctx, nsp, identity, report));
     socket.on('container_failed', (report) => void relayContainerFailed(ctx, nsp, identity, report));
+    socket.on('run_log', (batch, ack) => {
+      void receiveRunLog(ctx, identity, batch).then((answer) => {
+        if (typeof ack === 'function') ack(answer);
+      });
+    });
     socket.on('node_info_update', (info) => {
       const rows = nodeInfoRows(info);
       if (rows === null) {

@@ -19,7 +19,7 @@ import {
 import { checkImageReference } from '../image-ref.js';
 import { containerCreateOptions, toStatus } from './container-options.js';
 import type { Engine } from './engine.js';
-import { demuxLog, demuxStreamToEnd, withTimeout } from './streams.js';
+import { demuxLog, demuxStreamToEnd, followStream, withTimeout } from './streams.js';
 
 export async function runContainer(engine: Engine, spec: ContainerSpec): Promise<ContainerHandle> {
   checkImageReference('runContainer', spec.image);
@@ -82,6 +82,23 @@ export async function logs(engine: Engine, handle: ContainerHandle): Promise<str
     engine.docker.getContainer(handle.id).logs({ stdout: true, stderr: true, follow: false }),
   );
   return demuxLog(engine.docker.modem, raw);
+}
+
+/**
+ * Follows a container's stdout and stderr from its start: `onText` gets each piece as the engine sends it. Resolves
+ * when the container's streams end, or at once when `signal` aborts.
+ */
+export async function followLogs(
+  engine: Engine,
+  handle: ContainerHandle,
+  onText: (text: string) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  if (signal.aborted) return;
+  const stream = (await engine.call('followLogs', { container: handle.name, id: handle.id }, () =>
+    engine.docker.getContainer(handle.id).logs({ stdout: true, stderr: true, follow: true }),
+  )) as unknown as NodeJS.ReadableStream & { destroy?: () => void };
+  await followStream(engine.docker.modem, stream, onText, signal);
 }
 
 export async function exec(engine: Engine, nameOrId: string, cmd: readonly string[]): Promise<ExecResult> {

@@ -138,6 +138,10 @@ export class DockerRuntime implements ContainerRuntime {
     return containers.logs(this.#engine, handle);
   }
 
+  followLogs(handle: ContainerHandle, onText: (text: string) => void, signal: AbortSignal): Promise<void> {
+    return containers.followLogs(this.#engine, handle, onText, signal);
+  }
+
   exec(nameOrId: string, cmd: readonly string[]): Promise<ExecResult> {
     return containers.exec(this.#engine, nameOrId, cmd);
   }

@@ -3,6 +3,7 @@
  * time limit on any engine call.
  */
 import { PassThrough, Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import type Docker from 'dockerode';
 
 /** Rejects with `onTimeout()` when `promise` has not settled within `ms` (the work itself goes on). */
@@ -84,4 +85,42 @@ export async function demuxStreamToEnd(
     stream.on('error', reject);
   });
   return text();
+}
+
+/**
+ * Reads a live multiplexed stream (a followed log), demultiplexed, handing each piece of text to `onText` (UTF-8
+ * sequences split across frames are kept whole). Ends with the stream, or when `signal` aborts (the stream is
+ * closed).
+ */
+export async function followStream(
+  modem: Docker['modem'],
+  stream: NodeJS.ReadableStream & { destroy?: () => void },
+  onText: (text: string) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  const decoder = new StringDecoder('utf8');
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      const text = decoder.write(Buffer.from(chunk));
+      if (text !== '') onText(text);
+      callback();
+    },
+  });
+  modem.demuxStream(stream, sink, sink);
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    };
+    const onAbort = (): void => {
+      stream.destroy?.();
+      done();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    stream.on('end', done);
+    stream.on('close', done);
+    stream.on('error', done);
+  });
+  const rest = decoder.end();
+  if (rest !== '' && !signal.aborted) onText(rest);
 }

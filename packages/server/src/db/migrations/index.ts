@@ -5,6 +5,7 @@ import { resultSummaryIndex } from './0002-result-summary-index.js';
 import { sessionsMigration } from './0003-sessions.js';
 import { memberSince } from './0004-member-since.js';
 import { cancelOnFailure } from './0005-cancel-on-failure.js';
+import { liveLog } from './0006-live-log.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -16,6 +17,7 @@ export class FederaMigrations implements MigrationProvider {
       '0003-sessions': sessionsMigration,
       '0004-member-since': memberSince,
       '0005-cancel-on-failure': cancelOnFailure,
+      '0006-live-log': liveLog,
     });
   }
 }

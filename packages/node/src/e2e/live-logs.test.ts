@@ -1,0 +1,156 @@
+/**
+ * Live logs, end to end (docs/run-logs.md): a real server, a real node in-process, algorithms in Docker. While a run
+ * is active its stdout and stderr reach the server in batches and `GET /result/{id}` shows the log growing; a run
+ * that prints more than the server's cap shows one truncation note while it runs; the final report carries the whole
+ * log. Needs Docker and `federa/helper:local` (scripts/build-images.sh).
+ */
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeBase64 } from '@federa/common';
+
+import {
+  buildImage,
+  createFederation,
+  removeNodeObjects,
+  startE2eNode,
+  startE2eServer,
+  until,
+  type E2eServer,
+  type Federation,
+  type StartedNode,
+} from '@federa/testing';
+
+const tag = `ll${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
+/** Prints `tick 1` … `tick N` (input `ticks N`, default 12) half a second apart, on stdout and stderr in turn. */
+const IMAGE = `federa-test/${tag}-ticks:local`;
+const SCRIPT = `n=$(head -c 16 "$INPUT_FILE" | tr -cd '0-9'); n=\${n:-12}
+wide=$(head -c 16 "$INPUT_FILE" | grep -c wide || true)
+i=1
+while [ "$i" -le "$n" ]; do
+  if [ "$wide" = 1 ]; then printf 'wide %s %0500d\\n' "$i" 0; elif [ $((i % 2)) = 0 ]; then echo "tick $i" >&2; else echo "tick $i"; fi
+  i=$((i + 1)); sleep 0.5
+done
+printf 'json.{"ticks": %s}' "$n" > "$OUTPUT_FILE"
+`;
+/** The server's cap in this test: 2 KiB of characters per run. */
+const CAP = 2 * 1024;
+
+let server: E2eServer;
+let fed: Federation;
+let node: StartedNode;
+
+interface ResultView {
+  id: number;
+  status: string;
+  log: string | null;
+  finished_at: string | null;
+}
+
+beforeAll(async () => {
+  buildImage(IMAGE, 'FROM federa/helper:local\nCOPY run.sh /run.sh\nCMD ["/bin/sh", "/run.sh"]\n', {
+    'run.sh': SCRIPT,
+  });
+  server = await startE2eServer('127.0.0.1', { config: { run_log_max_kb: CAP / 1024 } });
+  fed = await createFederation(server, false, tag, ['age\n1\n']);
+  node = await startE2eNode(server, fed.orgs[0]!, `${tag}-0`, false);
+}, 120_000);
+
+afterAll(async () => {
+  await node?.node.stop().catch(() => undefined);
+  await server?.close();
+  removeNodeObjects(`${tag}-0`);
+  try {
+    execFileSync('docker', ['rmi', '-f', IMAGE], { stdio: 'ignore' });
+  } catch {
+    /* gone already */
+  }
+}, 60_000);
+
+async function post(input: string): Promise<number> {
+  const posted = await server.api<{ id: number }>('POST', '/task', {
+    name: 'live logs',
+    image: IMAGE,
+    collaboration_id: fed.collaborationId,
+    organizations: [{ id: fed.orgs[0]!.id, input: encodeBase64(Buffer.from(input)) }],
+  });
+  expect(posted.status, JSON.stringify(posted.body)).toBe(201);
+  const [run] = await until(
+    'the run exists',
+    async () => (await server.api<ResultView[]>('GET', `/task/${posted.body.id}/result`)).body,
+    (rs) => rs.length === 1,
+    10_000,
+    100,
+  );
+  return run!.id;
+}
+
+const result = async (id: number): Promise<ResultView> =>
+  (await server.api<ResultView>('GET', `/result/${id}`)).body;
+
+describe('live logs', () => {
+  it('GET /result/{id} shows the log of an active run growing, stdout and stderr, before the run ends', async () => {
+    const id = await post('ticks 12');
+    const early = await until(
+      'the first ticks while the run is active',
+      () => result(id),
+      (r) => (r.log ?? '').includes('tick 2'),
+      60_000,
+      100,
+    );
+    expect(early.status).toBe('active');
+    expect(early.finished_at).toBeNull();
+    expect(early.log).not.toContain('tick 12');
+    const later = await until(
+      'more ticks while the run is still active',
+      () => result(id),
+      (r) => (r.log ?? '').includes('tick 6'),
+      30_000,
+      100,
+    );
+    expect(later.finished_at).toBeNull();
+    expect(later.log!.startsWith(early.log!)).toBe(true);
+    // Every line once, in order, from both streams.
+    expect(later.log!.split('\n').filter((l) => l.startsWith('tick'))).toEqual(
+      Array.from(
+        { length: later.log!.split('\n').filter((l) => l.startsWith('tick')).length },
+        (_, i) => `tick ${i + 1}`,
+      ),
+    );
+    const done = await until(
+      'the run is finished',
+      () => result(id),
+      (r) => r.finished_at !== null,
+      60_000,
+      200,
+    );
+    expect(done.status).toBe('completed');
+    expect(done.log!.split('\n').filter((l) => l.startsWith('tick'))).toEqual(
+      Array.from({ length: 12 }, (_, i) => `tick ${i + 1}`),
+    );
+  }, 120_000);
+
+  it('a run printing more than the cap shows the live log cut with one note; its report has the whole log', async () => {
+    const id = await post('wide 10');
+    const cut = await until(
+      'the truncation note while the run is active',
+      () => result(id),
+      (r) => (r.log ?? '').includes('[federa server] the live log of this run reached'),
+      60_000,
+      100,
+    );
+    expect(cut.finished_at).toBeNull();
+    expect(cut.log!.length).toBeLessThanOrEqual(CAP + 200);
+    expect(cut.log!.startsWith('wide 1 ')).toBe(true);
+    expect(cut.log!.match(/\[federa server\]/g)).toHaveLength(1);
+    const done = await until(
+      'the run is finished',
+      () => result(id),
+      (r) => r.finished_at !== null,
+      60_000,
+      200,
+    );
+    expect(done.status).toBe('completed');
+    expect(done.log!.split('\n').filter((l) => l.startsWith('wide'))).toHaveLength(10);
+    expect(done.log).not.toContain('[federa server]');
+  }, 120_000);
+});

@@ -1,0 +1,137 @@
+/**
+ * `run_log` (docs/run-logs.md): a node streams an active run's log in batches over its socket and each batch is
+ * answered. Real server on port 0, real socket.io clients, the test database of the dialect under test.
+ */
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { io as connectClient, type Socket } from 'socket.io-client';
+import type { ClientToServerEvents, RunLogAck, ServerToClientEvents } from '@federa/common';
+import { startTestApp, type TestApp } from '@federa/testing';
+import { SocketServer } from './socket-server.js';
+
+type Client = Socket<ServerToClientEvents, ClientToServerEvents>;
+
+/** The cap of this test's server: 1 KiB of characters per run. */
+const CAP = 1024;
+let t: TestApp;
+let sockets: SocketServer;
+let url: string;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  sockets = new SocketServer();
+  t = await startTestApp({ events: sockets.events, config: { run_log_max_kb: CAP / 1024 } });
+  sockets.bind(t.ctx);
+  sockets.attach(t.app.server);
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+});
+afterEach(() => {
+  for (const c of clients.splice(0)) c.disconnect();
+});
+afterAll(async () => {
+  await sockets.close();
+  await t.close();
+});
+
+async function connect(token: string): Promise<Client> {
+  const c: Client = connectClient(`${url}/tasks`, {
+    forceNew: true,
+    reconnection: false,
+    transports: ['websocket'],
+    extraHeaders: { Authorization: `Bearer ${token}` },
+  });
+  clients.push(c);
+  await new Promise<void>((resolve, reject) => {
+    c.once('connect', () => resolve());
+    c.once('connect_error', reject);
+  });
+  return c;
+}
+
+const send = (c: Client, result_id: number, offset: number, text: string): Promise<RunLogAck> =>
+  c.timeout(5_000).emitWithAck('run_log', { result_id, offset, text });
+
+/** Two organizations with a node each, a researcher, and a task with one run at each; the first run active. */
+async function world() {
+  const orgs = [await t.fx.organization(), await t.fx.organization()];
+  const collab = await t.fx.collaboration(orgs);
+  const nodes = [await t.fx.node(orgs[0]!, collab), await t.fx.node(orgs[1]!, collab)];
+  const task = await t.fx.task(collab, orgs);
+  const researcher = await t.fx.user(orgs[0]!, { roles: ['Researcher'] });
+  const nodeToken = await nodes[0]!.token();
+  return { nodes, task, nodeToken, researcherToken: await researcher.token() };
+}
+
+const patch = async (token: string, id: number, body: Record<string, unknown>): Promise<void> => {
+  const r = await t.api('PATCH', `/result/${id}`, { token, body });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+};
+
+const logOf = async (token: string, id: number): Promise<string | null> => {
+  const r = await t.api('GET', `/result/${id}`, { token });
+  expect(r.status).toBe(200);
+  return (r.body as { log: string | null }).log;
+};
+
+describe('run_log', () => {
+  it('appends batches of an active run in order, a batch sent again once, and GET /result/{id} shows them', async () => {
+    const { task, nodeToken, researcherToken } = await world();
+    const id = task.resultIds[0]!;
+    const c = await connect(nodeToken);
+    // Not active yet: refused, and the node is told to stop.
+    expect(await send(c, id, 0, 'early\n')).toMatchObject({ ok: false, offset: 0, stop: true });
+    await patch(nodeToken, id, { status: 'active' });
+    expect(await send(c, id, 0, 'line 1\n')).toEqual({ ok: true, offset: 7, stop: false });
+    expect(await logOf(researcherToken, id)).toBe('line 1\n');
+    // The same batch again (its answer lost): taken once.
+    expect(await send(c, id, 0, 'line 1\n')).toEqual({ ok: true, offset: 7, stop: false });
+    expect(await send(c, id, 7, 'line 2\n')).toEqual({ ok: true, offset: 14, stop: false });
+    // A batch from a wrong place: refused with where the next one starts.
+    expect(await send(c, id, 30, 'line 9\n')).toMatchObject({ ok: false, offset: 14, stop: false });
+    expect(await logOf(researcherToken, id)).toBe('line 1\nline 2\n');
+    // The final report replaces the live log; the finished run takes no more.
+    await patch(nodeToken, id, { status: 'completed', result: '', log: 'line 1\nline 2\nline 3\n' });
+    expect(await send(c, id, 14, 'line 3\n')).toMatchObject({ ok: false, stop: true });
+    expect(await logOf(researcherToken, id)).toBe('line 1\nline 2\nline 3\n');
+  });
+
+  it('ends a run’s live log at the cap with one note and takes nothing after it', async () => {
+    const { task, nodeToken, researcherToken } = await world();
+    const id = task.resultIds[0]!;
+    await patch(nodeToken, id, { status: 'active' });
+    const c = await connect(nodeToken);
+    const line = `${'x'.repeat(99)}\n`;
+    let offset = 0;
+    for (let i = 0; i < 10; i++) {
+      const ack = await send(c, id, offset, line);
+      expect(ack).toEqual({ ok: true, offset: offset + 100, stop: false });
+      offset = ack.offset;
+    }
+    expect(await send(c, id, offset, line)).toEqual({ ok: true, offset: offset + 100, stop: true });
+    expect(await send(c, id, offset + 100, line)).toMatchObject({ ok: true, stop: true });
+    const log = (await logOf(researcherToken, id))!;
+    expect(log.startsWith(line.repeat(10) + 'x'.repeat(24))).toBe(true);
+    expect(log).toContain(`[federa server] the live log of this run reached ${CAP} characters`);
+    expect(log.match(/\[federa server\]/g)).toHaveLength(1);
+    expect(log.length).toBeLessThan(CAP + 120);
+  });
+
+  it('refuses a batch for a run of another node, a malformed batch, and a batch from a user', async () => {
+    const { task, nodes, nodeToken, researcherToken } = await world();
+    const other = task.resultIds[1]!;
+    await patch(await nodes[1]!.token(), other, { status: 'active' });
+    const c = await connect(nodeToken);
+    expect(await send(c, other, 0, 'not mine\n')).toMatchObject({ ok: false, stop: true });
+    expect(await send(c, 987_654, 0, 'nobody\n')).toMatchObject({ ok: false, stop: true });
+    const bad = await c
+      .timeout(5_000)
+      .emitWithAck('run_log', { result_id: other, offset: -1, text: 'x' } as never);
+    expect(bad).toMatchObject({ ok: false, error: 'run_log needs {result_id, offset, text}' });
+    const user = await connect(researcherToken);
+    await expect(
+      user.timeout(500).emitWithAck('run_log', { result_id: other, offset: 0, text: 'user\n' }),
+    ).rejects.toThrow();
+    expect(await logOf(researcherToken, other)).toBeNull();
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * `run_log` from a node (docs/run-logs.md, docs/socket-protocol.md#events-from-clients): the next batch of an active
+ * run's log, appended to the run's `log` and acknowledged with where the node's next batch starts. The node waits
+ * for the answer before it sends more (back-pressure); each run's live log ends at the configured cap.
+ */
+import type { RunLogAck } from '@federa/common';
+import type { AppContext } from '../context.js';
+import { appendRunLog, findResult } from '../repositories/result.js';
+import type { SocketIdentity } from './types.js';
+
+/** The longest batch a node may send (characters); a node sends 16 KiB at most. */
+export const MAX_LOG_BATCH = 256 * 1024;
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+export async function receiveRunLog(
+  ctx: AppContext,
+  node: Extract<SocketIdentity, { kind: 'node' }>,
+  batch: unknown,
+): Promise<RunLogAck> {
+  const b = (typeof batch === 'object' && batch !== null ? batch : {}) as Record<string, unknown>;
+  if (!isCount(b.result_id) || !isCount(b.offset) || typeof b.text !== 'string')
+    return { ok: false, offset: 0, stop: true, error: 'run_log needs {result_id, offset, text}' };
+  if (b.text.length > MAX_LOG_BATCH)
+    return { ok: false, offset: b.offset, error: `a batch holds at most ${MAX_LOG_BATCH} characters` };
+  try {
+    const run = await findResult(ctx.dbh.db, b.result_id);
+    if (
+      !run ||
+      run.collaboration_id === null ||
+      run.organization_id !== node.organizationId ||
+      run.collaboration_id !== node.collaborationId
+    ) {
+      ctx.log.warn(
+        { event: 'socket.run_log_refused', node_id: node.id, result_id: b.result_id },
+        'run_log for a result of another node ignored',
+      );
+      return { ok: false, offset: 0, stop: true, error: `result ${b.result_id} is not a run of this node` };
+    }
+    const cap = ctx.config.run_log_max_kb * 1024;
+    const outcome = await appendRunLog(ctx.dbh.db, run.id, b.offset, b.text, cap);
+    if (outcome.kind === 'appended') return { ok: true, offset: outcome.offset, stop: outcome.stop };
+    return { ok: false, offset: outcome.offset, stop: outcome.stop, error: outcome.reason };
+  } catch (error) {
+    ctx.log.error(
+      { err: error, event: 'socket.run_log_failed', node_id: node.id, result_id: b.result_id },
+      'could not append a run log batch',
+    );
+    return { ok: false, offset: b.offset, error: 'the server could not store the batch; send it again' };
+  }
+}
