@@ -5,18 +5,18 @@
  * mounted as `vserver start` does; other databases must be reachable from the container).
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { checkServerConfig } from '../config/validate.js';
 import type { InstanceRef } from '../config/store.js';
 import { connectDocker, type DockerEngine } from '../docker/engine.js';
 import { chooseImage, ensureImage, warnOnMajorMismatch } from '../docker/images.js';
 import { CliError, exitReasonOf, type ExitReason } from '../exit-codes.js';
-import { type Env, instanceDataDir } from '../paths.js';
+import type { Env } from '../paths.js';
 import type { Progress } from '../util/progress.js';
 import { CONTAINER_DB_DIR, placeDatabase } from './database.js';
 import { TYPE_LABEL } from './naming.js';
-import { APP_DIR } from './start.js';
+import { APP_DIR, CONTAINER_AUDIT_DIR, serverHostDataDir } from './start.js';
 
 export interface ServerImportOptions {
   environment: string;
@@ -54,10 +54,7 @@ export async function importIntoServer(
   if (!existsSync(fixture)) throw new CliError('usage', `the fixture file ${fixture} does not exist`);
   const docker = engine ?? (await connectDocker(env));
   const raw = checkServerConfig(ref.file, options.environment, {});
-  const dataDir =
-    typeof (raw.directories as { data?: unknown } | undefined)?.data === 'string'
-      ? resolve((raw.directories as { data: string }).data)
-      : instanceDataDir('server', ref.scope, ref.name, env);
+  const dataDir = serverHostDataDir(ref, raw, env);
   const db = placeDatabase(typeof raw.uri === 'string' ? raw.uri : 'sqlite:///default.sqlite', dataDir);
   if (db.kind === 'memory')
     throw new CliError(
@@ -92,6 +89,11 @@ export async function importIntoServer(
         'Use an address the container can reach (e.g. host.docker.internal).',
     );
   }
+  // The import is recorded in the server's audit log folder on this host (docs/audit.md).
+  const hostAuditDir = join(dataDir, 'audit');
+  mkdirSync(hostAuditDir, { recursive: true, mode: 0o700 });
+  binds.push(`${hostAuditDir}:${CONTAINER_AUDIT_DIR}`);
+  containerEnv.FEDERA_AUDIT_DIRECTORY = CONTAINER_AUDIT_DIR;
   if (options.develop) binds.push(`${resolve(options.develop)}:${APP_DIR}`);
 
   const container = importContainerName(ref.name, ref.scope);

@@ -2,7 +2,7 @@
  * `vserver` against the real Docker engine with the locally built image (scripts/build-infra-images.sh):
  * new → start → version → list → import → stop.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -186,5 +186,20 @@ describe('vserver with Docker', () => {
     expect(docker('ps', '-a', '--filter', `name=^${container}$`, '--format', '{{.Names}}')).toBe('');
     expect(docker('network', 'ls', '--filter', `name=federa-${name}`, '--format', '{{.Name}}')).toBe('');
     expect((await vserver('list')).stdout).toMatch(new RegExp(`${name}\\s+user\\s+offline`));
+    // The server in the container kept its audit log in the host's data folder (docs/audit.md): each start and
+    // stop, the logins of this test, the import's one-off container in a chain of its own.
+    const audited = await vserver('audit', 'verify', '--user', '-n', name);
+    expect(audited.code, audited.stderr).toBe(0);
+    expect(audited.stdout).toMatch(/^OK: chain 'import': \d+ entries intact/m);
+    expect(audited.stdout).toMatch(/^OK: chain 'server': \d+ entries intact/m);
+    const events = readFileSync(
+      join(dirs.env.XDG_DATA_HOME, 'federa', 'server', name, 'audit', 'server.jsonl'),
+      'utf8',
+    )
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { event: string }).event);
+    expect(events[0]).toBe('server.started');
+    expect(events.at(-1)).toBe('server.stopped');
   }, 60_000);
 });
