@@ -4,11 +4,15 @@ import { useCallback, useEffect, useState } from 'react';
 import { client, errorText, logout, resumeSession, saveSession } from './api.js';
 import { ErrorBox, Progress } from './components/ui.js';
 import { Account, HealthPage } from './pages/Account.js';
-import { Nodes, Organizations, Roles, Users } from './pages/Admin.js';
+import { Nodes } from './pages/admin/Nodes.js';
+import { Organizations } from './pages/admin/Organizations.js';
+import { Roles } from './pages/admin/Roles.js';
+import { Users } from './pages/admin/Users.js';
 import { CollaborationList, CollaborationPage } from './pages/Collaborations.js';
 import { LoginPage, RecoverPage } from './pages/Login.js';
 import { TaskPage } from './pages/TaskPage.js';
-import { NewTask, TaskList } from './pages/Tasks.js';
+import { NewTask } from './pages/tasks/NewTask.js';
+import { TaskList } from './pages/tasks/TaskList.js';
 import { Link, navigate, useRoute } from './router.js';
 import { MeContext, makeMe, type Me } from './session.js';
 

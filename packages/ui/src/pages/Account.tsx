@@ -2,7 +2,9 @@
 import { useState, type FormEvent } from 'react';
 
 import { client } from '../api.js';
-import { ErrorBox, Field, Notice, Progress } from '../components/ui.js';
+import { TextField } from '../components/fields.js';
+import { RuleCells, Table } from '../components/table.js';
+import { ErrorBox, Notice, Progress } from '../components/ui.js';
 import { useAction, useAsync } from '../hooks.js';
 import { useMe } from '../session.js';
 
@@ -49,30 +51,22 @@ export function Account() {
           </dl>
           <form onSubmit={(e) => void submit(e)} aria-label="Change password">
             <h2>Change password</h2>
-            <Field label="Current password">
-              {(id) => (
-                <input
-                  id={id}
-                  type="password"
-                  autoComplete="current-password"
-                  required
-                  value={current}
-                  onChange={(e) => setCurrent(e.target.value)}
-                />
-              )}
-            </Field>
-            <Field label="New password">
-              {(id) => (
-                <input
-                  id={id}
-                  type="password"
-                  autoComplete="new-password"
-                  required
-                  value={next}
-                  onChange={(e) => setNext(e.target.value)}
-                />
-              )}
-            </Field>
+            <TextField
+              label="Current password"
+              type="password"
+              autoComplete="current-password"
+              required
+              value={current}
+              onChange={setCurrent}
+            />
+            <TextField
+              label="New password"
+              type="password"
+              autoComplete="new-password"
+              required
+              value={next}
+              onChange={setNext}
+            />
             <ErrorBox error={change.error} />
             {done ? <Notice>Your password was changed.</Notice> : null}
             <button type="submit" className="primary" disabled={change.busy}>
@@ -82,24 +76,13 @@ export function Account() {
         </div>
         <div className="card grow">
           <h2>My rules ({me.rules.length})</h2>
-          <table className="table compact">
-            <thead>
-              <tr>
-                <th>Resource</th>
-                <th>Operation</th>
-                <th>Scope</th>
+          <Table className="table compact" head={['Resource', 'Operation', 'Scope']}>
+            {me.rules.map((r) => (
+              <tr key={r.id}>
+                <RuleCells rule={r} />
               </tr>
-            </thead>
-            <tbody>
-              {me.rules.map((r) => (
-                <tr key={r.id}>
-                  <td>{r.name}</td>
-                  <td>{r.operation}</td>
-                  <td>{r.scope}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         </div>
       </div>
     </section>
@@ -139,32 +122,23 @@ export function HealthPage() {
       <ErrorBox error={health.error} />
       {health.loading ? <Progress label="Checking…" /> : null}
       {h ? (
-        <table className="table">
-          <thead>
-            <tr>
-              <th>Part</th>
-              <th>State</th>
-              <th>Details</th>
-            </tr>
-          </thead>
-          <tbody>
-            {row('Database', h.database, h.dialect ?? '')}
-            {row(
-              'Message broker',
-              h.broker,
-              h.broker === null || h.broker === undefined ? 'single instance' : '',
-            )}
-            <tr>
-              <td>Mail (password recovery)</td>
-              <td>
-                <span className={`status status-${h.mail ? 'ok' : 'off'}`}>
-                  {h.mail ? 'configured' : 'not configured'}
-                </span>
-              </td>
-              <td className="mono">{h.mail ?? ''}</td>
-            </tr>
-          </tbody>
-        </table>
+        <Table head={['Part', 'State', 'Details']}>
+          {row('Database', h.database, h.dialect ?? '')}
+          {row(
+            'Message broker',
+            h.broker,
+            h.broker === null || h.broker === undefined ? 'single instance' : '',
+          )}
+          <tr>
+            <td>Mail (password recovery)</td>
+            <td>
+              <span className={`status status-${h.mail ? 'ok' : 'off'}`}>
+                {h.mail ? 'configured' : 'not configured'}
+              </span>
+            </td>
+            <td className="mono">{h.mail ?? ''}</td>
+          </tr>
+        </Table>
       ) : null}
       <p className="muted">Server version {version.data?.version ?? '…'}</p>
     </section>
