@@ -8,19 +8,8 @@ See docs/client-python.md.
 """
 
 from .client import Client, ResultList, UserClient, WhoAmI
-from .exceptions import (
-    AuthenticationError,
-    ConnectionFailed,
-    DecryptionError,
-    EncryptionSetupError,
-    FederaError,
-    NotFound,
-    PermissionDenied,
-    ServerError,
-    TaskFailed,
-    TaskTimeout,
-    ValidationError,
-)
+from .exceptions import *  # noqa: F401,F403 (every exception, as listed in exceptions.__all__)
+from .exceptions import __all__ as _exception_names
 from .serialization import UnsafePayloadWarning
 
 __version__ = "0.1.0"
@@ -30,17 +19,7 @@ __all__ = [
     "UserClient",
     "WhoAmI",
     "ResultList",
-    "FederaError",
-    "AuthenticationError",
-    "PermissionDenied",
-    "NotFound",
-    "ValidationError",
-    "ServerError",
-    "ConnectionFailed",
-    "EncryptionSetupError",
-    "DecryptionError",
-    "TaskTimeout",
-    "TaskFailed",
+    *_exception_names,
     "UnsafePayloadWarning",
     "__version__",
 ]
