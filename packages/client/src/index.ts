@@ -6,7 +6,7 @@
  *
  * See docs/client-typescript.md.
  */
-export { UserClient, type UserClientOptions, type AuthenticateOptions } from './user-client.js';
+export * from './browser.js';
 export {
   AlgorithmClient,
   containerIdentity,
@@ -16,30 +16,10 @@ export {
   type SubTaskResult,
   type SubTaskWaitOptions,
 } from './algorithm-client.js';
-export {
-  FederaClientError,
-  FederaApiError,
-  AuthenticationError,
-  PermissionError,
-  NotFoundError,
-  ValidationError,
-  ConnectionError,
-  WaitTimeoutError,
-  TaskFailedError,
-  type FailedRun,
-  EncryptionError,
-  type ApiErrorDetails,
-  type EncryptionErrorReason,
-  type ErrorCode,
-  type ServerErrorCode,
-} from './errors.js';
 /** Key helpers from `@federa/common`, so a researcher needs only this package. */
 export { createPrivateKeyFile, readPrivateKeyFile, publicKeyBase64 } from '@federa/common';
-export { serializePayload, deserializePayload, payloadFormat, type Payload } from './payload.js';
 export type { WaitOptions } from './wait.js';
-export type { ListOptions } from './pagination.js';
 export type { QueryValue } from './http.js';
-export type * from './types.js';
 export type { UserResource, UserFilters, NewUser, UserUpdate } from './resources/user.js';
 export type {
   OrganizationResource,
