@@ -11,3 +11,4 @@ export * from './exit-codes.js';
 export * from './jwt.js';
 export * from './payload-format.js';
 export * from './docker-naming.js';
+export * from './docker-host-options.js';

@@ -4,6 +4,7 @@
  */
 import { PassThrough, Writable } from 'node:stream';
 import Docker from 'dockerode';
+import { dockerHostOptions } from '@federa/common';
 import { CliError } from '../exit-codes.js';
 
 export interface RunSpec {
@@ -108,17 +109,7 @@ export class DockerEngine {
         PortBindings: bindings,
         AutoRemove: spec.autoRemove ?? true,
         ...(spec.network !== undefined ? { NetworkMode: spec.network } : {}),
-        ...(spec.extraHosts !== undefined ? { ExtraHosts: [...spec.extraHosts] } : {}),
-        ...(spec.capAdd !== undefined ? { CapAdd: [...spec.capAdd] } : {}),
-        ...(spec.devices !== undefined
-          ? {
-              Devices: spec.devices.map((d) => ({
-                PathOnHost: d,
-                PathInContainer: d,
-                CgroupPermissions: 'rwm',
-              })),
-            }
-          : {}),
+        ...dockerHostOptions(spec),
       },
     });
     await container.start();

@@ -3,6 +3,7 @@
  * runtime's.
  */
 import type Docker from 'dockerode';
+import { dockerHostOptions } from '@federa/common';
 
 import type { ContainerSpec, ContainerStatus } from '../container-runtime.js';
 
@@ -37,18 +38,8 @@ export function containerCreateOptions(spec: ContainerSpec): Docker.ContainerCre
         ReadOnly: m.readOnly ?? false,
       })),
       ...(network !== undefined ? { NetworkMode: network } : {}),
-      ...(spec.extraHosts !== undefined ? { ExtraHosts: [...spec.extraHosts] } : {}),
+      ...dockerHostOptions(spec),
       ...(spec.gpus === true ? { DeviceRequests: [{ Driver: '', Count: -1, Capabilities: [['gpu']] }] } : {}),
-      ...(spec.capAdd !== undefined ? { CapAdd: [...spec.capAdd] } : {}),
-      ...(spec.devices !== undefined
-        ? {
-            Devices: spec.devices.map((d) => ({
-              PathOnHost: d,
-              PathInContainer: d,
-              CgroupPermissions: 'rwm',
-            })),
-          }
-        : {}),
       ...(spec.sysctls !== undefined ? { Sysctls: { ...spec.sysctls } } : {}),
     },
     ...(isNamedNetwork(network)
