@@ -34,6 +34,7 @@ now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1fs", b - a }'; }
 die() { log "ERROR: $*"; exit 1; }
 T_ALL=$(now)
+dockerfile="$ROOT/images/federa/Dockerfile"
 
 exec 9>/tmp/federa-build-infra-images.lock
 if ! flock -n 9; then log "lock: another run holds /tmp/federa-build-infra-images.lock, waiting"; flock 9; fi
@@ -98,12 +99,11 @@ chmod 755 "$WORK/bin/"*
 CONTEXT_HASH="$(cd "$WORK" && { find . -type l -printf '%p -> %l\n'; find . -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum; } | LC_ALL=C sort | sha256sum | cut -c1-16)"
 log "stage: $(wc -l <"$WORK/modules.txt") dependency folders, $(du -sh "$WORK" | cut -f1) staged in $(elapsed "$t") (context $CONTEXT_HASH)"
 
-# 3. Build each kind unless its image carries the same inputs hash.
+# 3. Build each kind (a stage of images/federa/Dockerfile) unless its image carries the same inputs hash.
 for kind in "${KINDS[@]}"; do
   t=$(now)
   version="$(node -p "require('$ROOT/packages/$kind/package.json').version")"
   major="${version%%.*}"
-  dockerfile="$ROOT/images/$kind/Dockerfile"
   hash="${CONTEXT_HASH}-$(cat "$dockerfile" | sha256sum | cut -c1-8)-$(docker image inspect --format '{{.Id}}' "$BASE" | cut -c8-15)"
   have="$(docker image inspect --format '{{ index .Config.Labels "federa.inputs-hash" }}' "federa/$kind:$version" 2>/dev/null || true)"
   if [ "$FORCE" = 0 ] && [ "$have" = "$hash" ] && docker image inspect "federa/$kind:$major" >/dev/null 2>&1; then
@@ -112,7 +112,7 @@ for kind in "${KINDS[@]}"; do
   fi
   log "$kind: building federa/$kind:$version and :$major from $BASE${have:+ (was $have)}"
   old="$(docker image inspect --format '{{.Id}}' "federa/$kind:$version" 2>/dev/null || true)"
-  if ! docker build --network none -f "$dockerfile" --build-arg "BASE=$BASE" --build-arg "VERSION=$version" \
+  if ! docker build --network none -f "$dockerfile" --target "$kind" --build-arg "BASE=$BASE" --build-arg "VERSION=$version" \
       --label "federa.inputs-hash=$hash" -t "federa/$kind:$version" -t "federa/$kind:$major" "$WORK" >"$WORK/build-$kind.log" 2>&1; then
     tail -n 20 "$WORK/build-$kind.log" >&2
     die "$kind: docker build failed"
