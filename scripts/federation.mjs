@@ -11,11 +11,11 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pino from 'pino';
 import { startServer } from '@federa/server';
-import { createContainerRuntime, loadNodeConfig, startNode } from '@federa/node';
+import { createContainerRuntime } from '@federa/node';
 import { UserClient } from '@federa/client';
 import { createPrivateKeyFile } from '@federa/common';
+import { startLocalNode, waitForNodesOnline } from './lib/local-node.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(`--${name}`);
@@ -139,38 +139,23 @@ step('sample data and organization keys (RSA-4096) written');
 const nodes = [];
 for (const [i, o] of orgs.entries()) {
   const name = `federation-node-${i + 1}`;
-  const created = await admin.node.create({ collaborationId: collaboration.id, organizationId: o.id, name });
   const nodeDir = join(dir, 'nodes', name);
-  mkdirSync(nodeDir, { recursive: true });
-  const file = join(nodeDir, `${name}.yaml`);
-  writeFileSync(
-    file,
-    [
-      'application:',
-      `  api_key: ${created.api_key}`,
-      '  server_url: http://127.0.0.1',
-      `  port: ${server.port}`,
-      '  api_path: /api',
-      '  databases:',
-      `    - {label: default, uri: ${csvs[i]}, type: csv}`,
-      `  encryption: {enabled: true, private_key: ${keys[i]}}`,
-      `  directories: {data: ${join(nodeDir, 'data')}, log: ${join(dir, 'logs')}}`,
-      '  proxy_port: 0',
-      '',
-    ].join('\n'),
+  nodes.push(
+    await startLocalNode({
+      admin,
+      serverPort: server.port,
+      collaborationId: collaboration.id,
+      organizationId: o.id,
+      name,
+      csv: csvs[i],
+      privateKey: keys[i],
+      configFile: join(nodeDir, `${name}.yaml`),
+      dataDir: join(nodeDir, 'data'),
+      logDir: join(dir, 'logs'),
+    }),
   );
-  const log = pino(
-    { level: 'info' },
-    pino.destination({ dest: join(dir, 'logs', `${name}.log`), mkdir: true, sync: false }),
-  );
-  nodes.push({ name, running: await startNode({ config: loadNodeConfig({ file, env: {} }), log }) });
 }
-for (let waited = 0; ; waited += 250) {
-  const list = await admin.node.list({ collaborationId: collaboration.id });
-  if (list.length === 3 && list.every((n) => n.status === 'online')) break;
-  if (waited > 60_000) throw new Error('the nodes did not come online within 60 s; see the node logs');
-  await new Promise((r) => setTimeout(r, 250));
-}
+await waitForNodesOnline(admin, collaboration.id, 3, 'see the node logs');
 step('3 nodes online (each with its private Docker network and proxy)');
 
 // ---- the researcher runs the federated average

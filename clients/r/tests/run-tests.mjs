@@ -11,11 +11,11 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pino from 'pino';
 import { startServer } from '@federa/server';
-import { createContainerRuntime, loadNodeConfig, startNode } from '@federa/node';
+import { createContainerRuntime } from '@federa/node';
 import { UserClient } from '@federa/client';
 import { createPrivateKeyFile } from '@federa/common';
+import { startLocalNode, waitForNodesOnline } from '../../../scripts/lib/local-node.mjs';
 
 const args = process.argv.slice(2);
 const option = (name) => {
@@ -106,37 +106,22 @@ async function main() {
     await createPrivateKeyFile(key, { modulusBits: 2048 });
     keys.push(key);
     const name = `${tag}-${i + 1}`;
-    const created = await admin.node.create({
-      collaborationId: collaboration.id,
-      organizationId: o.id,
-      name,
-    });
-    const file = join(dir, `${name}.yaml`);
-    writeFileSync(
-      file,
-      [
-        'application:',
-        `  api_key: ${created.api_key}`,
-        '  server_url: http://127.0.0.1',
-        `  port: ${server.port}`,
-        '  api_path: /api',
-        '  databases:',
-        `    - {label: default, uri: ${csv}, type: csv}`,
-        `  encryption: {enabled: true, private_key: ${key}}`,
-        `  directories: {data: ${join(dir, name)}, log: ${dir}}`,
-        '  proxy_port: 0',
-        '',
-      ].join('\n'),
+    nodes.push(
+      await startLocalNode({
+        admin,
+        serverPort: server.port,
+        collaborationId: collaboration.id,
+        organizationId: o.id,
+        name,
+        csv,
+        privateKey: key,
+        configFile: join(dir, `${name}.yaml`),
+        dataDir: join(dir, name),
+        logDir: dir,
+      }),
     );
-    const log = pino({ level: 'info' }, pino.destination({ dest: join(dir, `${name}.log`), sync: false }));
-    nodes.push({ name, running: await startNode({ config: loadNodeConfig({ file, env: {} }), log }) });
   }
-  for (let waited = 0; ; waited += 250) {
-    const list = await admin.node.list({ collaborationId: collaboration.id });
-    if (list.length === 2 && list.every((n) => n.status === 'online')) break;
-    if (waited > 60_000) throw new Error(`the nodes did not come online within 60 s (logs in ${dir})`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await waitForNodesOnline(admin, collaboration.id, 2, `logs in ${dir}`);
 
   // ---- what the R tests need, in a file only this run can read
   const all = ages.flat();

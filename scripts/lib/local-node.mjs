@@ -1,0 +1,54 @@
+// A node of a local federation, in this process: registered on the server, its configuration file written, and
+// started with its log in a file. Used by scripts/federation.mjs (the main job) and clients/r/tests/run-tests.mjs.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import pino from 'pino';
+import { loadNodeConfig, startNode } from '@federa/node';
+
+/**
+ * Registers node `name` for `organizationId` in `collaborationId` (through the `admin` UserClient), writes its
+ * configuration to `configFile` (an encrypted node reading `csv` as its `default` database, data in `dataDir`,
+ * logs in `logDir`) and starts it. Returns `{ name, running }`.
+ */
+export async function startLocalNode(o) {
+  const created = await o.admin.node.create({
+    collaborationId: o.collaborationId,
+    organizationId: o.organizationId,
+    name: o.name,
+  });
+  mkdirSync(dirname(o.configFile), { recursive: true });
+  writeFileSync(
+    o.configFile,
+    [
+      'application:',
+      `  api_key: ${created.api_key}`,
+      '  server_url: http://127.0.0.1',
+      `  port: ${o.serverPort}`,
+      '  api_path: /api',
+      '  databases:',
+      `    - {label: default, uri: ${o.csv}, type: csv}`,
+      `  encryption: {enabled: true, private_key: ${o.privateKey}}`,
+      `  directories: {data: ${o.dataDir}, log: ${o.logDir}}`,
+      '  proxy_port: 0',
+      '',
+    ].join('\n'),
+  );
+  const log = pino(
+    { level: 'info' },
+    pino.destination({ dest: join(o.logDir, `${o.name}.log`), mkdir: true, sync: false }),
+  );
+  return {
+    name: o.name,
+    running: await startNode({ config: loadNodeConfig({ file: o.configFile, env: {} }), log }),
+  };
+}
+
+/** Waits until the collaboration's `count` nodes are all online (at most 60 s; `where` says where the logs are). */
+export async function waitForNodesOnline(admin, collaborationId, count, where) {
+  for (let waited = 0; ; waited += 250) {
+    const list = await admin.node.list({ collaborationId });
+    if (list.length === count && list.every((n) => n.status === 'online')) return;
+    if (waited > 60_000) throw new Error(`the nodes did not come online within 60 s; ${where}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
