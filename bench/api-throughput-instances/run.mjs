@@ -20,7 +20,7 @@ const connections = numberOption('connections', 20);
 const PG_ADMIN = process.env.FEDERA_BENCH_PG ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS = process.env.FEDERA_BENCH_REDIS ?? 'redis://127.0.0.1:6379';
 const NGINX = process.env.FEDERA_NGINX ?? '/usr/sbin/nginx';
-const instanceScript = fileURLToPath(new URL('./instance.mjs', import.meta.url));
+const instanceScript = fileURLToPath(new URL('../lib/instance.mjs', import.meta.url));
 const ROOT_PASSWORD = 'Bench-Root-1!';
 
 const children = new Set();

@@ -1,0 +1,158 @@
+#!/usr/bin/env node
+// Benchmark: one task for N organizations (default 1,000; an encrypted input per organization) posted to one
+// server with N simulated nodes connected (sockets), beside bare Fastify + socket.io doing the same shape of
+// work (a POST that emits one event to N sockets) in the same run. The server runs in its own process; the
+// nodes and the researcher share this one.
+//   node bench/fan-out/run.mjs [--orgs 1000] [--rounds 5] [--plain] [--postgres]
+// Prints per round (medians): the researcher's encryption of the N inputs, POST /api/task until its answer,
+// POST until the last node got `new_task`, and until every node fetched its run (GET /api/result?task_id=…).
+// Needs `npx tsc --build` first; --postgres needs PostgreSQL (FEDERA_BENCH_PG).
+import {
+  encryptForOrganizations,
+  generatePrivateKeyPem,
+  loadPrivateKey,
+  publicKeyBase64,
+  RsaCryptor,
+  DummyCryptor,
+} from '@federa/common';
+import { io } from 'socket.io-client';
+import { numberOption } from '../lib/load.mjs';
+import { flag, machineHeader, startBare, startFederaProcess } from '../lib/processes.mjs';
+import { inParallel, seedNodes, SimNode } from '../lib/sim-nodes.mjs';
+
+const orgCount = numberOption('orgs', 1000);
+const rounds = numberOption('rounds', 5);
+const encrypted = !flag('plain');
+const postgres = flag('postgres');
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ms = (x) => Math.round(x * 10) / 10;
+const log = (msg) => console.log(`[fan-out] ${msg}`);
+
+/** Resolves once `done()` is true, checking on every event loop turn; rejects after `timeoutMs`. */
+function until(done, timeoutMs, what) {
+  const start = performance.now();
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (done()) return resolve(performance.now());
+      if (performance.now() - start > timeoutMs) return reject(new Error(`timed out waiting for ${what}`));
+      setImmediate(check);
+    };
+    check();
+  });
+}
+
+// 1. The ceiling: bare Fastify + socket.io, N bare sockets.
+const bare = await startBare();
+log(`bare: connecting ${orgCount} sockets…`);
+const bareSockets = await inParallel([...Array(orgCount).keys()], 50, async () => {
+  const s = io(`${bare.url}/tasks`, { forceNew: true, transports: ['websocket'], reconnection: false });
+  s.arrivals = [];
+  s.on('new_task', (n) => s.arrivals.push({ n, at: performance.now() }));
+  await new Promise((resolve, reject) => (s.once('connect', resolve), s.once('connect_error', reject)));
+  return s;
+});
+const bareRounds = [];
+for (let r = 0; r < rounds; r++) {
+  const t0 = performance.now();
+  const res = await fetch(`${bare.url}/emit`, { method: 'POST' });
+  const { sent } = await res.json();
+  const answered = performance.now();
+  const last = await until(
+    () => bareSockets.every((s) => s.arrivals.some((a) => a.n === sent)),
+    30_000,
+    'bare',
+  );
+  bareRounds.push({ answer: answered - t0, last: last - t0 });
+}
+for (const s of bareSockets) s.close();
+await bare.stop();
+
+// 2. Federa: N organizations with a node each in one collaboration, the researcher's key as every organization's.
+log(encrypted ? 'making an RSA key (2048 bits) shared by the organizations…' : 'unencrypted collaboration');
+const pem = encrypted ? await generatePrivateKeyPem({ modulusBits: 2048 }) : undefined;
+const cryptor = encrypted ? new RsaCryptor(pem) : new DummyCryptor();
+const publicKey = encrypted ? publicKeyBase64(loadPrivateKey(pem)) : undefined;
+const server = await startFederaProcess({ postgres });
+log(`Federa on ${server.dbLabel} at ${server.url}; seeding ${orgCount} organizations and nodes…`);
+const seedStart = performance.now();
+const fed = await seedNodes(server.api, orgCount, { encrypted, publicKey });
+log(`seeded in ${ms((performance.now() - seedStart) / 1000)} s; connecting ${orgCount} nodes…`);
+const connectStart = performance.now();
+const nodes = await inParallel(fed.nodes, 20, async (n) => {
+  const node = new SimNode(server.url, n);
+  await node.connect();
+  return node;
+});
+log(
+  `${orgCount} nodes connected in ${ms((performance.now() - connectStart) / 1000)} s (server RSS ${server.rss()} MB)`,
+);
+// Each node fetches its run on `new_task`, as a node does.
+const fetched = new Map();
+for (const node of nodes)
+  node.onNewTask = (taskId) =>
+    void node
+      .get(`/result?state=open&include=task&node_id=${node.node.id}&task_id=${taskId}`)
+      .then((runs) => {
+        if ((runs.data ?? runs).length !== 1)
+          throw new Error(`node ${node.node.id}: no run for task ${taskId}`);
+        fetched.set(taskId, (fetched.get(taskId) ?? 0) + 1);
+      })
+      .catch((e) => console.error(`[fan-out] ${e.message}`));
+
+const fedRounds = [];
+const input = new TextEncoder().encode(JSON.stringify({ method: 'average', kwargs: { column: 'age' } }));
+for (let r = 0; r < rounds; r++) {
+  const e0 = performance.now();
+  const organizations = await encryptForOrganizations(
+    cryptor,
+    fed.nodes.map((n) => ({ id: n.organizationId, input })),
+    async () => ({ publicKey }),
+  );
+  const encryptMs = performance.now() - e0;
+  const t0 = performance.now();
+  const task = await fed.call(
+    'POST',
+    '/task',
+    { collaboration_id: fed.collaborationId, organizations, name: `fan-out ${r}`, image: 'bench/image' },
+    fed.token,
+  );
+  const answered = performance.now();
+  const last = await until(
+    () => nodes.every((n) => n.arrivals.some((a) => a.taskId === task.id)),
+    60_000,
+    'new_task',
+  );
+  const allFetched = await until(() => fetched.get(task.id) === orgCount, 60_000, 'the runs fetched');
+  fedRounds.push({ encryptMs, answer: answered - t0, last: last - t0, fetched: allFetched - t0 });
+  log(
+    `round ${r + 1}: POST answered ${ms(answered - t0)} ms, last new_task ${ms(last - t0)} ms, all runs fetched ${ms(allFetched - t0)} ms`,
+  );
+}
+const rss = server.rss();
+for (const n of nodes) n.close();
+await server.close();
+
+const col = (xs, key) => ms(median(xs.map((x) => x[key])));
+console.log(
+  `\n${machineHeader(`Fan-out: one task for ${orgCount} organizations${encrypted ? ' (encrypted input per organization)' : ''}, ${orgCount} nodes connected, ${rounds} rounds (medians)`)}`,
+);
+console.table([
+  {
+    setup: `bare Fastify + socket.io (POST emits to ${orgCount} sockets)`,
+    'POST answered ms': col(bareRounds, 'answer'),
+    'last new_task ms': col(bareRounds, 'last'),
+    'all runs fetched ms': '-',
+    'client encryption ms': '-',
+  },
+  {
+    setup: `Federa on ${server.dbLabel}`,
+    'POST answered ms': col(fedRounds, 'answer'),
+    'last new_task ms': col(fedRounds, 'last'),
+    'all runs fetched ms': col(fedRounds, 'fetched'),
+    'client encryption ms': encrypted ? col(fedRounds, 'encryptMs') : '-',
+  },
+]);
+console.log(
+  `server RSS at the end: ${rss} MB. Target: answered and received by all ${orgCount} nodes within 1 s.`,
+);
+process.exit(0);

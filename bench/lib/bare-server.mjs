@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// The ceiling of the benchmarks: bare Fastify and bare socket.io in their own process, doing the least the same
+// shape of work can do. `node bare-server.mjs` prints one JSON line {"port": N} once listening; stops on SIGTERM.
+//   GET /hello        {"hello":"world"}
+//   POST /emit        sends `new_task` (a counter) to every socket of /tasks, then answers {"sent": N}
+//   socket.io /tasks  accepts every WebSocket client (no authentication) and answers `ping` with `pong`
+import Fastify from 'fastify';
+import { Server } from 'socket.io';
+
+const app = Fastify();
+const io = new Server(app.server, { transports: ['websocket'] });
+const tasks = io.of('/tasks');
+tasks.on('connection', (socket) => socket.on('ping', () => socket.emit('pong')));
+let n = 0;
+app.get('/hello', async () => ({ hello: 'world' }));
+app.post('/emit', async () => {
+  tasks.emit('new_task', ++n);
+  return { sent: n };
+});
+await app.listen({ port: 0, host: '127.0.0.1' });
+process.stdout.write(`${JSON.stringify({ port: app.server.address().port })}\n`);
+process.on('SIGTERM', () => {
+  io.close();
+  void app.close().then(() => process.exit(0));
+});

@@ -1,0 +1,142 @@
+// Servers of the benchmarks in their own processes (so that the load generator and the simulated nodes do not
+// share a core's event loop with the server measured), their memory, and the database each one gets.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const instanceScript = fileURLToPath(new URL('./instance.mjs', import.meta.url));
+const bareScript = fileURLToPath(new URL('./bare-server.mjs', import.meta.url));
+const PG_ADMIN = process.env.FEDERA_BENCH_PG ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+export const ROOT_PASSWORD = 'Bench-Root-1!';
+
+/** `--name` given on the command line. */
+export const flag = (name) => process.argv.includes(`--${name}`);
+
+// Children left running when the benchmark ends (an error) are killed with it.
+const children = new Set();
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+/** Starts `node script ...args`, which prints {"port": N} on its first line; resolves once it did. */
+export function startScript(script, args = []) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
+    let out = '';
+    const onExit = (code) => reject(new Error(`${script} exited ${code} before listening`));
+    child.once('exit', onExit);
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (!out.includes('\n')) return;
+      child.off('exit', onExit);
+      child.stdout.removeAllListeners('data');
+      child.stdout.resume();
+      resolve({ child, port: JSON.parse(out.split('\n')[0]).port });
+    });
+  });
+}
+
+/** Stops a child (SIGTERM, SIGKILL after 5 s). */
+export async function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(t);
+}
+
+/** Resident memory of a process in MB (Linux). */
+export function rssMb(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round(Number(m[1]) / 1024) : NaN;
+}
+
+/** The bare Fastify + socket.io ceiling (bare-server.mjs) in its own process. */
+export async function startBare() {
+  const { child, port } = await startScript(bareScript);
+  return { child, port, url: `http://127.0.0.1:${port}`, stop: () => stopChild(child) };
+}
+
+/**
+ * A database for one run: a SQLite file in `dir`, or with `postgres` a new PostgreSQL database (FEDERA_BENCH_PG,
+ * default postgresql://postgres@127.0.0.1:5432/postgres) dropped by `drop()`.
+ */
+export async function benchDatabase(dir, postgres) {
+  if (!postgres)
+    return { uri: `sqlite:///${join(dir, 'bench.sqlite')}`, label: 'SQLite', drop: async () => {} };
+  const name = `federa_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(PG_ADMIN);
+  url.pathname = `/${name}`;
+  return {
+    uri: url.toString(),
+    label: 'PostgreSQL',
+    drop: async () => {
+      const c = new pg.Client({ connectionString: PG_ADMIN });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/**
+ * A Federa server (bench/lib/instance.mjs) in its own process with a configuration of its own in a temporary
+ * directory: quiet logs, fast password hashing, `extra` keys on top. `restart()` starts it again on the same port
+ * over the same database; `close()` stops it and removes the directory and the database.
+ */
+export async function startFederaProcess({ postgres = false, extra = {} } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'federa-bench-'));
+  const db = await benchDatabase(dir, postgres);
+  const configFile = join(dir, 'bench.yaml');
+  const prod = {
+    uri: db.uri,
+    jwt_secret_key: 'bench-secret-key-that-is-long-enough',
+    root_user: { email: 'root@example.org', password: ROOT_PASSWORD },
+    bcrypt_rounds: 4,
+    password_policy: { max_failed_attempts_per_address: 100000 },
+    directories: { data: join(dir, 'data'), log: join(dir, 'log') },
+    logging: { level: 'ERROR', use_console: false },
+    ...extra,
+  };
+  writeFileSync(configFile, JSON.stringify({ application: {}, environments: { prod } }));
+  const server = { dbLabel: db.label };
+  const start = async (port = 0) => {
+    const { child, port: listening } = await startScript(instanceScript, [configFile, String(port)]);
+    Object.assign(server, { child, port: listening, url: `http://127.0.0.1:${listening}` });
+    server.api = `${server.url}/api`;
+  };
+  await start();
+  server.rss = () => rssMb(server.child.pid);
+  server.stop = () => stopChild(server.child);
+  server.restart = async () => {
+    await stopChild(server.child);
+    await start(server.port);
+  };
+  server.close = async () => {
+    await stopChild(server.child);
+    await db.drop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return server;
+}
+
+/** The first lines of a benchmark's report: what ran, where, and how loaded the machine was. */
+export function machineHeader(title) {
+  const [one] = loadavg();
+  return [
+    title,
+    `node ${process.version}, load average ${one.toFixed(2)} when it started (other work on this machine lowers ` +
+      'every figure; a quiet machine gives higher ones)',
+  ].join('\n');
+}
