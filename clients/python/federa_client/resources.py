@@ -17,9 +17,10 @@ In queries ``None`` values are left out, ``True`` is sent as ``true`` and lists 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from .exceptions import DecryptionError, EncryptionSetupError, NotFound
+from .run_logs import follow_log
 
 if TYPE_CHECKING:  # pragma: no cover
     from .client import Client, ResultList
@@ -491,6 +492,19 @@ class ResultResource(_Resource):
         item = self._client.request_json("GET", f"/result/{_id(id_)}", params=params)
         return _keep_fields(self._decode(item) if decrypt else item, field, fields)
 
+    def logs(self, id_: IdLike, follow: bool = False, interval: float = 1.0) -> Union[str, Iterator[str]]:
+        """Federa: the run's log (docs/run-logs.md). Without ``follow``, the log as it is now (``""`` when empty).
+        With ``follow=True``, an iterator of the new pieces as the run prints them, ending when the run has
+        finished (the run is read every ``interval`` seconds)::
+
+            for piece in client.result.logs(run_id, follow=True):
+                print(piece, end="")
+        """
+        path = f"/result/{_id(id_)}"
+        if not follow:
+            return self._client.request_json("GET", path).get("log") or ""
+        return follow_log(lambda: self._client.request_json("GET", path), interval)
+
     def from_task(self, task_id: IdLike, include_task: bool = False, decrypt: bool = True) -> List[Dict[str, Any]]:
         """All results of a task, each with ``result`` decrypted and read (see :meth:`get`)."""
         if include_task:
@@ -582,3 +596,4 @@ class RuleResource(_Resource):
 
 def _opt_id(value: Optional[IdLike], what: str = "id") -> Optional[int]:
     return None if value is None else _id(value, what)
+

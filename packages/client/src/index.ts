@@ -34,5 +34,6 @@ export type {
 export type { NodeResource, NodeFilters, NewNodeFields, NodeUpdate } from './resources/node.js';
 export type { TaskResource, TaskFilters, NewTask } from './resources/task.js';
 export type { ResultResource, ResultFilters } from './resources/result.js';
+export type { LogOptions } from './resources/result-logs.js';
 export type { RoleResource, RoleFilters, NewRole, RoleUpdate } from './resources/role.js';
 export type { RuleResource, RuleFilters } from './resources/rule.js';

@@ -4,6 +4,7 @@ import { FederaClientError } from '../errors.js';
 import { deserializePayload } from '../payload.js';
 import type { DecryptedResult, Page, Result } from '../types.js';
 import { ResourceGroup, type ListOptions } from './base.js';
+import { followRunLog, type LogOptions, type RunLogView } from './result-logs.js';
 
 /** Filters of `GET /result`. */
 export interface ResultFilters {
@@ -92,6 +93,18 @@ export class ResultResource extends ResourceGroup {
   async fromTask(taskId: number, options?: ListOptions): Promise<DecryptedResult[]> {
     const items = await this.listAt<Result>(`/task/${taskId}/result`, {}, options);
     return this.#decryptAll(items);
+  }
+
+  /**
+   * The run's log (docs/run-logs.md): without `follow`, the log as it is now (one piece, none when empty); with
+   * `follow: true`, each new piece as the run prints it, ending when the run has finished.
+   *
+   * ```ts
+   * for await (const piece of client.result.logs(id, { follow: true })) process.stdout.write(piece);
+   * ```
+   */
+  logs(id: number, options: LogOptions = {}): AsyncGenerator<string> {
+    return followRunLog(() => this.getJson<RunLogView>(`/result/${id}`), options);
   }
 
   /** Reads results without decrypting them (e.g. to look at `log` or `status` without a key). */
