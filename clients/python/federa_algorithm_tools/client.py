@@ -18,6 +18,10 @@ from .payload import encode_payload, read_result
 
 #: How much of a failed sub-task run's log an error quotes (the last characters).
 LOG_TAIL_CHARS = 1500
+#: Header of the proxy's long-poll answers (docs/container-environment.md#waiting-for-a-sub-task).
+LONG_POLL_HEADER = "x-federa-wait"
+#: Seconds of one long-poll; the proxy answers sooner when the task completes.
+LONG_POLL_SECONDS = 30
 
 
 def _identity(token: str) -> dict:
@@ -69,6 +73,8 @@ class AlgorithmClient:
         self.task_id = ident.get("task_id")
         self.image = ident.get("image")
         self.database = ident.get("database") or "default"
+        #: The proxy holds long-polls of tasks (until an answer without the header says otherwise).
+        self.long_poll = True
 
     @classmethod
     def from_env(cls, env=None):
@@ -78,6 +84,10 @@ class AlgorithmClient:
         return cls(env["HOST"], env["PORT"], env.get("API_PATH", ""), token)
 
     def request(self, method, path, body=None):
+        return self._exchange(method, path, body)[0]
+
+    def _exchange(self, method, path, body=None, timeout=60):
+        """One request: the parsed answer and the proxy's long-poll header (``None`` when absent)."""
         path = "/" + path.lstrip("/")
         data = None if body is None else json.dumps(body).encode("utf-8")
         req = urllib.request.Request(self.base + path, data=data, method=method.upper())
@@ -85,11 +95,14 @@ class AlgorithmClient:
         if data is not None:
             req.add_header("Content-Type", "application/json")
         try:
-            with urllib.request.urlopen(req, timeout=60) as res:
+            with urllib.request.urlopen(req, timeout=timeout) as res:
                 text = res.read().decode("utf-8")
+                outcome = res.headers.get(LONG_POLL_HEADER)
         except urllib.error.HTTPError as err:
-            raise RuntimeError(f"{method} {path} answered {err.code}: {err.read().decode('utf-8', 'replace')}") from None
-        return json.loads(text) if text else None
+            error = RuntimeError(f"{method} {path} answered {err.code}: {err.read().decode('utf-8', 'replace')}")
+            error.status = err.code
+            raise error from None
+        return (json.loads(text) if text else None), outcome
 
     # ---------------------------------------------------------------- vantage6 ContainerClient names
 
@@ -156,15 +169,42 @@ class AlgorithmClient:
         return [o["id"] for o in self.get_organizations_in_my_collaboration()]
 
     def wait_for_results(self, task_id, interval=1.0, timeout=1800):
-        """Poll until the task is complete, then :meth:`get_results`."""
+        """Wait until the task is complete, then :meth:`get_results`. A Federa node's proxy holds
+        ``GET /task/{id}?wait=<s>`` until the task completes, so the container does not poll; a proxy without it
+        (vantage6 3.x), or one holding too many waits, is polled: after 0.2 s, then doubling up to ``interval``."""
         deadline = time.time() + timeout
         wait = 0.2
-        while not self.get_task(task_id).get("complete"):
+        while True:
+            remaining = deadline - time.time()
+            answer = "unavailable"
+            if self.long_poll:
+                seconds = max(0, min(LONG_POLL_SECONDS, int(remaining)))
+                answer = self._long_poll(task_id, seconds)
+                if answer == "pending" and seconds > 0 and time.time() < deadline:
+                    continue
+            if answer == "complete" or (answer == "unavailable" and self.get_task(task_id).get("complete")):
+                break
             if time.time() > deadline:
                 raise TimeoutError(f"sub-task {task_id} did not complete in time")
-            time.sleep(wait)
+            time.sleep(max(0.0, min(wait, deadline - time.time())))
             wait = min(wait * 2, interval)
         return self.get_results(task_id)
+
+    def _long_poll(self, task_id, seconds):
+        """``complete``, ``pending`` (the wait ended first) or ``unavailable`` (this proxy does not hold waits, and is
+        polled from now on; or holds too many now, 503, and is polled this once)."""
+        try:
+            task, outcome = self._exchange("GET", f"/task/{task_id}?wait={seconds}", timeout=60 + seconds)
+        except RuntimeError as error:
+            if getattr(error, "status", None) == 503:
+                return "unavailable"
+            raise
+        if isinstance(task, dict) and task.get("complete"):
+            return "complete"
+        if outcome is None:
+            self.long_poll = False
+            return "unavailable"
+        return "pending"
 
     # ---- VPN addresses of related runs (docs/vpn.md) --------------------------------------------------------
     def get_addresses(self, label=None, include_children=False, include_parent=False,

@@ -28,11 +28,14 @@ const b64 = (text: string): string => Buffer.from(text).toString('base64');
 /**
  * A stand-in for the node's proxy (a node cannot run in a unit test; the end-to-end tests of packages/node run
  * this client against the real proxy inside average-ts): task 99 completes on the third look, task 97 has a failed run.
+ * It does not hold long-polls (like a vantage6 3.x proxy, it answers `GET /task/{id}?wait=` at once, without the
+ * `x-federa-wait` header), so the client falls back to polling.
  */
 let server: Server;
 let port: number;
 let posted: unknown[];
 let polls: number;
+let taskReads: string[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -62,8 +65,10 @@ beforeAll(async () => {
         });
       }
       if (req.url === '/collaboration/7/organization') return reply(200, [{ id: 2 }, { id: 3 }]);
-      if (req.url === '/task/99') return reply(200, { id: 99, complete: ++polls >= 3 });
-      if (req.url === '/task/98') return reply(200, { id: 98, complete: false });
+      const task = /^\/task\/(\d+)(\?.*)?$/.exec(req.url ?? '');
+      if (task) taskReads.push(req.url ?? '');
+      if (task?.[1] === '99') return reply(200, { id: 99, complete: ++polls >= 3 });
+      if (task?.[1] === '98') return reply(200, { id: 98, complete: false });
       if (req.url === '/task/97') return reply(200, { id: 97, complete: true });
       if (req.url === '/task/99/result')
         return reply(200, [
@@ -89,6 +94,7 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 beforeEach(() => {
   posted = [];
   polls = 0;
+  taskReads = [];
 });
 
 const client = (): AlgorithmClient => new AlgorithmClient({ host: 'http://127.0.0.1', port, token: TOKEN });
@@ -135,6 +141,12 @@ describe('AlgorithmClient (algorithm-tools)', () => {
     });
     expect(outputs).toEqual([{ sum: 3 }, { sum: 4 }]);
     expect(polls).toBe(3);
+    // One long-poll; its answer has no x-federa-wait header, so the client polls from then on.
+    expect(taskReads.filter((u) => u.startsWith('/task/99'))).toEqual([
+      '/task/99?wait=30',
+      '/task/99',
+      '/task/99',
+    ]);
     expect(posted).toHaveLength(1);
     const input = b64('json.{"method":"partial","args":["age"],"kwargs":{},"master":false}');
     expect(posted[0]).toMatchObject({

@@ -290,6 +290,11 @@ function networkReason(error: unknown, timeoutMs: number): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Header of the proxy's long-poll answers (a Federa extension); a proxy that does not send it is polled. */
+const LONG_POLL_HEADER = 'x-federa-wait';
+/** Seconds of one long-poll; the proxy answers sooner when the task completes. */
+const LONG_POLL_SECONDS = 30;
+
 const listBody = <T>(body: unknown): T[] =>
   (Array.isArray(body) ? body : ((body as { data?: unknown[] } | null)?.data ?? [])) as T[];
 
@@ -305,6 +310,8 @@ export class AlgorithmClient {
   readonly #token: string;
   readonly #timeoutMs: number;
   readonly #errors: AlgorithmClientErrors;
+  /** The proxy holds long-polls of tasks (until one answer without the header says otherwise). */
+  #longPoll = true;
 
   /** @throws when the token is not a container token. */
   constructor(options: AlgorithmClientOptions) {
@@ -325,6 +332,16 @@ export class AlgorithmClient {
 
   /** Any request to the proxy; resolves with the parsed JSON answer (`null` when empty). */
   async request<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+    return (await this.#exchange<T>(method, path, body, this.#timeoutMs)).body;
+  }
+
+  /** One request: the parsed answer and the proxy's long-poll header; refusals and failures throw. */
+  async #exchange<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    timeoutMs: number,
+  ): Promise<{ body: T; waitOutcome: string | null }> {
     let res: Response;
     let text: string;
     try {
@@ -336,11 +353,11 @@ export class AlgorithmClient {
           ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
         },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        signal: AbortSignal.timeout(this.#timeoutMs),
+        signal: AbortSignal.timeout(timeoutMs),
       });
       text = await res.text();
     } catch (error) {
-      throw this.#errors.unreachable(this.#host, this.#port, networkReason(error, this.#timeoutMs), error);
+      throw this.#errors.unreachable(this.#host, this.#port, networkReason(error, timeoutMs), error);
     }
     let parsed: unknown = null;
     try {
@@ -360,7 +377,7 @@ export class AlgorithmClient {
     }
     if (parsed === null && text.trim() !== '')
       throw this.#errors.invalid(`${method} ${path}: the proxy's answer is not JSON: ${text.slice(0, 200)}`);
-    return parsed as T;
+    return { body: parsed as T, waitOutcome: res.headers.get(LONG_POLL_HEADER) };
   }
 
   /** The organizations of this container's collaboration. */
@@ -439,7 +456,12 @@ export class AlgorithmClient {
     }));
   }
 
-  /** Polls `GET /task/{id}` until it is complete: after 200 ms, then doubling up to `intervalMs`. */
+  /**
+   * Waits until the task is complete. A Federa node's proxy holds `GET /task/{id}?wait=<s>` until the task
+   * completes (docs/container-environment.md#waiting-for-a-sub-task), so the container does not poll; a proxy
+   * without it (vantage6 3.x), or one holding too many waits, is polled instead: after 200 ms, then doubling up to
+   * `intervalMs`.
+   */
   async waitForCompletion(taskId: number, options: SubTaskWaitOptions = {}): Promise<void> {
     const timeoutMs = options.timeoutMs ?? 600_000;
     const maxInterval = options.intervalMs ?? 1_000;
@@ -447,20 +469,51 @@ export class AlgorithmClient {
     let interval = Math.min(maxInterval, 200);
     for (;;) {
       options.signal?.throwIfAborted();
-      if ((await this.getTask(taskId)).complete === true) return;
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) throw this.#errors.timeout(taskId, timeoutMs);
+      let answer: 'complete' | 'pending' | 'unavailable' = 'unavailable';
+      if (this.#longPoll) {
+        const seconds = Math.min(LONG_POLL_SECONDS, Math.floor((deadline - Date.now()) / 1000));
+        answer = await this.#longPollTask(taskId, Math.max(0, seconds));
+        if (answer === 'pending' && seconds > 0 && deadline - Date.now() > 0) continue;
+      }
+      if (answer === 'complete') return;
+      if (answer === 'unavailable' && (await this.getTask(taskId)).complete === true) return;
+      if (deadline - Date.now() <= 0) throw this.#errors.timeout(taskId, timeoutMs);
       await new Promise<void>((resolve) => {
         const done = (): void => {
           clearTimeout(timer);
           options.signal?.removeEventListener('abort', done);
           resolve();
         };
-        const timer = setTimeout(done, Math.min(interval, remaining));
+        const timer = setTimeout(done, Math.min(interval, Math.max(0, deadline - Date.now())));
         options.signal?.addEventListener('abort', done);
       });
       interval = Math.min(interval * 2, maxInterval);
     }
+  }
+
+  /**
+   * One long-poll: `complete`, `pending` (the wait ended first), or `unavailable` when this proxy does not hold
+   * waits (it is then polled from now on) or holds too many now (503: polled this once).
+   */
+  async #longPollTask(taskId: number, seconds: number): Promise<'complete' | 'pending' | 'unavailable'> {
+    let answer: { body: { complete?: unknown } | null; waitOutcome: string | null };
+    try {
+      answer = await this.#exchange<{ complete?: unknown } | null>(
+        'GET',
+        `/task/${taskId}?wait=${seconds}`,
+        undefined,
+        this.#timeoutMs + seconds * 1000,
+      );
+    } catch (error) {
+      if ((error as { status?: unknown }).status === 503) return 'unavailable';
+      throw error;
+    }
+    if (answer.body?.complete === true) return 'complete';
+    if (answer.waitOutcome === null) {
+      this.#longPoll = false;
+      return 'unavailable';
+    }
+    return 'pending';
   }
 
   /** waitForCompletion, then getResults. */

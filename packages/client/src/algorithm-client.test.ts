@@ -62,9 +62,10 @@ beforeAll(async () => {
       const body = await readBody(req);
       seen.push({ method: req.method ?? '', url: req.url ?? '', auth: req.headers.authorization, body });
       if (req.method === 'POST' && req.url === '/task') return reply(res, 201, { id: 99, complete: false });
-      if (req.method === 'GET' && req.url === '/task/99')
-        return reply(res, 200, { id: 99, complete: ++polls >= 3 });
-      if (req.method === 'GET' && req.url === '/task/98') return reply(res, 200, { id: 98, complete: false });
+      // Like a vantage6 3.x proxy, it answers `GET /task/{id}?wait=` at once and without x-federa-wait: polled.
+      const task = req.method === 'GET' ? /^\/task\/(\d+)(\?.*)?$/.exec(req.url ?? '')?.[1] : undefined;
+      if (task === '99') return reply(res, 200, { id: 99, complete: ++polls >= 3 });
+      if (task === '98') return reply(res, 200, { id: 98, complete: false });
       if (req.method === 'GET' && req.url === '/task/99/result') {
         return reply(res, 200, [
           {

@@ -11,6 +11,7 @@ import { setUpEncryption } from './encryption-setup.js';
 import { NodeStoppedError, StartupError } from './errors.js';
 import { createNodeLogger } from './logger.js';
 import { startProxy, type RunningProxy } from './proxy/proxy-server.js';
+import { RunEvents } from './proxy/task-waits.js';
 import { NetworkHelpers } from './runs/network-helpers.js';
 import { RunManager } from './runs/run-manager.js';
 import { RunStore } from './runs/run-store.js';
@@ -173,6 +174,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     // On the host the proxy listens on the gateway (reachable from the private network, not from elsewhere); in
     // Docker on every address of the node container, which the private network reaches as `proxyserver`.
     let proxy: RunningProxy;
+    const runEvents = new RunEvents();
     try {
       proxy = await startProxy({
         apiBase: config.apiBase,
@@ -180,6 +182,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
         log: log.child({ component: 'proxy' }),
         host: placement.proxyListen,
         port: config.proxyPort,
+        events: runEvents,
       });
     } catch (cause) {
       throw new StartupError(
@@ -280,6 +283,8 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       log: log.child({ component: 'socket' }),
       handlers: {
         onConnect: () => {
+          // Events may have been missed while the socket was away: every waiting sub-task is read again.
+          runEvents.publish(null);
           if (config.shareConfig) socket?.emitNodeInfo(nodeInfo(config));
           background(fetchOpen({}), 'resynchronisation');
           // Runs the server killed while this node was away (offline, or restarting) stop now.
@@ -292,6 +297,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
             'token refresh',
           ),
         onKill: (payload) => background(runs.kill(payload), 'kill'),
+        onRunChange: (change) => runEvents.publish(change),
       },
     });
     rest.onToken((token) => socket?.setToken(token));

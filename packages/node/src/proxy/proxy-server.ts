@@ -15,6 +15,7 @@ import {
 } from '@federa/common';
 
 import { buildUrl } from '../server-client/rest-client.js';
+import { TaskWaits, WAIT_HEADER, parseWaitSeconds, type RunEvents, type WaitLimits } from './task-waits.js';
 
 export interface ProxyOptions {
   /** Upstream `<server_url>[:<port>]<api_path>`. */
@@ -35,6 +36,10 @@ export interface ProxyOptions {
    * @default 60000
    */
   readonly requestTimeoutMs?: number;
+  /** What the node's socket hears about runs: wakes the long-polls of `GET /task/{id}?wait=`. */
+  readonly events?: RunEvents;
+  /** Limits of the long-polls. */
+  readonly waits?: WaitLimits;
 }
 
 export interface RunningProxy {
@@ -52,8 +57,9 @@ interface Upstream {
 const MAX_BODY = 256 * 1024 * 1024;
 
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  const waits = new TaskWaits(options.events, options.waits);
   const server = createServer((req, res) => {
-    handle(options, req, res).catch((error: unknown) => {
+    handle(options, waits, req, res).catch((error: unknown) => {
       options.log.error(
         { event: 'proxy.error', err: String(error), url: req.url },
         'proxy failed to handle a request',
@@ -82,7 +88,12 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 }
 
-async function handle(o: ProxyOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(
+  o: ProxyOptions,
+  waits: TaskWaits,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://proxy');
   const method = (req.method ?? 'GET').toUpperCase();
   const auth = req.headers.authorization;
@@ -91,6 +102,11 @@ async function handle(o: ProxyOptions, req: IncomingMessage, res: ServerResponse
   o.log.debug({ event: 'proxy.request', method, path }, 'algorithm request');
 
   if (method === 'POST' && path === '/task') return createTask(o, res, body, auth, url.search);
+
+  const waitFor = /^\/task\/(\d+)$/.exec(path);
+  if (method === 'GET' && waitFor && url.searchParams.has('wait')) {
+    return waitForTask(o, waits, res, Number(waitFor[1]), url, auth);
+  }
 
   if (method === 'GET' && (/^\/task\/\d+\/result$/.test(path) || /^\/result\/\d+$/.test(path))) {
     const up = await forward(o, method, path + url.search, undefined, auth);
@@ -175,6 +191,45 @@ async function createTask(
     'sub-task created by an algorithm',
   );
   return relay(res, up);
+}
+
+/** `GET /task/{id}?wait=<seconds>`: the task once it is complete, or as it is when the seconds pass. */
+async function waitForTask(
+  o: ProxyOptions,
+  waits: TaskWaits,
+  res: ServerResponse,
+  taskId: number,
+  url: URL,
+  auth: string | undefined,
+): Promise<void> {
+  const seconds = parseWaitSeconds(url.searchParams.get('wait') ?? '', waits.maxWaitSeconds);
+  if (typeof seconds === 'string') return sendJson(res, 400, { msg: seconds });
+  if (waits.full) {
+    o.log.warn({ event: 'proxy.wait_refused', task_id: taskId, waiters: waits.active }, 'too many waits');
+    res.setHeader('retry-after', '1');
+    return sendJson(res, 503, {
+      msg: `the node proxy already holds ${waits.maxWaiters} waits, its limit; poll GET /task/${taskId} without wait instead`,
+    });
+  }
+  const query = new URLSearchParams(url.searchParams);
+  query.delete('wait');
+  const search = query.size > 0 ? `?${query.toString()}` : '';
+  const closed = new AbortController();
+  res.on('close', () => closed.abort());
+  const started = Date.now();
+  const { outcome, reading } = await waits.wait(
+    taskId,
+    seconds,
+    () => forward(o, 'GET', `/task/${taskId}${search}`, undefined, auth),
+    closed.signal,
+  );
+  o.log.debug(
+    { event: 'proxy.wait_answered', task_id: taskId, outcome, ms: Date.now() - started },
+    'long-poll of a task answered',
+  );
+  if (outcome === 'closed' || !reading) return;
+  if (outcome !== 'refused') res.setHeader(WAIT_HEADER, outcome);
+  return relay(res, reading as Upstream);
 }
 
 /** Replaces every non-empty `result` by base64 of its plaintext; failures are logged and left as they are. */

@@ -41,6 +41,8 @@ export interface SocketHandlers {
   /** The server says the handshake token is invalid or expired: refresh it and call `reconnect`. */
   onExpiredToken(): void;
   onKill(payload: KillContainersPayload): void;
+  /** A run of the collaboration changed (`status_update`, `algorithm_status_change`): wakes the proxy's waits. */
+  onRunChange?(change: { taskId?: number; resultId?: number }): void;
 }
 
 export interface SocketChannelOptions {
@@ -113,7 +115,19 @@ export class SocketChannel {
     });
     s.on('kill_containers', (payload) => h.onKill((payload ?? {}) as KillContainersPayload));
     s.on('message', (text) => this.#log.debug({ event: 'socket.message', text }, 'server message'));
+    const id = (value: unknown): number | undefined =>
+      Number.isInteger(Number(value)) && value !== null && value !== '' ? Number(value) : undefined;
+    s.on('status_update', (p) => {
+      const resultId = id(p?.result_id);
+      if (resultId !== undefined) h.onRunChange?.({ resultId });
+    });
     s.on('algorithm_status_change', (p) => {
+      const taskId = id(p?.task_id);
+      const resultId = id(p?.result_id);
+      h.onRunChange?.({
+        ...(taskId !== undefined ? { taskId } : {}),
+        ...(resultId !== undefined ? { resultId } : {}),
+      });
       if (p?.status && !['pending', 'initializing', 'active', 'completed'].includes(p.status)) {
         this.#log.info(
           { event: 'socket.algorithm_failed', ...p },
