@@ -7,6 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
 
+import { ORGANIZATION_FIELDS } from '../repositories/organization.js';
+
 export interface FixtureUser {
   readonly username: string;
   readonly firstname: string | null;
@@ -94,15 +96,6 @@ const KEY_HINTS: Record<string, string> = {
   'user.organization': 'a user belongs to the organization it is listed under',
 };
 
-const ORGANIZATION_KEYS = [
-  'name',
-  'domain',
-  'address1',
-  'address2',
-  'zipcode',
-  'country',
-  'public_key',
-] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
@@ -228,11 +221,11 @@ export function parseFixture(doc: unknown, source?: string): Fixture {
     const at = `organizations[${i}]`;
     if (!isRecord(raw)) return fail(at, 'expected a mapping');
     onlyKnown(raw, 'organization', at);
-    for (const key of ORGANIZATION_KEYS)
+    for (const key of ORGANIZATION_FIELDS)
       if (!(key in raw))
         fail(
           `${at}.${key}`,
-          `is missing (an organization has all of ${ORGANIZATION_KEYS.join(', ')}; values may be empty)`,
+          `is missing (an organization has all of ${ORGANIZATION_FIELDS.join(', ')}; values may be empty)`,
         );
     const users = list(raw.users, `${at}.users`).map((u, j): FixtureUser => {
       const uat = `${at}.users[${j}]`;

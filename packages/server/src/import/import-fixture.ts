@@ -12,44 +12,30 @@
  * The rules must be registered (the server's start-up seeding, `bootstrap`) before an import.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 
 import { hashApiKey, hashPassword } from '../auth/passwords.js';
-import { DEFAULT_ROLES } from '../auth/rules.js';
 import type { ServerConfig } from '../config/schema.js';
 import type { Database } from '../db/schema.js';
 import { nowStored } from '../http/datetime.js';
-import { defaultNodeName } from '../repositories/node.js';
+import { defaultNodeName, insertNode } from '../repositories/node.js';
 import { lastTaskId } from '../repositories/collaboration.js';
 import { insertUserRows } from '../repositories/user.js';
 import { nextRunId } from '../repositories/task/index.js';
-import { FixtureError, type Fixture, type FixtureOrganization } from './fixture.js';
+import { FixtureError, type Fixture } from './fixture.js';
+import {
+  ASSIGNABLE_DEFAULT_ROLES,
+  ensureOrganization,
+  ensureSuperRole,
+  findRole,
+  SUPER_ROLE,
+} from './import-parts.js';
+import type { ImportReport } from './import-report.js';
 
-export const SUPER_ROLE = 'super';
+export { SUPER_ROLE };
+export type { ImportReport };
+
 export const EXAMPLE_TASK_NAME = 'Example task';
-
-/** What an import created and what it found already there (names, for the CLI's summary). */
-export interface ImportReport {
-  readonly created: {
-    organizations: string[];
-    users: string[];
-    roles: string[];
-    collaborations: string[];
-    nodes: string[];
-    tasks: string[];
-  };
-  /** The API key of each node created (the only time it can be shown: it is stored hashed). */
-  readonly nodeKeys: { node: string; organization: string; collaboration: string; api_key: string }[];
-  readonly skipped: {
-    organizations: string[];
-    users: string[];
-    collaborations: string[];
-    nodes: string[];
-    tasks: string[];
-  };
-}
-
-type Trx = Transaction<Database>;
 
 export async function importFixture(
   db: Kysely<Database>,
@@ -240,24 +226,12 @@ export async function importFixture(
             `${at}.participants[${j}].api_key`,
             `this API key is already the key of node '${sameKey.name ?? sameKey.id}'; every node needs its own`,
           );
-        const auth = await trx
-          .insertInto('authenticatable')
-          .values({ type: 'node' })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        await trx
-          .insertInto('node')
-          .values({
-            id: auth.id,
-            name,
-            api_key_hash: hash,
-            organization_id: member.id,
-            collaboration_id: collaborationId,
-            ip: null,
-            status: null,
-            last_seen: null,
-          })
-          .execute();
+        await insertNode(trx, {
+          name,
+          organizationId: member.id,
+          collaborationId,
+          apiKeyHash: hash,
+        });
         report.created.nodes.push(name);
         report.nodeKeys.push({
           node: name,
@@ -329,99 +303,5 @@ export async function importFixture(
   });
 }
 
-async function ensureOrganization(trx: Trx, org: FixtureOrganization, report: ImportReport): Promise<number> {
-  const existing = await trx
-    .selectFrom('organization')
-    .select('id')
-    .where('name', '=', org.name)
-    .executeTakeFirst();
-  if (existing) {
-    report.skipped.organizations.push(org.name);
-    return existing.id;
-  }
-  const row = await trx
-    .insertInto('organization')
-    .values({
-      name: org.name,
-      domain: org.domain,
-      address1: org.address1,
-      address2: org.address2,
-      zipcode: org.zipcode,
-      country: org.country,
-      public_key: org.public_key,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  report.created.organizations.push(org.name);
-  return row.id;
-}
-
-/** Default roles a fixture may give (the fixed roles of nodes and algorithm containers are not for users). */
-const ASSIGNABLE_DEFAULT_ROLES = DEFAULT_ROLES.map((r) => r.name).filter(
-  (n) => n !== 'node' && n !== 'container',
-);
-
-/** A role of the organization, or a default role, by name. */
-async function findRole(trx: Trx, name: string, organizationId: number): Promise<number | undefined> {
-  const own = await trx
-    .selectFrom('role')
-    .select('id')
-    .where('name', '=', name)
-    .where('organization_id', '=', organizationId)
-    .executeTakeFirst();
-  if (own) return own.id;
-  if (!ASSIGNABLE_DEFAULT_ROLES.includes(name)) return undefined;
-  return (
-    await trx
-      .selectFrom('role')
-      .select('id')
-      .where('name', '=', name)
-      .where('organization_id', 'is', null)
-      .executeTakeFirst()
-  )?.id;
-}
-
-/** The organization's role `super` with every rule; created (and given missing rules) when needed. */
-async function ensureSuperRole(
-  trx: Trx,
-  organizationId: number,
-  organizationName: string,
-  allRules: readonly number[],
-  report: ImportReport,
-): Promise<number> {
-  let role = await trx
-    .selectFrom('role')
-    .select('id')
-    .where('name', '=', SUPER_ROLE)
-    .where('organization_id', '=', organizationId)
-    .executeTakeFirst();
-  if (!role) {
-    role = await trx
-      .insertInto('role')
-      .values({
-        name: SUPER_ROLE,
-        description: 'Every rule (created by the fixture import)',
-        organization_id: organizationId,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    report.created.roles.push(`${SUPER_ROLE} (${organizationName})`);
-  }
-  const roleId = role.id;
-  const have = new Set(
-    (await trx.selectFrom('role_rule').select('rule_id').where('role_id', '=', roleId).execute()).map(
-      (r) => r.rule_id,
-    ),
-  );
-  const add = allRules.filter((id) => !have.has(id));
-  if (add.length)
-    await trx
-      .insertInto('role_rule')
-      .values(add.map((rule_id) => ({ role_id: roleId, rule_id })))
-      .execute();
-  return roleId;
-}
-
-/** A user without an e-mail address in the fixture: `<username>@<domain>`, or a never-deliverable `.invalid` one. */
 const defaultEmail = (username: string, domain: string | null): string =>
   `${username}@${domain && domain.includes('.') ? domain : 'fixture.invalid'}`;

@@ -65,6 +65,35 @@ export const duplicateNodeMessage = (
   `Organization ${organizationId} already has a node (id=${existingId}) in collaboration ${collaborationId}; an organization can have at most one node per collaboration.`;
 
 /**
+ * Inserts a node: an `authenticatable` row of type 'node' first, whose id becomes the node id, then the node with
+ * `apiKeyHash`. Call it within a transaction. Returns the node id.
+ */
+export async function insertNode(
+  trx: Kysely<Database>,
+  values: { name: string; organizationId: number; collaborationId: number; apiKeyHash: string },
+): Promise<number> {
+  const auth = await trx
+    .insertInto('authenticatable')
+    .values({ type: 'node' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await trx
+    .insertInto('node')
+    .values({
+      id: auth.id,
+      name: values.name,
+      api_key_hash: values.apiKeyHash,
+      organization_id: values.organizationId,
+      collaboration_id: values.collaborationId,
+      ip: null,
+      status: null,
+      last_seen: null,
+    })
+    .execute();
+  return auth.id;
+}
+
+/**
  * Registers a node: an `authenticatable` row of type 'node' first, whose id becomes the node id, then the node
  * with the hash of a fresh API key. Returns the id and the plain key (shown to the caller this once).
  */
@@ -73,27 +102,9 @@ export async function createNode(
   values: { name: string; organizationId: number; collaborationId: number },
 ): Promise<{ id: number; apiKey: string }> {
   const apiKey = newApiKey();
-  const id = await db.transaction().execute(async (trx) => {
-    const auth = await trx
-      .insertInto('authenticatable')
-      .values({ type: 'node' })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await trx
-      .insertInto('node')
-      .values({
-        id: auth.id,
-        name: values.name,
-        api_key_hash: hashApiKey(apiKey),
-        organization_id: values.organizationId,
-        collaboration_id: values.collaborationId,
-        ip: null,
-        status: null,
-        last_seen: null,
-      })
-      .execute();
-    return auth.id;
-  });
+  const id = await db
+    .transaction()
+    .execute((trx) => insertNode(trx, { ...values, apiKeyHash: hashApiKey(apiKey) }));
   return { id, apiKey };
 }
 
