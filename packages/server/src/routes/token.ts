@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import { randomUUID } from 'node:crypto';
 import { verifyPassword, hashApiKey, hashPassword } from '../auth/passwords.js';
@@ -53,6 +54,32 @@ const refusedLogin = (policy: { max_failed_attempts: number; inactivation_minute
 const minutesText = (seconds: number): string =>
   seconds >= 90 ? `${Math.ceil(seconds / 60)} minutes` : `${Math.ceil(seconds)} seconds`;
 
+/** The caller's address, unless too many failed logins from it wait out their time (then the refusal). */
+function notThrottled(ctx: AppContext, address: string): string {
+  const wait = ctx.throttle.blockedFor(address);
+  if (wait > 0)
+    throw new ApiError(
+      'address_throttled',
+      `Too many failed logins from your address. Try again in ${minutesText(wait)}.`,
+    );
+  return address;
+}
+
+/** A login's answer: the session's tokens (also in the `jwt-token` header), the audit log's actor set. */
+function loggedIn(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  kind: 'user' | 'node',
+  id: number,
+  tokens: SessionTokens,
+) {
+  const answer = answerWith(ctx, kind, id, tokens);
+  request.auditActor = { kind, id };
+  void reply.header('jwt-token', answer.access_token);
+  return answer;
+}
+
 /** `/token/*` (docs/api.md#tokens, docs/access-control.md#tokens). */
 export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
@@ -77,13 +104,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { username, password } = request.body;
-      const address = request.ip;
-      const wait = ctx.throttle.blockedFor(address);
-      if (wait > 0)
-        throw new ApiError(
-          'address_throttled',
-          `Too many failed logins from your address. Try again in ${minutesText(wait)}.`,
-        );
+      const address = notThrottled(ctx, request.ip);
       const db = ctx.dbh.db;
       const user = await findUserByUsername(db, username);
       // The same work whatever the case: one bcrypt comparison, also for unknown users and locked accounts.
@@ -104,15 +125,8 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw refusedLogin(policy);
       }
       await recordLogin(db, user.id);
-      const answer = answerWith(
-        ctx,
-        'user',
-        user.id,
-        await openSession(ctx, 'user', user.id, await roleNames(ctx, user.id)),
-      );
-      request.auditActor = { kind: 'user', id: user.id };
-      void reply.header('jwt-token', answer.access_token);
-      return answer;
+      const tokens = await openSession(ctx, 'user', user.id, await roleNames(ctx, user.id));
+      return loggedIn(ctx, request, reply, 'user', user.id, tokens);
     },
   );
 
@@ -128,23 +142,14 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const address = request.ip;
-      const wait = ctx.throttle.blockedFor(address);
-      if (wait > 0)
-        throw new ApiError(
-          'address_throttled',
-          `Too many failed logins from your address. Try again in ${minutesText(wait)}.`,
-        );
+      const address = notThrottled(ctx, request.ip);
       const nodeId = await nodeIdByApiKeyHash(ctx.dbh.db, hashApiKey(request.body.api_key));
       if (nodeId === undefined) {
         ctx.throttle.fail(address);
         throw new ApiError('invalid_credentials', 'Invalid API key: no node has this key.');
       }
       await recordNodeLogin(ctx.dbh.db, nodeId);
-      const answer = answerWith(ctx, 'node', nodeId, await openSession(ctx, 'node', nodeId));
-      request.auditActor = { kind: 'node', id: nodeId };
-      void reply.header('jwt-token', answer.access_token);
-      return answer;
+      return loggedIn(ctx, request, reply, 'node', nodeId, await openSession(ctx, 'node', nodeId));
     },
   );
 
