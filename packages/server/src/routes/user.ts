@@ -4,9 +4,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, badRequest, forbidden, notFound } from '../errors.js';
 import { can, type Caller } from '../auth/caller.js';
-import { hashPassword, passwordPolicyProblem, verifyPassword } from '../auth/passwords.js';
+import { requireCurrentPassword } from '../auth/current-password.js';
+import { hashPassword, passwordPolicyProblem } from '../auth/passwords.js';
 import { requireOutranks } from '../auth/scope.js';
-import type { User } from '../db/schema.js';
 import { parseClientTime } from '../http/datetime.js';
 import { paginate, PaginationQuery } from '../http/pagination.js';
 import { errorResponses, IdParams, MessageSchema, Paginated } from '../serializers/common.js';
@@ -22,7 +22,6 @@ import {
   updateUser,
   userIds,
 } from '../repositories/user.js';
-import { recordFailedLogin } from '../repositories/login.js';
 import {
   checkRoleAssignment,
   checkRuleAssignment,
@@ -110,50 +109,6 @@ const conflictOnRace = (error: unknown): never => {
 export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;
-
-  /**
-   * Changing one's own e-mail address needs the current password (docs/security.md, "Accounts of others"): a
-   * stolen session must not be enough to redirect the password recovery. Wrong guesses count like failed logins,
-   * per address and per account.
-   */
-  const requireCurrentPassword = async (
-    request: FastifyRequest,
-    user: User,
-    given: string | null | undefined,
-  ): Promise<void> => {
-    if (!given)
-      throw new ApiError(
-        'current_password_required',
-        'Changing your own e-mail address needs your current password: send it as `current_password`.',
-      );
-    const address = request.ip;
-    const wait = ctx.throttle.blockedFor(address);
-    if (wait > 0)
-      throw new ApiError(
-        'address_throttled',
-        `Too many wrong passwords from your address. Try again in ${Math.ceil(wait / 60)} minute(s).`,
-      );
-    const policy = ctx.config.password_policy;
-    const lockMs = policy.inactivation_minutes * 60_000;
-    if (user.failed_login_attempts >= policy.max_failed_attempts && user.last_login_attempt) {
-      const since = Date.now() - Date.parse(`${user.last_login_attempt}Z`);
-      if (since < lockMs)
-        throw new ApiError(
-          'account_locked',
-          `This account is locked after ${user.failed_login_attempts} wrong passwords. Try again later, or reset the password.`,
-        );
-    }
-    if (await verifyPassword(given, user.password)) return;
-    ctx.throttle.fail(address);
-    const attempts =
-      user.failed_login_attempts >= policy.max_failed_attempts ? 1 : user.failed_login_attempts + 1;
-    await recordFailedLogin(db(), user.id, attempts);
-    request.log.info({ event: 'user.email_password_wrong', user_id: user.id, attempts }, 'wrong password');
-    throw new ApiError(
-      'current_password_wrong',
-      'The `current_password` you gave is not your current password; your e-mail address was not changed.',
-    );
-  };
 
   app.get(
     '/user',
@@ -354,7 +309,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const what = changes.email ? 'change their e-mail address' : 'change their account';
         await requireOutranks(db(), caller, user, what);
       }
-      if (self && emailChanged) await requireCurrentPassword(request, user, b.current_password);
+      if (self && emailChanged) await requireCurrentPassword(ctx, request, user, b.current_password);
       // Only now, so that nobody learns which addresses are in use without the right to change this one.
       if (emailChanged && (await emailTaken(db(), newEmail, user.id)))
         throw new ApiError('conflict', `A user with e-mail address '${newEmail}' already exists.`);
