@@ -1,11 +1,13 @@
 /**
  * Benchmark: time from posting a trivial task to its decrypted result, beside a bare `docker run` of the same
- * image with the same input, in the same run. Real server (in-process, SQLite), one real node (in-process,
- * encrypted collaboration, 2048-bit keys), Docker.
+ * image with the same input, in the same run. Real server (in-process, SQLite), two real nodes (in-process,
+ * encrypted collaboration, 2048-bit keys), Docker. Second figure: a master (federa/average-ts, central_average)
+ * whose sub-task runs at both organizations, waited for through the proxy's long-poll
+ * (docs/container-environment.md#waiting-for-a-sub-task), from its post to its result.
  *
  *   npx vite-node bench/task-roundtrip/run.ts [-- --runs 9] [--plain]
  *
- * Needs Docker and the base images (scripts/docker-engine.sh, scripts/build-images.sh).
+ * Needs Docker, the base images and the algorithm images (scripts/build-images.sh, scripts/build-algorithms.sh).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -26,6 +28,7 @@ const argv = process.argv.slice(2);
 const runs = Number(argv[argv.indexOf('--runs') + 1] ?? 9) || 9;
 const encrypted = !argv.includes('--plain');
 const IMAGE = 'federa-bench/trivial:local';
+const MASTER_IMAGE = 'federa/average-ts:local';
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -41,14 +44,12 @@ const server = await startE2eServer();
 const tag = `bench${Date.now().toString(36).slice(-5)}`;
 const fed = await createFederation(server, encrypted, tag, ['age\n1\n', 'age\n2\n']);
 const org = fed.orgs[0]!;
-const started = await startE2eNode(
-  server,
-  org,
-  `${tag}-0`,
-  encrypted,
-  '',
-  pino({ level: process.env.BENCH_LOG ?? 'error' }),
+const [started, second] = await Promise.all(
+  fed.orgs.map((o, i) =>
+    startE2eNode(server, o, `${tag}-${i}`, encrypted, '', pino({ level: process.env.BENCH_LOG ?? 'error' })),
+  ),
 );
+if (!started || !second) throw new Error('two nodes were expected');
 // The node made a 2048-bit key for speed of the test suite; the bench uses the node's key as the researcher's.
 const researcher = encrypted
   ? new RsaCryptor(readFileSync(join(started.dataDir, 'private_key.pem'), 'utf8'))
@@ -122,29 +123,77 @@ const federaRun = async (): Promise<number> => {
   return ms;
 };
 
+// The master: one run at organization 0 that creates a sub-task for both organizations and waits for it.
+const masterRun = async (): Promise<number> => {
+  const t0 = performance.now();
+  const publicKey = encrypted ? (await server.api('GET', `/organization/${org.id}`)).body.public_key : '';
+  const input = Buffer.from(
+    'json.{"method": "central_average", "args": ["age"], "kwargs": {}, "master": true, "output_format": "json"}',
+  );
+  const posted = await server.api<{ id: number }>('POST', '/task', {
+    name: 'bench-master',
+    image: MASTER_IMAGE,
+    collaboration_id: fed.collaborationId,
+    organizations: [
+      {
+        id: org.id,
+        input: researcher ? researcher.encryptBytesToString(input, publicKey) : encodeBase64(input),
+      },
+    ],
+  });
+  if (posted.status !== 201) throw new Error(JSON.stringify(posted.body));
+  for (;;) {
+    const [r] = (
+      await server.api<{ result: string | null; status: string; finished_at: string | null }[]>(
+        'GET',
+        `/task/${posted.body.id}/result`,
+      )
+    ).body;
+    if (r?.finished_at) {
+      const plain = researcher
+        ? researcher.decryptStringToBytes(r.result!)
+        : Buffer.from(r.result!, 'base64');
+      const ms = performance.now() - t0;
+      if (
+        r.status !== 'completed' ||
+        (JSON.parse(plain.toString().slice(5)) as { count?: number }).count !== 2
+      )
+        throw new Error(`master failed: ${JSON.stringify(r)} ${plain.toString()}`);
+      return ms;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
 // Latency of one task on a quiet node: before each measurement (either side) the node has finished the previous
 // run, removed its container and made its next network helper ready. The two sides alternate, so that the load
 // of the shared machine weighs on both alike; one unmeasured warm-up run of each comes first.
 const settle = async (): Promise<void> => {
-  await started.node.runs.idle();
+  await Promise.all([started.node.runs.idle(), second.node.runs.idle()]);
   await new Promise((r) => setTimeout(r, 200));
 };
 const bare: number[] = [];
 const federa: number[] = [];
+const master: number[] = [];
 try {
   await settle();
   bareRun();
   await federaRun();
+  await settle();
+  await masterRun();
   for (let i = 0; i < runs; i++) {
     await settle();
     bare.push(bareRun());
     await settle();
     federa.push(await federaRun());
+    await settle();
+    master.push(await masterRun());
   }
 } finally {
-  await started.node.stop();
+  await Promise.all([started.node.stop(), second.node.stop()]);
   await server.close();
   removeNodeObjects(`${tag}-0`);
+  removeNodeObjects(`${tag}-1`);
   rmSync(bareDir, { recursive: true, force: true });
   execFileSync('docker', ['rmi', '-f', IMAGE], { stdio: 'ignore' });
 }
@@ -159,4 +208,9 @@ console.log(
   `  federa post→result   median ${mf.toFixed(0)} ms   (${federa.map((x) => x.toFixed(0)).join(' ')})`,
 );
 console.log(`  ratio                ${(mf / mb).toFixed(2)}x   (target ≤ 1.20x)`);
+const mm = median(master);
+console.log(
+  `  master + 2 sub-runs  median ${mm.toFixed(0)} ms   (${master.map((x) => x.toFixed(0)).join(' ')})`,
+);
+console.log(`  master ratio         ${(mm / mb).toFixed(2)}x   (target ≤ 2.50x; 2 nodes, sub-task at both)`);
 process.exit(0);
