@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError, badRequest, forbidden, notFound } from '../errors.js';
 import { can, type Caller } from '../auth/caller.js';
 import { requireCurrentPassword } from '../auth/current-password.js';
+import type { User } from '../db/schema.js';
 import { hashPassword, passwordPolicyProblem } from '../auth/passwords.js';
 import { requireOutranks } from '../auth/scope.js';
 import { parseClientTime } from '../http/datetime.js';
@@ -109,6 +110,17 @@ const conflictOnRace = (error: unknown): never => {
 export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;
+  const existingUser = async (id: number): Promise<User> => {
+    const user = await findUser(db(), id);
+    if (!user) throw notFound('user', id);
+    return user;
+  };
+  /** The user as the API shows it. */
+  const shownUser = async (id: number) => {
+    const [out] = await loadUsers(ctx, [id]);
+    if (!out) throw notFound('user', id);
+    return out;
+  };
 
   app.get(
     '/user',
@@ -191,9 +203,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ruleIds,
       }).catch(conflictOnRace);
       request.log.info({ event: 'user.created', user_id: id, by: caller.id }, 'user created');
-      const [out] = await loadUsers(ctx, [id]);
-      if (!out) throw notFound('user', id);
-      return reply.status(201).send(out);
+      return reply.status(201).send(await shownUser(id));
     },
   );
 
@@ -210,17 +220,14 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const caller = callerOf(request);
       const { id } = request.params;
-      const user = await findUser(db(), id);
-      if (!user) throw notFound('user', id);
+      const user = await existingUser(id);
       const allowed =
         user.id === caller.id ||
         can(caller, 'user.v_glo') ||
         (can(caller, 'user.v_org') && user.organization_id === caller.organizationId);
       if (!allowed)
         throw forbidden('You lack the permission to view this user (user VIEW ORGANIZATION or GLOBAL).');
-      const [out] = await loadUsers(ctx, [id]);
-      if (!out) throw notFound('user', id);
-      return out;
+      return shownUser(id);
     },
   );
 
@@ -239,8 +246,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const caller = callerOf(request);
       const { id } = request.params;
       const b = request.body ?? {};
-      const user = await findUser(db(), id);
-      if (!user) throw notFound('user', id);
+      const user = await existingUser(id);
       const self = user.id === caller.id;
       const allowed =
         can(caller, 'user.e_glo') ||
@@ -328,9 +334,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...Object.entries(changes).flatMap(([field, yes]) => (yes ? [field] : [])),
       ];
       request.log.info({ event: 'user.updated', user_id: user.id, by: caller.id, changed }, 'user updated');
-      const [out] = await loadUsers(ctx, [user.id]);
-      if (!out) throw notFound('user', user.id);
-      return out;
+      return shownUser(user.id);
     },
   );
 
@@ -347,8 +351,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const caller = callerOf(request);
       const { id } = request.params;
-      const user = await findUser(db(), id);
-      if (!user) throw notFound('user', id);
+      const user = await existingUser(id);
       const allowed =
         can(caller, 'user.d_glo') ||
         (can(caller, 'user.d_org') && user.organization_id === caller.organizationId) ||
