@@ -7,6 +7,8 @@ import type { CallerKind, RoutePolicy } from './policy.js';
 import { containerCaller, nodeCaller, userCaller, type Caller } from './caller.js';
 import type { ContainerIdentity, TokenClaims } from './tokens.js';
 import { liveSession } from './sessions.js';
+import { containerRunState, recordSeen } from '../repositories/caller.js';
+import { findNode } from '../repositories/node.js';
 
 /** Reads `Authorization: Bearer <token>`: missing → 401, malformed → 422. */
 export function bearerToken(header: string | undefined): string {
@@ -39,7 +41,7 @@ export async function callerFromClaims(ctx: AppContext, claims: TokenClaims): Pr
     await liveSession(ctx, claims);
     return caller;
   }
-  const node = await db.selectFrom('node').selectAll().where('id', '=', id).executeTakeFirst();
+  const node = await findNode(db, id);
   if (!node) throw new ApiError('identity_missing', `Error loading the node ${id}`);
   await liveSession(ctx, claims);
   return nodeCaller(db, node);
@@ -56,33 +58,16 @@ async function containerValidUntil(
   identity: ContainerIdentity,
   issuedAt: number,
 ): Promise<number> {
-  const db = ctx.dbh.db;
-  const [run, node, revoked] = await Promise.all([
-    db
-      .selectFrom('task')
-      .leftJoin('result', (join) =>
-        join
-          .onRef('result.task_id', '=', 'task.id')
-          .on('result.organization_id', '=', identity.organization_id),
-      )
-      .select(['task.id', 'result.finished_at'])
-      .where('task.id', '=', identity.task_id)
-      .executeTakeFirst(),
-    db.selectFrom('node').select('id').where('id', '=', identity.node_id).executeTakeFirst(),
-    db
-      .selectFrom('session')
-      .select('id')
-      .where('kind', '=', 'node')
-      .where('subject_id', '=', identity.node_id)
-      .where('end_reason', '=', 'api_key_reset')
-      .where('ended_at', '>=', formatStored(new Date((issuedAt + 1) * 1000)))
-      .executeTakeFirst(),
-  ]);
+  const { run, nodeExists, apiKeyReset } = await containerRunState(
+    ctx.dbh.db,
+    identity,
+    formatStored(new Date((issuedAt + 1) * 1000)),
+  );
   const refuse = (why: string): ApiError =>
     new ApiError('session_ended', `Token has expired: this container token is no longer valid (${why}).`);
   if (!run) throw refuse('its task was deleted');
-  if (!node) throw refuse('its node was deleted');
-  if (revoked) throw refuse("its node's API key was reset");
+  if (!nodeExists) throw refuse('its node was deleted');
+  if (apiKeyReset) throw refuse("its node's API key was reset");
   if (!run.finished_at) return Infinity;
   const until = Date.parse(`${run.finished_at}Z`) + ctx.config.container_token_grace_minutes * 60_000;
   if (until <= Date.now()) throw refuse('its run has finished');
@@ -152,10 +137,5 @@ export function touchLastSeen(ctx: AppContext, kind: CallerKind, id: number): Pr
   if (now - (writes.get(key) ?? 0) < LAST_SEEN_RESOLUTION_MS) return undefined;
   if (writes.size >= 100_000) writes.clear();
   writes.set(key, now);
-  return ctx.dbh.db
-    .updateTable(kind)
-    .set({ last_seen: nowStored() })
-    .where('id', '=', id)
-    .execute()
-    .then(() => undefined);
+  return recordSeen(ctx.dbh.db, kind, id, nowStored());
 }

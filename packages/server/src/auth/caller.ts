@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Database, Node, User } from '../db/schema.js';
 import type { ContainerIdentity } from './tokens.js';
 import { ruleKeyOf, type RuleKey } from './rules.js';
-import { idList, parseIdList } from '../db/id-list.js';
-import { prepared } from '../db/prepared.js';
+import { parseIdList } from '../db/id-list.js';
+import { fixedRoleRuleIds, ruleCatalogue, userWithRuleIds } from '../repositories/caller.js';
 import type { CallerKind } from './policy.js';
 
 /** The identity behind a request, with the rules it holds. */
@@ -33,7 +33,7 @@ const ruleKeysByDb = new WeakMap<Kysely<Database>, Map<number, RuleKey>>();
 async function ruleKeys(db: Kysely<Database>, ids: readonly number[]): Promise<Set<RuleKey>> {
   let keys = ruleKeysByDb.get(db);
   if (!keys || ids.some((id) => !keys?.has(id))) {
-    const rows = await db.selectFrom('rule').select(['id', 'name', 'operation', 'scope']).execute();
+    const rows = await ruleCatalogue(db);
     keys = new Map(rows.map((r) => [r.id, ruleKeyOf(r)]));
     ruleKeysByDb.set(db, keys);
   }
@@ -43,27 +43,6 @@ async function ruleKeys(db: Kysely<Database>, ids: readonly number[]): Promise<S
 
 /** Rule sets by the id lists they were built from (see {@link loadUser}). */
 const ruleSetsByDb = new WeakMap<Kysely<Database>, Map<string, ReadonlySet<RuleKey>>>();
-
-/** The user row with the ids of the rules of their roles and of their direct rules, in one query. */
-const userWithRuleIds = prepared((db, userId: number) =>
-  db
-    .selectFrom('user')
-    .selectAll('user')
-    .select((eb) => [
-      eb
-        .selectFrom('user_role')
-        .innerJoin('role_rule', 'role_rule.role_id', 'user_role.role_id')
-        .select((sub) => idList(sub.ref('role_rule.rule_id')).as('ids'))
-        .whereRef('user_role.user_id', '=', 'user.id')
-        .as('role_rule_ids'),
-      eb
-        .selectFrom('user_rule')
-        .select((sub) => idList(sub.ref('user_rule.rule_id')).as('ids'))
-        .whereRef('user_rule.user_id', '=', 'user.id')
-        .as('direct_rule_ids'),
-    ])
-    .where('user.id', '=', userId),
-);
 
 /** The user and the rules of their roles and their direct rules; undefined when the user does not exist. */
 async function loadUser(
@@ -96,17 +75,7 @@ export async function fixedRoleRules(
   db: Kysely<Database>,
   roleName: 'node' | 'container',
 ): Promise<Set<RuleKey>> {
-  const rows = await db
-    .selectFrom('role_rule')
-    .innerJoin('role', 'role.id', 'role_rule.role_id')
-    .select('role_rule.rule_id')
-    .where('role.name', '=', roleName)
-    .where('role.organization_id', 'is', null)
-    .execute();
-  return ruleKeys(
-    db,
-    rows.map((r) => r.rule_id),
-  );
+  return ruleKeys(db, await fixedRoleRuleIds(db, roleName));
 }
 
 /** The caller a user id names; undefined when the user does not exist. */

@@ -1,38 +1,24 @@
 import type { Kysely } from 'kysely';
 import type { Database, Role, User } from '../db/schema.js';
 import { forbidden } from '../errors.js';
-import { roleIdsOfUser, ruleIdsOfUser, ruleKeysById, ruleKeysOfRoles } from '../repositories/role.js';
+import { collaborationsOf } from '../repositories/collaboration.js';
+import {
+  holdersOfRole,
+  roleIdsOfUser,
+  ruleIdsOfHolders,
+  ruleIdsOfUser,
+  ruleKeysById,
+  ruleKeysOfRoles,
+} from '../repositories/role.js';
 import { userRules, type Caller } from './caller.js';
 import { describeRule, RULES, type RuleKey } from './rules.js';
 
 /**
  * Scope helpers shared by the routes: which collaborations and organizations a caller's organization reaches.
+ * Their queries live in the repositories; the membership ones are re-exported for the routes.
  */
-
-/** Ids of the collaborations an organization is a member of. */
-export async function collaborationsOf(db: Kysely<Database>, organizationId: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('member')
-    .select('collaboration_id')
-    .where('organization_id', '=', organizationId)
-    .execute();
-  return rows.map((r) => r.collaboration_id);
-}
-
-/** Whether an organization is a member of a collaboration. */
-export async function isMember(
-  db: Kysely<Database>,
-  organizationId: number,
-  collaborationId: number,
-): Promise<boolean> {
-  const row = await db
-    .selectFrom('member')
-    .select('organization_id')
-    .where('organization_id', '=', organizationId)
-    .where('collaboration_id', '=', collaborationId)
-    .executeTakeFirst();
-  return row !== undefined;
-}
+export { collaborationsOf, isMember, partnerOrganizations } from '../repositories/collaboration.js';
+export { holdersOfRole } from '../repositories/role.js';
 
 /**
  * The collaborations a caller acts within: a node or container only its own collaboration; a user every
@@ -41,18 +27,6 @@ export async function isMember(
 export async function callerCollaborations(db: Kysely<Database>, caller: Caller): Promise<number[]> {
   if (caller.kind !== 'user') return caller.collaborationId === null ? [] : [caller.collaborationId];
   return collaborationsOf(db, caller.organizationId);
-}
-
-/** Ids of organizations sharing at least one collaboration with the given one, itself included. */
-export async function partnerOrganizations(db: Kysely<Database>, organizationId: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('member as m')
-    .innerJoin('member as mine', 'mine.collaboration_id', 'm.collaboration_id')
-    .select('m.organization_id')
-    .where('mine.organization_id', '=', organizationId)
-    .distinct()
-    .execute();
-  return [...new Set([organizationId, ...rows.map((r) => r.organization_id)])];
 }
 
 /*
@@ -85,20 +59,6 @@ export async function requireOutranks(
     );
 }
 
-/** The users holding a role, in id order. */
-export async function holdersOfRole(
-  db: Kysely<Database>,
-  roleId: number,
-): Promise<Pick<User, 'id' | 'username'>[]> {
-  return db
-    .selectFrom('user_role')
-    .innerJoin('user', 'user.id', 'user_role.user_id')
-    .select(['user.id', 'user.username'])
-    .where('user_role.role_id', '=', roleId)
-    .orderBy('user.id')
-    .execute();
-}
-
 /**
  * Refuses (401) changing the rules of, or deleting, a role that another user holds when that user
  * holds a rule the caller lacks: widening or narrowing their role is managing their account.
@@ -110,22 +70,7 @@ export async function requireOutranksHolders(
   purpose: string,
 ): Promise<void> {
   // One query for the rules of all holders together; only when one is lacking, find whose it is.
-  const viaRoles = db
-    .selectFrom('user_role')
-    .innerJoin('role_rule', 'role_rule.role_id', 'user_role.role_id')
-    .select('role_rule.rule_id as rule_id')
-    .where('user_role.user_id', 'in', (eb) =>
-      eb.selectFrom('user_role as h').select('h.user_id').where('h.role_id', '=', role.id),
-    )
-    .where('user_role.user_id', '!=', caller.id);
-  const direct = db
-    .selectFrom('user_rule')
-    .select('user_rule.rule_id as rule_id')
-    .where('user_rule.user_id', 'in', (eb) =>
-      eb.selectFrom('user_role as h').select('h.user_id').where('h.role_id', '=', role.id),
-    )
-    .where('user_rule.user_id', '!=', caller.id);
-  const ids = (await viaRoles.union(direct).execute()).map((r) => r.rule_id);
+  const ids = await ruleIdsOfHolders(db, role.id, caller.id);
   if (firstLacking(caller, (await ruleKeysById(db, ids)).values()) === undefined) return;
   for (const holder of await holdersOfRole(db, role.id))
     await requireOutranks(

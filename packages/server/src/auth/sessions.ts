@@ -4,6 +4,15 @@ import type { Session } from '../db/schema.js';
 import { ApiError } from '../errors.js';
 import { formatStored, nowStored } from '../http/datetime.js';
 import type { SessionRef, TokenClaims } from './tokens.js';
+import {
+  deleteSessionsBefore,
+  endOpenSessions,
+  endSessionRow,
+  findSession,
+  insertSession,
+  spendLoginRefreshJti,
+  spendRefreshJti,
+} from '../repositories/session.js';
 
 /**
  * Sessions: every login of a user or node opens one, and its tokens name it (claim `sid`). A session ends when
@@ -62,10 +71,7 @@ async function pruneSessions(ctx: AppContext, now: number): Promise<void> {
   if (now - (lastPrune.get(ctx) ?? 0) < 3_600_000) return;
   lastPrune.set(ctx, now);
   const horizon = formatStored(new Date(now - KEEP_ENDED_MS));
-  await ctx.dbh.db
-    .deleteFrom('session')
-    .where((eb) => eb.or([eb('expires_at', '<', horizon), eb('ended_at', '<', horizon)]))
-    .execute();
+  await deleteSessionsBefore(ctx.dbh.db, horizon);
 }
 
 /** Deletes old sessions now (tests, maintenance). */
@@ -84,21 +90,18 @@ export async function openSession(
   const now = Date.now();
   const ref: SessionRef = { sid: randomUUID(), endsAt: now + maxHours(ctx, kind) * 3_600_000 };
   const jti = randomUUID();
-  await ctx.dbh.db
-    .insertInto('session')
-    .values({
-      id: ref.sid,
-      kind,
-      subject_id: id,
-      created_at: formatStored(new Date(now)),
-      expires_at: formatStored(new Date(ref.endsAt)),
-      login_jti: jti,
-      refresh_jti: jti,
-      rotated: 0,
-      ended_at: null,
-      end_reason: null,
-    })
-    .execute();
+  await insertSession(ctx.dbh.db, {
+    id: ref.sid,
+    kind,
+    subject_id: id,
+    created_at: formatStored(new Date(now)),
+    expires_at: formatStored(new Date(ref.endsAt)),
+    login_jti: jti,
+    refresh_jti: jti,
+    rotated: 0,
+    ended_at: null,
+    end_reason: null,
+  });
   await pruneSessions(ctx, now);
   return issue(ctx, kind, id, ref, jti, roles, true);
 }
@@ -114,7 +117,7 @@ const ended = (why: string): ApiError =>
 export async function liveSession(ctx: AppContext, claims: TokenClaims): Promise<Session> {
   const sid = claims.sid;
   if (typeof sid !== 'string') throw ended('the token belongs to no session');
-  const row = await ctx.dbh.db.selectFrom('session').selectAll().where('id', '=', sid).executeTakeFirst();
+  const row = await findSession(ctx.dbh.db, sid);
   if (!row || row.kind !== claims.client_type || row.subject_id !== claims.sub)
     throw ended('the token belongs to no session');
   if (row.ended_at !== null) throw ended(END_TEXT[row.end_reason as EndReason] ?? 'it was ended');
@@ -140,23 +143,9 @@ export async function rotateSession(
   const db = ctx.dbh.db;
   let spent = false;
   if (presented === row.refresh_jti) {
-    const done = await db
-      .updateTable('session')
-      .set({ refresh_jti: next, rotated: presented === row.login_jti ? row.rotated : 1 })
-      .where('id', '=', row.id)
-      .where('refresh_jti', '=', presented)
-      .where('ended_at', 'is', null)
-      .executeTakeFirst();
-    spent = Number(done.numUpdatedRows) === 1;
+    spent = await spendRefreshJti(db, row.id, presented, next, presented === row.login_jti ? row.rotated : 1);
   } else if (ctx.config.legacy_refresh_reuse && presented === row.login_jti && row.rotated === 0) {
-    const done = await db
-      .updateTable('session')
-      .set({ refresh_jti: next })
-      .where('id', '=', row.id)
-      .where('rotated', '=', 0)
-      .where('ended_at', 'is', null)
-      .executeTakeFirst();
-    spent = Number(done.numUpdatedRows) === 1;
+    spent = await spendLoginRefreshJti(db, row.id, next);
   }
   if (!spent) {
     await endSession(ctx, row, 'refresh_reused');
@@ -173,12 +162,7 @@ export async function rotateSession(
 }
 
 async function endSession(ctx: AppContext, row: Session, reason: EndReason): Promise<void> {
-  await ctx.dbh.db
-    .updateTable('session')
-    .set({ ended_at: nowStored(), end_reason: reason })
-    .where('id', '=', row.id)
-    .where('ended_at', 'is', null)
-    .execute();
+  await endSessionRow(ctx.dbh.db, row.id, nowStored(), reason);
   ctx.events.identityChanged?.({ what: 'ended', kind: row.kind, id: row.subject_id, sid: row.id });
 }
 
@@ -192,15 +176,8 @@ export async function endSessions(
   id: number,
   reason: EndReason,
 ): Promise<number> {
-  const done = await ctx.dbh.db
-    .updateTable('session')
-    .set({ ended_at: nowStored(), end_reason: reason })
-    .where('kind', '=', kind)
-    .where('subject_id', '=', id)
-    .where('ended_at', 'is', null)
-    .executeTakeFirst();
+  const count = await endOpenSessions(ctx.dbh.db, kind, id, nowStored(), reason);
   ctx.events.identityChanged?.({ what: 'ended', kind, id });
-  const count = Number(done.numUpdatedRows);
   ctx.log.info({ event: 'session.ended', [`${kind}_id`]: id, reason, count }, 'sessions ended');
   return count;
 }

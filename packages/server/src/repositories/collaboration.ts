@@ -248,3 +248,40 @@ export async function allCollaborationIds(db: Kysely<Database>): Promise<number[
   const rows = await db.selectFrom('collaboration').select('id').orderBy('id').execute();
   return rows.map((c) => c.id);
 }
+
+/** Ids of the collaborations an organization is a member of (in no particular order). */
+export async function collaborationsOf(db: Kysely<Database>, organizationId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('member')
+    .select('collaboration_id')
+    .where('organization_id', '=', organizationId)
+    .execute();
+  return rows.map((r) => r.collaboration_id);
+}
+
+/** Whether an organization is a member of a collaboration. */
+export async function isMember(
+  db: Kysely<Database>,
+  organizationId: number,
+  collaborationId: number,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('member')
+    .select('organization_id')
+    .where('organization_id', '=', organizationId)
+    .where('collaboration_id', '=', collaborationId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Ids of organizations sharing at least one collaboration with the given one, itself included. */
+export async function partnerOrganizations(db: Kysely<Database>, organizationId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('member as m')
+    .innerJoin('member as mine', 'mine.collaboration_id', 'm.collaboration_id')
+    .select('m.organization_id')
+    .where('mine.organization_id', '=', organizationId)
+    .distinct()
+    .execute();
+  return [...new Set([organizationId, ...rows.map((r) => r.organization_id)])];
+}

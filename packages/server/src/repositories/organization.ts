@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database, Organization } from '../db/schema.js';
 import type { IdQuery } from './listing.js';
 import { can, type Caller } from '../auth/caller.js';
-import { partnerOrganizations } from '../auth/scope.js';
+import { partnerOrganizations } from './collaboration.js';
 import { prepared } from '../db/prepared.js';
 import { idList } from '../db/id-list.js';
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, Role } from '../db/schema.js';
+import type { Database, Role, User } from '../db/schema.js';
 import type { IdQuery } from './listing.js';
 import type { Caller } from '../auth/caller.js';
 import { RESERVED_ROLE_NAMES, describeRule, ruleKeyOf, type RuleKey } from '../auth/rules.js';
@@ -330,4 +330,45 @@ export async function removeRuleFromRole(
   ruleId: number,
 ): Promise<void> {
   await db.deleteFrom('role_rule').where('role_id', '=', roleId).where('rule_id', '=', ruleId).execute();
+}
+
+/** The users holding a role, in id order. */
+export async function holdersOfRole(
+  db: Kysely<Database>,
+  roleId: number,
+): Promise<Pick<User, 'id' | 'username'>[]> {
+  return db
+    .selectFrom('user_role')
+    .innerJoin('user', 'user.id', 'user_role.user_id')
+    .select(['user.id', 'user.username'])
+    .where('user_role.role_id', '=', roleId)
+    .orderBy('user.id')
+    .execute();
+}
+
+/**
+ * The ids of the rules the holders of a role (other than `exceptUserId`) hold, through any of their roles or
+ * directly, in one query.
+ */
+export async function ruleIdsOfHolders(
+  db: Kysely<Database>,
+  roleId: number,
+  exceptUserId: number,
+): Promise<number[]> {
+  const viaRoles = db
+    .selectFrom('user_role')
+    .innerJoin('role_rule', 'role_rule.role_id', 'user_role.role_id')
+    .select('role_rule.rule_id as rule_id')
+    .where('user_role.user_id', 'in', (eb) =>
+      eb.selectFrom('user_role as h').select('h.user_id').where('h.role_id', '=', roleId),
+    )
+    .where('user_role.user_id', '!=', exceptUserId);
+  const direct = db
+    .selectFrom('user_rule')
+    .select('user_rule.rule_id as rule_id')
+    .where('user_rule.user_id', 'in', (eb) =>
+      eb.selectFrom('user_role as h').select('h.user_id').where('h.role_id', '=', roleId),
+    )
+    .where('user_rule.user_id', '!=', exceptUserId);
+  return (await viaRoles.union(direct).execute()).map((r) => r.rule_id);
 }

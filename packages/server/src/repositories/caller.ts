@@ -1,0 +1,102 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { idList } from '../db/id-list.js';
+import { prepared } from '../db/prepared.js';
+
+/**
+ * Data access for authenticating a request (auth/authenticate.ts, auth/caller.ts): the caller's row and rule ids,
+ * the rule catalogue, a container's run, `last_seen`. These run on every request: the per-request ones are
+ * prepared (db/prepared.ts).
+ */
+
+/** The whole rule catalogue (id and the parts of its key). */
+export async function ruleCatalogue(db: Kysely<Database>) {
+  return db.selectFrom('rule').select(['id', 'name', 'operation', 'scope']).execute();
+}
+
+/**
+ * The user row with the ids of the rules of their roles and of their direct rules (as id lists, see
+ * db/id-list.ts), in one query.
+ */
+export const userWithRuleIds = prepared((db, userId: number) =>
+  db
+    .selectFrom('user')
+    .selectAll('user')
+    .select((eb) => [
+      eb
+        .selectFrom('user_role')
+        .innerJoin('role_rule', 'role_rule.role_id', 'user_role.role_id')
+        .select((sub) => idList(sub.ref('role_rule.rule_id')).as('ids'))
+        .whereRef('user_role.user_id', '=', 'user.id')
+        .as('role_rule_ids'),
+      eb
+        .selectFrom('user_rule')
+        .select((sub) => idList(sub.ref('user_rule.rule_id')).as('ids'))
+        .whereRef('user_rule.user_id', '=', 'user.id')
+        .as('direct_rule_ids'),
+    ])
+    .where('user.id', '=', userId),
+);
+
+/** The rule ids of a fixed role (`node`, `container`: the role of that name without organization). */
+export async function fixedRoleRuleIds(
+  db: Kysely<Database>,
+  roleName: 'node' | 'container',
+): Promise<number[]> {
+  const rows = await db
+    .selectFrom('role_rule')
+    .innerJoin('role', 'role.id', 'role_rule.role_id')
+    .select('role_rule.rule_id')
+    .where('role.name', '=', roleName)
+    .where('role.organization_id', 'is', null)
+    .execute();
+  return rows.map((r) => r.rule_id);
+}
+
+/** What a container token depends on: its task and run, its node, and a reset of that node's API key. */
+export interface ContainerRunState {
+  /** The task (undefined when deleted) with the organization's run's `finished_at` (null while going). */
+  run: { id: number; finished_at: string | null } | undefined;
+  nodeExists: boolean;
+  /** Whether a session of the node ended by an API key reset at or after `resetSince` (stored form). */
+  apiKeyReset: boolean;
+}
+
+export async function containerRunState(
+  db: Kysely<Database>,
+  identity: { task_id: number; organization_id: number; node_id: number },
+  resetSince: string,
+): Promise<ContainerRunState> {
+  const [run, node, revoked] = await Promise.all([
+    db
+      .selectFrom('task')
+      .leftJoin('result', (join) =>
+        join
+          .onRef('result.task_id', '=', 'task.id')
+          .on('result.organization_id', '=', identity.organization_id),
+      )
+      .select(['task.id', 'result.finished_at'])
+      .where('task.id', '=', identity.task_id)
+      .executeTakeFirst(),
+    db.selectFrom('node').select('id').where('id', '=', identity.node_id).executeTakeFirst(),
+    db
+      .selectFrom('session')
+      .select('id')
+      .where('kind', '=', 'node')
+      .where('subject_id', '=', identity.node_id)
+      .where('end_reason', '=', 'api_key_reset')
+      .where('ended_at', '>=', resetSince)
+      .executeTakeFirst(),
+  ]);
+  return { run, nodeExists: node !== undefined, apiKeyReset: revoked !== undefined };
+}
+
+/** Records that a user or node was seen at `when` (stored form). */
+export async function recordSeen(
+  db: Kysely<Database>,
+  kind: 'user' | 'node',
+  id: number,
+  when: string,
+): Promise<void> {
+  await db.updateTable(kind).set({ last_seen: when }).where('id', '=', id).execute();
+}
