@@ -39,3 +39,11 @@ export const NODE_CONTAINER_PATHS = {
   /** Where `vnode start` mounts file databases and the private key. */
   mounts: '/mnt',
 } as const;
+
+/**
+ * Where node `nodeName`, keeping its runs' logs (`share_logs: false`, docs/run-logs.md), writes the log of run
+ * `resultId`, inside its log folder (the host's, mounted at NODE_CONTAINER_PATHS.log in the node container; nodes
+ * may share that folder); `vnode logs` reads it there.
+ */
+export const keptRunLogPath = (nodeName: string, resultId: number): string =>
+  `run-logs/${nodeName}/${resultId}.log`;

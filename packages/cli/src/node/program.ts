@@ -1,4 +1,6 @@
 /** The `vnode` command line: managing nodes that run in Docker. */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { selectInstance } from '../config/store.js';
 import { connectDocker } from '../docker/engine.js';
@@ -26,7 +28,7 @@ import { newNodeConfig } from './new.js';
 import { parseAssignment, setKeys } from '../config/set.js';
 import { checkNodeConfig } from '../config/validate.js';
 import { nodeAuditDir, nodeLayout, startNode } from './start.js';
-import { formatAuditVerdict, verifyAuditPath } from '@federa/common';
+import { formatAuditVerdict, keptRunLogPath, verifyAuditPath } from '@federa/common';
 
 interface Ctx extends ScopeFlags {
   name?: string;
@@ -316,6 +318,30 @@ export function buildNodeProgram(): Command {
         process.stdout.write(text);
       }),
     ['vnode audit verify -n hospital-a', 'vnode audit verify --file ./audit/node.000000000001.jsonl'],
+  );
+
+  examples(
+    withContext(
+      program
+        .command('logs <run>')
+        .description(
+          'Print the log of a run this node kept (share_logs: false; docs/run-logs.md): <run> is the result id',
+        ),
+    ).action(async (run: string, o: Ctx) => {
+      if (!/^[1-9][0-9]{0,15}$/.test(run))
+        throw new CliError('usage', `<run> must be a result id, not '${run}'`);
+      const ref = await resolveRef(o);
+      const layout = nodeLayout(ref, checkNodeConfig(ref.file, o.environment, ref.name, process.env));
+      const file = join(layout.logDir, keptRunLogPath(ref.name, Number(run)));
+      const text = await readFile(file, 'utf8').catch(() => {
+        throw new CliError(
+          'failure',
+          `node ${ref.name} keeps no log of run ${run} (looked in ${file}); a node with share_logs: true sends its runs' logs to the server`,
+        );
+      });
+      process.stdout.write(text);
+    }),
+    ['vnode logs 42 -n hospital-a'],
   );
 
   examples(

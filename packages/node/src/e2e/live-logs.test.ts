@@ -5,8 +5,10 @@
  * log. Needs Docker and `federa/helper:local` (scripts/build-images.sh).
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeBase64 } from '@federa/common';
+import { encodeBase64, keptRunLogPath } from '@federa/common';
 
 import {
   buildImage,
@@ -19,6 +21,7 @@ import {
   type Federation,
   type StartedNode,
 } from '@federa/testing';
+import { loadNodeConfig } from '../config/node-config.js';
 
 const tag = `ll${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 /** Prints `tick 1` … `tick N` (input `ticks N`, default 12) half a second apart, on stdout and stderr in turn. */
@@ -38,6 +41,8 @@ const CAP = 2 * 1024;
 let server: E2eServer;
 let fed: Federation;
 let node: StartedNode;
+/** A node of a second organization that keeps its runs' logs (`share_logs: false`). */
+let keeper: StartedNode;
 
 interface ResultView {
   id: number;
@@ -51,14 +56,17 @@ beforeAll(async () => {
     'run.sh': SCRIPT,
   });
   server = await startE2eServer('127.0.0.1', { config: { run_log_max_kb: CAP / 1024 } });
-  fed = await createFederation(server, false, tag, ['age\n1\n']);
+  fed = await createFederation(server, false, tag, ['age\n1\n', 'age\n2\n']);
   node = await startE2eNode(server, fed.orgs[0]!, `${tag}-0`, false);
+  keeper = await startE2eNode(server, fed.orgs[1]!, `${tag}-1`, false, '  share_logs: false\n');
 }, 120_000);
 
 afterAll(async () => {
   await node?.node.stop().catch(() => undefined);
+  await keeper?.node.stop().catch(() => undefined);
   await server?.close();
   removeNodeObjects(`${tag}-0`);
+  removeNodeObjects(`${tag}-1`);
   try {
     execFileSync('docker', ['rmi', '-f', IMAGE], { stdio: 'ignore' });
   } catch {
@@ -66,12 +74,12 @@ afterAll(async () => {
   }
 }, 60_000);
 
-async function post(input: string): Promise<number> {
+async function post(input: string, org = fed.orgs[0]!.id): Promise<number> {
   const posted = await server.api<{ id: number }>('POST', '/task', {
     name: 'live logs',
     image: IMAGE,
     collaboration_id: fed.collaborationId,
-    organizations: [{ id: fed.orgs[0]!.id, input: encodeBase64(Buffer.from(input)) }],
+    organizations: [{ id: org, input: encodeBase64(Buffer.from(input)) }],
   });
   expect(posted.status, JSON.stringify(posted.body)).toBe(201);
   const [run] = await until(
@@ -152,5 +160,35 @@ describe('live logs', () => {
     expect(done.status).toBe('completed');
     expect(done.log!.split('\n').filter((l) => l.startsWith('wide'))).toHaveLength(10);
     expect(done.log).not.toContain('[federa server]');
+  }, 120_000);
+
+  it('a node with share_logs: false sends no log, says where it is, and keeps it for vnode logs', async () => {
+    const id = await post('ticks 6', fed.orgs[1]!.id);
+    const active = await until(
+      'the run is active',
+      () => result(id),
+      (r) => r.status === 'active',
+      60_000,
+      100,
+    );
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect((await result(id)).log ?? '').toBe('');
+    const done = await until(
+      'the run is finished',
+      () => result(id),
+      (r) => r.finished_at !== null,
+      60_000,
+      200,
+    );
+    expect(active.log ?? '').toBe('');
+    expect(done.status).toBe('completed');
+    expect(done.log).toBe(
+      `[federa node] this node keeps the logs of its runs (share_logs: false); its admin reads this one with: vnode logs ${id}\n`,
+    );
+    const { logDir, name } = loadNodeConfig({ file: keeper.configFile, env: {} });
+    const kept = readFileSync(join(logDir, keptRunLogPath(name, id)), 'utf8');
+    expect(kept.split('\n').filter((l) => l.startsWith('tick'))).toEqual(
+      Array.from({ length: 6 }, (_, i) => `tick ${i + 1}`),
+    );
   }, 120_000);
 });

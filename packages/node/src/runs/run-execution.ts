@@ -11,6 +11,7 @@ import type { ContainerHandle, ContainerRuntime } from '../runtime/index.js';
 import { localTimestamp, type WireResultWithTask } from '../server-client/wire.js';
 import { declaredPorts } from '../vpn/algorithm-ports.js';
 import { algorithmContainerSpec, inHelperNamespace } from './container-spec.js';
+import { keepRunLog } from './kept-log.js';
 import { LiveLog } from './live-log.js';
 import { prepareRun } from './prepare-run.js';
 import { auditRunEnd, auditRunStart } from './run-audit.js';
@@ -231,7 +232,13 @@ export class RunExecution {
       readRunOutput(this.#o.volumeDir, run.resultId),
       this.#o.store.update(run.resultId, { phase: 'reporting' }),
     ]);
-    await finisher.finish(run, rlog, exitOutcome(exitCode, output, logs), key);
+    // With share_logs: false the container's log stays here; the server learns where it is.
+    const shared = this.#o.config.shareLogs
+      ? logs
+      : await keepRunLog(this.#o.config.logDir, this.#o.config.name, run.resultId, logs).catch((e: unknown) =>
+          nodeNote(`this node keeps the logs of its runs, but this one could not be written: ${String(e)}`),
+        );
+    await finisher.finish(run, rlog, exitOutcome(exitCode, output, shared), key);
     await this.#cleanUp(run, handle);
   }
 
