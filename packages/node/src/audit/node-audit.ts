@@ -6,7 +6,7 @@
  * written is not started: a node runs nothing unaudited.
  */
 import type { Logger } from 'pino';
-import { AuditLog, sha256Hex, type AuditEntry, type AuditFields } from '@federa/common';
+import { appendOrReport, AuditLog, sha256Hex, type AuditEntry, type AuditFields } from '@federa/common';
 
 import type { WireResultWithTask } from '../server-client/wire.js';
 import { NODE_VERSION } from '../version.js';
@@ -128,20 +128,7 @@ export class NodeAudit {
     await this.#log.close();
   }
 
-  async #record(event: string, fields: AuditFields): Promise<AuditEntry> {
-    try {
-      return await this.#log.append(event, fields);
-    } catch (error) {
-      this.#logger.error(
-        {
-          event: 'audit.write_failed',
-          audit_event: event,
-          audit_fields: fields,
-          err: { message: (error as Error).message },
-        },
-        `the audit log ${this.#log.file} could not be written; the entry is in this log line`,
-      );
-      throw error;
-    }
+  #record(event: string, fields: AuditFields): Promise<AuditEntry> {
+    return appendOrReport(this.#log, this.#logger, event, fields);
   }
 }

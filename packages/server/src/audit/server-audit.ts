@@ -4,7 +4,13 @@
  */
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
-import { AuditLockedError, AuditLog, type AuditEntry, type AuditFields } from '@federa/common';
+import {
+  appendOrReport,
+  AuditLockedError,
+  AuditLog,
+  type AuditEntry,
+  type AuditFields,
+} from '@federa/common';
 import { SERVER_VERSION } from '../version.js';
 
 /** How many instances may share one data folder's audit directory. */
@@ -99,21 +105,8 @@ export class ServerAudit {
    * Appends an entry. When it cannot be written, the entry goes to the server log at error level (never lost
    * silently) and the promise rejects.
    */
-  async record(event: string, fields: AuditFields): Promise<AuditEntry> {
-    try {
-      return await this.#log.append(event, fields);
-    } catch (error) {
-      this.#logger.error(
-        {
-          event: 'audit.write_failed',
-          audit_event: event,
-          audit_fields: fields,
-          err: { message: (error as Error).message },
-        },
-        `the audit log ${this.#log.file} could not be written; the entry is in this log line`,
-      );
-      throw error;
-    }
+  record(event: string, fields: AuditFields): Promise<AuditEntry> {
+    return appendOrReport(this.#log, this.#logger, event, fields);
   }
 
   async close(): Promise<void> {
