@@ -11,7 +11,7 @@ import {
   ProxyRequestError,
   ProxyUnreachableError,
   SubTaskTimeoutError,
-} from './algorithm-client.js';
+} from './index.js';
 
 const part = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 const IDENTITY = {

@@ -1,26 +1,30 @@
 export { runAlgorithm, type AlgorithmModule, type RunOptions } from './wrapper.js';
+export { AlgorithmClient } from './algorithm-client.js';
 export {
-  AlgorithmClient,
   AlgorithmClientError,
   ProxyRequestError,
   ProxyUnreachableError,
   SubTaskTimeoutError,
+  DEFAULT_ERRORS,
+  type AlgorithmClientErrors,
+  type ProxyRefusal,
+} from './algorithm-client-errors.js';
+export {
   containerIdentity,
   optionsFromEnv,
-  DEFAULT_ERRORS,
-  type AddressQuery,
-  type AlgorithmAddress,
-  type AlgorithmClientErrors,
   type AlgorithmClientOptions,
   type ContainerIdentity,
-  type CreateTaskOptions,
-  type ProxyRefusal,
-  type SubTaskInput,
-  type SubTaskResult,
-  type SubTaskSpec,
-  type SubTaskWaitOptions,
-  type WaitOptions,
-} from './algorithm-client.js';
+} from './container-environment.js';
+export type {
+  AddressQuery,
+  AlgorithmAddress,
+  CreateTaskOptions,
+  SubTaskInput,
+  SubTaskResult,
+  SubTaskSpec,
+  SubTaskWaitOptions,
+  WaitOptions,
+} from './sub-task-types.js';
 export { loadData, parseCsv, databaseUri, databaseType, type Row } from './data.js';
 export {
   detectFormat,
