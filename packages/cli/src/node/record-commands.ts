@@ -1,0 +1,73 @@
+/** The `vnode` commands that read what a node kept: audit verify, logs. */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { formatAuditVerdict, keptRunLogPath, verifyAuditPath } from '@federa/common';
+import { checkNodeConfig } from '../config/validate.js';
+import { CliError } from '../exit-codes.js';
+import { examples } from '../util/command.js';
+import { resolveRef, withContext, type Ctx } from './command-context.js';
+import { nodeAuditDir, nodeLayout } from './start.js';
+
+/** `vnode audit verify`: check the node's audit log. */
+export function addAuditCommands(program: Command): void {
+  const audit = program.command('audit').description("The node's audit log (docs/audit.md)");
+  examples(
+    withContext(
+      audit
+        .command('verify')
+        .description(
+          "Check that no entry of the node's audit log was edited, removed or reordered (its folder in the node's data folder, or --file)",
+        ),
+    )
+      .option('--file <path>', 'an audit folder, or one file of it')
+      .action(async (o: Ctx & { file?: string }) => {
+        let path = o.file;
+        if (path === undefined) {
+          const ref = await resolveRef(o);
+          path = nodeAuditDir(
+            nodeLayout(ref, checkNodeConfig(ref.file, o.environment, ref.name, process.env)),
+          );
+        }
+        const where = path;
+        const { ok, text } = formatAuditVerdict(
+          await verifyAuditPath(path).catch((error: unknown) => {
+            throw new CliError(
+              'failure',
+              `cannot read the audit log at ${where}: ${(error as Error).message}`,
+            );
+          }),
+        );
+        if (!ok) throw new CliError('tampered', text.trimEnd());
+        process.stdout.write(text);
+      }),
+    ['vnode audit verify -n hospital-a', 'vnode audit verify --file ./audit/node.000000000001.jsonl'],
+  );
+}
+
+/** `vnode logs <run>`: a run log the node kept. */
+export function addLogsCommand(program: Command): void {
+  examples(
+    withContext(
+      program
+        .command('logs <run>')
+        .description(
+          'Print the log of a run this node kept (share_logs: false; docs/run-logs.md): <run> is the result id',
+        ),
+    ).action(async (run: string, o: Ctx) => {
+      if (!/^[1-9][0-9]{0,15}$/.test(run))
+        throw new CliError('usage', `<run> must be a result id, not '${run}'`);
+      const ref = await resolveRef(o);
+      const layout = nodeLayout(ref, checkNodeConfig(ref.file, o.environment, ref.name, process.env));
+      const file = join(layout.logDir, keptRunLogPath(ref.name, Number(run)));
+      const text = await readFile(file, 'utf8').catch(() => {
+        throw new CliError(
+          'failure',
+          `node ${ref.name} keeps no log of run ${run} (looked in ${file}); a node with share_logs: true sends its runs' logs to the server`,
+        );
+      });
+      process.stdout.write(text);
+    }),
+    ['vnode logs 42 -n hospital-a'],
+  );
+}
