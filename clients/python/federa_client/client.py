@@ -9,7 +9,7 @@ import os
 import sys
 import time
 import warnings
-from typing import Any, Dict, Iterable, List, Optional, Union
+from typing import Any, Dict, Optional, Union
 
 import requests
 
@@ -23,10 +23,9 @@ from .exceptions import (
     NotFound,
     PermissionDenied,
     ServerError,
-    TaskFailed,
-    TaskTimeout,
     ValidationError,
 )
+from .resource_base import IdLike  # noqa: F401 (importable from here as before)
 from .resources import (
     CollaborationResource,
     NodeResource,
@@ -37,11 +36,10 @@ from .resources import (
     TaskResource,
     UserResource,
 )
-from .resources import _id as _ref_id
-from .serialization import read_payload, serialize
+from .serialization import read_payload
+from .task_posting import TaskPosting
 from .util import Util
-
-IdLike = Union[int, str, Dict[str, Any]]
+from .v6_compat import V6ClientMethods
 
 __all__ = ["Client", "UserClient", "ResultList", "WhoAmI"]
 
@@ -83,7 +81,7 @@ class WhoAmI(dict):
             raise AttributeError(key) from None
 
 
-class Client:
+class Client(V6ClientMethods, TaskPosting):
     """A Federa user client.
 
     :param host: server address, e.g. ``"http://localhost"`` or ``"https://federa.example.org"``; ``http://`` is
@@ -256,8 +254,10 @@ class Client:
         if body.get("refresh_url"):
             self._refresh_url = body["refresh_url"]
 
-    def request(self, method: str, endpoint: str, *, params: Optional[Dict[str, Any]] = None,
-                json: Any = None, authenticated: bool = True) -> requests.Response:
+    # Federa's request form, returning the ``requests.Response``; :meth:`request` (from
+    # :class:`~federa_client.v6_compat.V6ClientMethods`) takes this form and vantage6's.
+    def api_request(self, method: str, endpoint: str, *, params: Optional[Dict[str, Any]] = None,
+                    json: Any = None, authenticated: bool = True) -> requests.Response:
         """Send one API request and return the response, or raise the matching :mod:`federa_client.exceptions`
         error. ``endpoint`` is relative to the API path, e.g. ``"/organization/3"``.
 
@@ -500,196 +500,9 @@ class Client:
         self.request("PATCH", "/password/change",
                      json={"current_password": current_password, "new_password": new_password})
 
-    def wait_for_results(self, task_id: int, sleep: float = 1, timeout: Optional[float] = 600,
-                         decrypt: bool = True, interval: Optional[float] = None) -> List[Dict[str, Any]]:
-        """Poll ``GET /task/{task_id}`` every ``sleep`` seconds until ``complete``, then return the task's
-        results as :meth:`ResultResource.from_task` does (``result`` decrypted and read).
-
-        Raises :class:`TaskFailed` when any run of the task ended other than ``completed`` (crashed, failed, not
-        allowed, killed, ...): the error names each failed run's status and the tail of its log, and keeps all
-        results in ``.results``. Raises :class:`TaskTimeout` after ``timeout`` seconds (``None`` waits without
-        limit). ``interval`` is the earlier name of ``sleep``.
-        """
-        pause_s = float(interval if interval is not None else sleep)
-        self.log(f"Waiting for the results of task {task_id}")
-        start = time.monotonic()
-        while True:
-            task = self.request_json("GET", f"/task/{int(task_id)}")
-            if task.get("complete"):
-                break
-            elapsed = time.monotonic() - start
-            if timeout is not None and elapsed >= timeout:
-                raise TaskTimeout(f"task {task_id} was not complete after {timeout} seconds "
-                                  f"(status: {task.get('status', 'unknown')})")
-            pause = pause_s if timeout is None else max(0.0, min(pause_s, timeout - elapsed))
-            time.sleep(pause)
-        results = self.result.from_task(task_id, decrypt=decrypt)
-        failed = [r for r in results if _run_failed(r)]
-        if failed:
-            raise TaskFailed(int(task_id), failed, results)
-        self.log(f"Task {task_id} is complete")
-        return results
-
-
-    # ------------------------------------------------------------------ vantage6 3.x's ClientBase methods
-
-    #: Federa's request form ``request(method, endpoint, *, params=None, json=None, authenticated=True)``,
-    #: returning the ``requests.Response``; :meth:`request` also accepts vantage6's form.
-    api_request = request
-
-    def request(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[no-redef]
-        """Send one API request, in either form:
-
-        * vantage6's ``request(endpoint, json=None, method="get", params=None, first_try=True, retry=True)``
-          returns the decoded JSON body (``endpoint`` relative to the API path, e.g. ``"task"``);
-        * Federa's ``request(method, endpoint, *, params=None, json=None, authenticated=True)`` returns the
-          ``requests.Response`` (see :attr:`api_request`).
-
-        Both raise the :mod:`federa_client.exceptions` error of a refused request (vantage6 returned the error
-        body instead) and refresh an expired token once.
-        """
-        if _is_federa_form(args, kwargs):
-            return self.api_request(*args, **kwargs)
-        return self._v6_request(*args, **kwargs)
-
-    def _v6_request(self, endpoint: str, json: Any = None, method: str = "get", params: Optional[Dict[str, Any]] = None,
-                    first_try: bool = True, retry: bool = True) -> Any:
-        return self.request_json(method, endpoint, params=params, json=json)
-
-    @property
-    def name(self) -> str:
-        """vantage6: ``host:port`` of the server."""
-        return f"{self.host}:{self.port}"
-
-    @property
-    def token(self) -> Optional[str]:
-        """vantage6: the current access token (never printed by the client)."""
-        return self._access_token
-
-    @property
-    def headers(self) -> Dict[str, str]:
-        """vantage6: the ``Authorization`` header of the session (empty when not logged in)."""
-        return {"Authorization": f"Bearer {self._access_token}"} if self._access_token else {}
-
-    @property
-    def base_path(self) -> str:
-        """vantage6: the API's address, e.g. ``http://localhost:5000/api``."""
-        return self.base_url
-
-    def generate_path_to(self, endpoint: str) -> str:
-        """vantage6: the full URL of ``endpoint``."""
-        return self._url(endpoint)
-
-    def refresh_token(self) -> None:
-        """vantage6: get a new access token with the refresh token now."""
-        self._refresh()
-
-    def post_task(self, name: str, image: str, collaboration_id: IdLike, input_: Any = "", description: str = "",
-                  organization_ids: Optional[Iterable[Any]] = None, data_format: str = "json",
-                  database: str = "default") -> Dict[str, Any]:
-        """vantage6's ``post_task``: the same as ``task.create`` with the arguments in this order."""
-        return self._post_task(name, image, collaboration_id, input_, description, organization_ids or [],
-                               data_format, database)
-
-    def get_results(self, id_: Optional[IdLike] = None, state: Optional[str] = None, include_task: bool = False,
-                    task_id: Optional[IdLike] = None, node_id: Optional[IdLike] = None,
-                    params: Optional[Dict[str, Any]] = None, *, id: Optional[IdLike] = None) -> Any:
-        """vantage6's ``get_results``: one result (``id_``; ``id`` in vantage6 3.3) or the results matching the
-        filters, with ``result`` decrypted and read (see ``result.get``)."""
-        if id_ is None:
-            id_ = id
-        if id_:
-            return self.result.get(id_, include_task=include_task)
-        query = dict(params or {})
-        query.update({k: v for k, v in (("state", state), ("task_id", task_id), ("node_id", node_id)) if v})
-        if include_task:
-            query["include"] = "task"
-        body = self.request_json("GET", "/result", params=query)
-        items = body.get("data", []) if isinstance(body, dict) else body
-        decoded = [self.result._decode_lenient(i) for i in items]
-        return {**body, "data": decoded} if isinstance(body, dict) else decoded
-
-    def _post_task(self, name: str, image: str, collaboration: Any, input_: Any, description: str,
-                   organizations: Iterable[Any], data_format: str, database: str,
-                   cancel_on_failure: bool = False) -> Dict[str, Any]:
-        """Serialize ``input_`` (``json.`` + JSON, ``output_format: json`` added to a dictionary that names
-        none), encrypt it for each organization (or base64 in an unencrypted collaboration) and post the task."""
-        collaboration_id = _ref_id(collaboration, "collaboration")
-        org_ids = [_ref_id(o, "organization") for o in organizations]
-        if not org_ids:
-            raise ValueError("organizations must name at least one organization id")
-        if isinstance(input_, dict) and "output_format" not in input_:
-            input_ = {**input_, "output_format": "json"}
-        payload = serialize(input_, data_format)
-        collab = self.request_json("GET", f"/collaboration/{collaboration_id}")
-        # Said first: for an outsider, a missing public key would otherwise be the complaint.
-        members = [o.get("id") for o in (collab.get("organizations") or []) if isinstance(o, dict)]
-        outsiders = [o for o in org_ids if o not in members]
-        if outsiders:
-            raise ValueError(
-                f"organization(s) {', '.join(str(o) for o in outsiders)} are not in the collaboration "
-                f"{collaboration_id} ({collab.get('name', '')!r}); its organizations are "
-                f"{', '.join(str(m) for m in members) or 'none'}")
-        encrypted = bool(collab.get("encrypted"))
-        cryptor = self._cryptor_for(encrypted, f"collaboration {collaboration_id}")
-        entries = []
-        for org_id in org_ids:
-            if encrypted:
-                self.log(f"Encrypting input for organization {org_id}")
-                public_key = self.request_json("GET", f"/organization/{org_id}").get("public_key") or ""
-                if not public_key.strip():
-                    raise EncryptionSetupError(
-                        f"organization {org_id} has no public key, so input for it cannot be encrypted; its node "
-                        "uploads the key when it starts (or set it with client.organization.update(id, "
-                        "public_key=...))")
-                try:
-                    text = cryptor.encrypt_bytes_to_str(payload, public_key)
-                except EncryptionError as exc:
-                    raise EncryptionSetupError(f"cannot encrypt input for organization {org_id}: {exc}") from None
-            else:
-                self.log(f"Encoding input for organization {org_id} (unencrypted collaboration)")
-                text = cryptor.encrypt_bytes_to_str(payload, "")
-            entries.append({"id": org_id, "input": text})
-        self.log(f"Posting task {name!r} to collaboration {collaboration_id} for organization(s) "
-                 f"{', '.join(str(o) for o in org_ids)}")
-        task = self.request_json("POST", "/task", json={
-            "collaboration_id": collaboration_id,
-            "organizations": entries,
-            "name": name,
-            "description": description,
-            "image": image,
-            "database": database,
-            **({"cancel_on_failure": True} if cancel_on_failure else {}),
-        })
-        self.log(f"Task {task.get('id')} created")
-        if isinstance(task, dict) and task.get("warning"):
-            # E.g. receiving nodes offline: the task queues, and the researcher should know why nothing happens.
-            warnings.warn(str(task["warning"]), stacklevel=3)
-        return task
-
 
 #: vantage6 3.x's name of the user client (``from vantage6.client import UserClient``).
 UserClient = Client
-
-_HTTP_METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}
-
-
-def _is_federa_form(args: tuple, kwargs: Dict[str, Any]) -> bool:
-    """``request("GET", "/x", ...)`` (Federa) rather than ``request("x", json=..., method=...)`` (vantage6)."""
-    if "authenticated" in kwargs:
-        return True
-    return (len(args) >= 2 and isinstance(args[0], str) and args[0].upper() in _HTTP_METHODS
-            and isinstance(args[1], str))
-
-
-def _run_failed(result: Dict[str, Any]) -> bool:
-    """A finished run whose status is not ``completed`` (older servers report no status: then only an empty
-    output of a finished run counts as failed)."""
-    status = result.get("status")
-    if isinstance(status, str) and status:
-        return status != "completed"
-    return bool(result.get("finished_at")) and not result.get("result")
-
 
 def _int_or_none(value: Optional[str]) -> Optional[int]:
     try:
