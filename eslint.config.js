@@ -43,8 +43,6 @@ export default tseslint.config(
       '**/*.test.ts',
       'packages/server/src/test-support/**',
       'packages/server/src/routes/task/test-world.ts',
-      // Not moved yet (issue 13 item 4 lands resource by resource):
-      'packages/server/src/import/**',
     ],
     rules: {
       'no-restricted-syntax': [

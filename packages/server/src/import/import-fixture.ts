@@ -18,9 +18,20 @@ import { hashApiKey, hashPassword } from '../auth/passwords.js';
 import type { ServerConfig } from '../config/schema.js';
 import type { Database } from '../db/schema.js';
 import { nowStored } from '../http/datetime.js';
-import { defaultNodeName, insertNode } from '../repositories/node.js';
-import { lastTaskId } from '../repositories/collaboration.js';
-import { insertUserRows } from '../repositories/user.js';
+import { defaultNodeName, insertNode, nodeOfOrganizationIn } from '../repositories/node.js';
+import { collaborationIdByName, insertMembers, memberIds } from '../repositories/collaboration.js';
+import {
+  allRuleIds,
+  existingUsernames,
+  inImportTransaction,
+  insertCollaborationRow,
+  insertImportedTask,
+  nodeWithApiKeyHash,
+  organizationIdByName,
+  taskIdByNameAndImage,
+  usernameOfEmail,
+} from '../repositories/import.js';
+import { insertUserRows, usernameTaken } from '../repositories/user.js';
 import { nextRunId } from '../repositories/task/index.js';
 import { FixtureError, type Fixture } from './fixture.js';
 import {
@@ -46,22 +57,10 @@ export async function importFixture(
   // at once: bcrypt works on libuv's thread pool, so the hashes use every core.
   // Users already there are skipped below: their passwords are not hashed (a second import costs no bcrypt time).
   const wanted = fixture.organizations.flatMap((org) => org.users);
-  const existing =
-    wanted.length === 0
-      ? new Set<string>()
-      : new Set(
-          (
-            await db
-              .selectFrom('user')
-              .select('username')
-              .where(
-                'username',
-                'in',
-                wanted.map((u) => u.username),
-              )
-              .execute()
-          ).map((u) => u.username),
-        );
+  const existing = await existingUsernames(
+    db,
+    wanted.map((u) => u.username),
+  );
   const users = wanted.filter((u) => !existing.has(u.username));
   const passwordHashes = new Map<string, string>(
     await Promise.all(
@@ -71,13 +70,13 @@ export async function importFixture(
     ),
   );
 
-  return db.transaction().execute(async (trx) => {
+  return inImportTransaction(db, async (trx) => {
     const report: ImportReport = {
       created: { organizations: [], users: [], roles: [], collaborations: [], nodes: [], tasks: [] },
       nodeKeys: [],
       skipped: { organizations: [], users: [], collaborations: [], nodes: [], tasks: [] },
     };
-    const allRules = (await trx.selectFrom('rule').select('id').execute()).map((r) => r.id);
+    const allRules = await allRuleIds(trx);
     if (allRules.length === 0)
       throw new FixtureError(
         '',
@@ -89,25 +88,16 @@ export async function importFixture(
       const id = await ensureOrganization(trx, org, report);
       orgIds.set(org.name, id);
       for (const [j, user] of org.users.entries()) {
-        const existing = await trx
-          .selectFrom('user')
-          .select('id')
-          .where('username', '=', user.username)
-          .executeTakeFirst();
-        if (existing) {
+        if (await usernameTaken(trx, user.username)) {
           report.skipped.users.push(user.username);
           continue;
         }
         const email = user.email ?? defaultEmail(user.username, org.domain);
-        const taken = await trx
-          .selectFrom('user')
-          .select('username')
-          .where('email', '=', email)
-          .executeTakeFirst();
-        if (taken)
+        const taken = await usernameOfEmail(trx, email);
+        if (taken !== undefined)
           throw new FixtureError(
             `organizations[${i}].users[${j}].email`,
-            `the e-mail address ${email} belongs to the existing user '${taken.username}'; give this user another email`,
+            `the e-mail address ${email} belongs to the existing user '${taken}'; give this user another email`,
           );
         const passwordHash = passwordHashes.get(user.username);
         if (passwordHash === undefined)
@@ -147,10 +137,7 @@ export async function importFixture(
       const at = `collaborations[${i}]`;
       const members: { id: number; name: string }[] = [];
       for (const [j, p] of collab.participants.entries()) {
-        const id =
-          orgIds.get(p.name) ??
-          (await trx.selectFrom('organization').select('id').where('name', '=', p.name).executeTakeFirst())
-            ?.id;
+        const id = orgIds.get(p.name) ?? (await organizationIdByName(trx, p.name));
         if (id === undefined)
           throw new FixtureError(
             `${at}.participants[${j}].name`,
@@ -159,43 +146,21 @@ export async function importFixture(
         members.push({ id, name: p.name });
       }
 
-      let collabRow = await trx
-        .selectFrom('collaboration')
-        .select('id')
-        .where('name', '=', collab.name)
-        .executeTakeFirst();
-      if (collabRow) report.skipped.collaborations.push(collab.name);
+      let collaborationId = await collaborationIdByName(trx, collab.name);
+      if (collaborationId !== undefined) report.skipped.collaborations.push(collab.name);
       else {
-        collabRow = await trx
-          .insertInto('collaboration')
-          .values({ name: collab.name, encrypted: collab.encrypted ? 1 : 0 })
-          .returning('id')
-          .executeTakeFirstOrThrow();
+        collaborationId = await insertCollaborationRow(trx, {
+          name: collab.name,
+          encrypted: collab.encrypted,
+        });
         report.created.collaborations.push(collab.name);
       }
-      const collaborationId = collabRow.id;
-      const have = new Set(
-        (
-          await trx
-            .selectFrom('member')
-            .select('organization_id')
-            .where('collaboration_id', '=', collaborationId)
-            .execute()
-        ).map((m) => m.organization_id),
+      const have = new Set(await memberIds(trx, collaborationId));
+      await insertMembers(
+        trx,
+        collaborationId,
+        members.filter((m) => !have.has(m.id)).map((m) => m.id),
       );
-      const missing = members.filter((m) => !have.has(m.id));
-      const since = await lastTaskId(trx);
-      if (missing.length)
-        await trx
-          .insertInto('member')
-          .values(
-            missing.map((m) => ({
-              collaboration_id: collaborationId,
-              organization_id: m.id,
-              since_task_id: since,
-            })),
-          )
-          .execute();
 
       for (const [j, p] of collab.participants.entries()) {
         const member = members[j];
@@ -204,23 +169,13 @@ export async function importFixture(
           organizationId: member.id,
           collaborationId,
         });
-        const existing = await trx
-          .selectFrom('node')
-          .select('id')
-          .where('organization_id', '=', member.id)
-          .where('collaboration_id', '=', collaborationId)
-          .executeTakeFirst();
-        if (existing) {
+        if ((await nodeOfOrganizationIn(trx, member.id, collaborationId)) !== undefined) {
           report.skipped.nodes.push(name);
           continue;
         }
         const apiKey = p.api_key ?? randomUUID();
         const hash = hashApiKey(apiKey);
-        const sameKey = await trx
-          .selectFrom('node')
-          .select(['id', 'name'])
-          .where('api_key_hash', '=', hash)
-          .executeTakeFirst();
+        const sameKey = await nodeWithApiKeyHash(trx, hash);
         if (sameKey)
           throw new FixtureError(
             `${at}.participants[${j}].api_key`,
@@ -241,24 +196,10 @@ export async function importFixture(
         });
       }
 
-      const allMembers = (
-        await trx
-          .selectFrom('member')
-          .select('organization_id')
-          .where('collaboration_id', '=', collaborationId)
-          .orderBy('organization_id')
-          .execute()
-      ).map((m) => m.organization_id);
+      const allMembers = await memberIds(trx, collaborationId);
       for (const image of collab.tasks) {
         const label = `${collab.name}: ${image}`;
-        const existing = await trx
-          .selectFrom('task')
-          .select('id')
-          .where('collaboration_id', '=', collaborationId)
-          .where('name', '=', EXAMPLE_TASK_NAME)
-          .where('image', '=', image)
-          .executeTakeFirst();
-        if (existing) {
+        if ((await taskIdByNameAndImage(trx, collaborationId, EXAMPLE_TASK_NAME, image)) !== undefined) {
           report.skipped.tasks.push(label);
           continue;
         }
@@ -266,36 +207,16 @@ export async function importFixture(
         if (initiator === undefined) {
           throw new FixtureError(`${at}.tasks`, 'a collaboration without participants cannot have tasks');
         }
-        const now = nowStored();
-        const task = await trx
-          .insertInto('task')
-          .values({
-            name: EXAMPLE_TASK_NAME,
-            description: `Imported from a fixture (image ${image})`,
-            image,
-            collaboration_id: collaborationId,
-            run_id: await nextRunId(trx),
-            parent_id: null,
-            database: 'default',
-            initiator_id: initiator,
-            init_user_id: null,
-            created_at: now,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        if (allMembers.length)
-          await trx
-            .insertInto('result')
-            .values(
-              allMembers.map((organization_id) => ({
-                task_id: task.id,
-                organization_id,
-                input: '',
-                assigned_at: now,
-                status: 'pending',
-              })),
-            )
-            .execute();
+        await insertImportedTask(trx, {
+          name: EXAMPLE_TASK_NAME,
+          description: `Imported from a fixture (image ${image})`,
+          image,
+          collaborationId,
+          runId: await nextRunId(trx),
+          initiatorId: initiator,
+          createdAt: nowStored(),
+          organizationIds: allMembers,
+        });
         report.created.tasks.push(label);
       }
     }

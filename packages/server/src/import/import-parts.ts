@@ -7,6 +7,14 @@ import type { Transaction } from 'kysely';
 
 import { DEFAULT_ROLES } from '../auth/rules.js';
 import type { Database } from '../db/schema.js';
+import {
+  addRulesToRole,
+  insertImportedOrganization,
+  insertRoleRow,
+  organizationIdByName,
+  roleIdByName,
+} from '../repositories/import.js';
+import { ruleIdsOfRole } from '../repositories/role.js';
 import type { FixtureOrganization } from './fixture.js';
 import type { ImportReport } from './import-report.js';
 
@@ -19,30 +27,14 @@ export async function ensureOrganization(
   org: FixtureOrganization,
   report: ImportReport,
 ): Promise<number> {
-  const existing = await trx
-    .selectFrom('organization')
-    .select('id')
-    .where('name', '=', org.name)
-    .executeTakeFirst();
-  if (existing) {
+  const existing = await organizationIdByName(trx, org.name);
+  if (existing !== undefined) {
     report.skipped.organizations.push(org.name);
-    return existing.id;
+    return existing;
   }
-  const row = await trx
-    .insertInto('organization')
-    .values({
-      name: org.name,
-      domain: org.domain,
-      address1: org.address1,
-      address2: org.address2,
-      zipcode: org.zipcode,
-      country: org.country,
-      public_key: org.public_key,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const id = await insertImportedOrganization(trx, org);
   report.created.organizations.push(org.name);
-  return row.id;
+  return id;
 }
 
 /** Default roles a fixture may give (the fixed roles of nodes and algorithm containers are not for users). */
@@ -52,22 +44,10 @@ export const ASSIGNABLE_DEFAULT_ROLES = DEFAULT_ROLES.map((r) => r.name).filter(
 
 /** A role of the organization, or a default role, by name. */
 export async function findRole(trx: Trx, name: string, organizationId: number): Promise<number | undefined> {
-  const own = await trx
-    .selectFrom('role')
-    .select('id')
-    .where('name', '=', name)
-    .where('organization_id', '=', organizationId)
-    .executeTakeFirst();
-  if (own) return own.id;
+  const own = await roleIdByName(trx, name, organizationId);
+  if (own !== undefined) return own;
   if (!ASSIGNABLE_DEFAULT_ROLES.includes(name)) return undefined;
-  return (
-    await trx
-      .selectFrom('role')
-      .select('id')
-      .where('name', '=', name)
-      .where('organization_id', 'is', null)
-      .executeTakeFirst()
-  )?.id;
+  return roleIdByName(trx, name, null);
 }
 
 /** The organization's role `super` with every rule; created (and given missing rules) when needed. */
@@ -78,36 +58,21 @@ export async function ensureSuperRole(
   allRules: readonly number[],
   report: ImportReport,
 ): Promise<number> {
-  let role = await trx
-    .selectFrom('role')
-    .select('id')
-    .where('name', '=', SUPER_ROLE)
-    .where('organization_id', '=', organizationId)
-    .executeTakeFirst();
-  if (!role) {
-    role = await trx
-      .insertInto('role')
-      .values({
-        name: SUPER_ROLE,
-        description: 'Every rule (created by the fixture import)',
-        organization_id: organizationId,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+  let roleId = await roleIdByName(trx, SUPER_ROLE, organizationId);
+  if (roleId === undefined) {
+    roleId = await insertRoleRow(trx, {
+      name: SUPER_ROLE,
+      description: 'Every rule (created by the fixture import)',
+      organization_id: organizationId,
+    });
     report.created.roles.push(`${SUPER_ROLE} (${organizationName})`);
   }
-  const roleId = role.id;
-  const have = new Set(
-    (await trx.selectFrom('role_rule').select('rule_id').where('role_id', '=', roleId).execute()).map(
-      (r) => r.rule_id,
-    ),
+  const have = new Set(await ruleIdsOfRole(trx, roleId));
+  await addRulesToRole(
+    trx,
+    roleId,
+    allRules.filter((id) => !have.has(id)),
   );
-  const add = allRules.filter((id) => !have.has(id));
-  if (add.length)
-    await trx
-      .insertInto('role_rule')
-      .values(add.map((rule_id) => ({ role_id: roleId, rule_id })))
-      .execute();
   return roleId;
 }
 

@@ -49,7 +49,8 @@ export async function createCollaboration(
   });
 }
 
-async function insertMembers(
+/** Adds these organizations to a collaboration since now (within the caller's transaction). */
+export async function insertMembers(
   db: Kysely<Database>,
   collaborationId: number,
   organizationIds: readonly number[],
