@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import base64
-import json
 import logging
-import os
 import sys
 import time
-import warnings
-from typing import Any, Dict, Optional, Union
+from typing import Any, Dict, Optional
 
 import requests
 
-from .encryption import CryptorBase, DummyCryptor, EncryptionError, RSACryptor
+from .encryption import CryptorBase
+from .encryption_setup import EncryptionSetup
 from .exceptions import (
     AuthenticationError,
     ConnectionFailed,
-    DecryptionError,
-    EncryptionSetupError,
     FederaError,
     NotFound,
     PermissionDenied,
@@ -36,7 +31,7 @@ from .resources import (
     TaskResource,
     UserResource,
 )
-from .serialization import read_payload
+from .session import Session, WhoAmI
 from .task_posting import TaskPosting
 from .util import Util
 from .v6_compat import V6ClientMethods
@@ -57,31 +52,7 @@ class ResultList(list):
     total: Optional[int] = None
 
 
-def _jwt_expiry(token: str) -> Optional[float]:
-    """The ``exp`` claim of a JWT, read without verifying it (only used to refresh in time)."""
-    try:
-        payload = token.split(".")[1]
-        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
-        exp = claims.get("exp")
-        return float(exp) if exp is not None else None
-    except (IndexError, ValueError, TypeError, AttributeError):
-        return None
-
-
-class WhoAmI(dict):
-    """Who is logged in. A dictionary (``whoami["organization_id"]``, Federa's form) whose keys are also
-    attributes in vantage6 3.x's form: ``type_``, ``id_``, ``name``, ``organization_id``, ``organization_name``
-    (and ``id``, ``username``)."""
-
-    def __getattr__(self, key: str) -> Any:
-        aliases = {"id_": "id", "type_": "type"}
-        try:
-            return self[aliases.get(key, key)]
-        except KeyError:
-            raise AttributeError(key) from None
-
-
-class Client(V6ClientMethods, TaskPosting):
+class Client(Session, EncryptionSetup, V6ClientMethods, TaskPosting):
     """A Federa user client.
 
     :param host: server address, e.g. ``"http://localhost"`` or ``"https://federa.example.org"``; ``http://`` is
@@ -228,32 +199,6 @@ class Client(V6ClientMethods, TaskPosting):
             raise ServerError(f"the server failed on {where} (HTTP {status}){said}", **kw)
         raise FederaError(f"{where} failed with HTTP {status}{said}", **kw)
 
-    def _refresh(self) -> None:
-        """Get a new access token with the refresh token (exactly one attempt)."""
-        if not self._refresh_token:
-            raise AuthenticationError("the session expired and there is no refresh token; log in again")
-        self.log("Refreshing the session token")
-        url = self.host + f":{self.port}" + (self._refresh_url or f"{self.path}/token/refresh")
-        response = self._send("POST", url, token=self._refresh_token, endpoint="/token/refresh")
-        body = self._body(response)
-        if response.status_code != 200 or not isinstance(body, dict) or not body.get("access_token"):
-            self._access_token = None
-            self._refresh_token = None
-            text = self._server_text(body)
-            raise AuthenticationError(
-                "the session expired and could not be refreshed"
-                + (f" ({text})" if text else f" (HTTP {response.status_code})") + "; log in again",
-                status=response.status_code, server_message=text)
-        self._set_tokens(body)
-
-    def _set_tokens(self, body: Dict[str, Any]) -> None:
-        self._access_token = body["access_token"]
-        self._access_expiry = _jwt_expiry(self._access_token)
-        if body.get("refresh_token"):
-            self._refresh_token = body["refresh_token"]
-        if body.get("refresh_url"):
-            self._refresh_url = body["refresh_url"]
-
     # Federa's request form, returning the ``requests.Response``; :meth:`request` (from
     # :class:`~federa_client.v6_compat.V6ClientMethods`) takes this form and vantage6's.
     def api_request(self, method: str, endpoint: str, *, params: Optional[Dict[str, Any]] = None,
@@ -285,15 +230,6 @@ class Client(V6ClientMethods, TaskPosting):
                 refreshed = True
                 continue
             self._raise_for(method, endpoint, response)
-
-    def _is_expired(self, response: requests.Response) -> bool:
-        body = self._body(response)
-        if isinstance(body, dict):
-            if body.get("code") == "token_expired":
-                return True
-            msg = body.get("msg")
-            return isinstance(msg, str) and "expired" in msg.lower()
-        return False
 
     def request_json(self, method: str, endpoint: str, **kwargs) -> Any:
         """Like :meth:`request`, returning the decoded JSON body."""
@@ -342,146 +278,6 @@ class Client(V6ClientMethods, TaskPosting):
         if not isinstance(body, list):
             raise ServerError(f"GET {endpoint} did not answer with a JSON list", status=response.status_code)
         return body
-
-    # ------------------------------------------------------------------ authentication and encryption
-
-    def authenticate(self, username: str, password: str, mfa_code: Union[str, int, None] = None) -> Dict[str, Any]:
-        """Log in as a user. Keeps the access and refresh tokens (never the password) and returns
-        :attr:`whoami`. Raises :class:`AuthenticationError` on a wrong username or password or a locked account.
-        """
-        self.log(f"Authenticating as {username}")
-        body: Dict[str, Any] = {"username": username, "password": password}
-        if mfa_code is not None:
-            body["mfa_code"] = str(mfa_code)
-        try:
-            response = self._send("POST", self._url("/token/user"), json_body=body, endpoint="/token/user")
-        finally:
-            body = {}  # drop the only reference to the password this method created
-        data = self._body(response)
-        text = self._server_text(data)
-        if response.status_code in (400, 401):
-            raise AuthenticationError(
-                f"login as {username!r} failed" + (f": {text}" if text else " (wrong username or password)"),
-                status=response.status_code, server_message=text,
-                code=data.get("code") if isinstance(data, dict) else None)
-        if response.status_code != 200:
-            self._raise_for("POST", "/token/user", response)
-        if not isinstance(data, dict) or not data.get("access_token"):
-            if isinstance(data, dict) and (data.get("qr_uri") or data.get("otp_secret")):
-                raise AuthenticationError(
-                    f"login as {username!r} needs two-factor authentication: set up an authenticator app with the "
-                    "QR code the server issued (use the web interface), then pass mfa_code=",
-                    status=200, server_message=text)
-            raise AuthenticationError(
-                f"login as {username!r} gave no token" + (f": {text}" if text else "")
-                + (" (pass mfa_code= for two-factor authentication)" if text and "code" in text.lower() else ""),
-                status=response.status_code, server_message=text)
-        self._set_tokens(data)
-        self._refresh_token = data.get("refresh_token")
-        user_url = data.get("user_url")
-        user_path = user_url[len(self.path):] if user_url and user_url.startswith(self.path + "/") else None
-        me = self.request_json("GET", user_path) if user_path else None
-        if isinstance(me, dict):
-            org = me.get("organization")
-            org_id = org.get("id") if isinstance(org, dict) else org
-            self.whoami = WhoAmI(type="user", id=me.get("id"), username=me.get("username", username),
-                                 name=me.get("firstname"), organization_id=org_id,
-                                 organization_name=self._organization_name(org_id))
-        else:
-            self.whoami = WhoAmI(type="user", id=None, username=username, name=None, organization_id=None,
-                                 organization_name=None)
-        self.log(f"Logged in as {self.whoami['username']} (user {self.whoami['id']}, organization "
-                 f"{self.whoami['organization_id']})")
-        return self.whoami
-
-    def _organization_name(self, org_id: Any) -> Optional[str]:
-        if org_id is None:
-            return None
-        try:
-            return self.request_json("GET", f"/organization/{int(org_id)}").get("name")
-        except FederaError:
-            return None
-
-    def _whoami_id(self) -> int:
-        if not self.whoami or self.whoami.get("id") is None:
-            raise AuthenticationError("not logged in: call authenticate() first")
-        return int(self.whoami["id"])
-
-    def _whoami_org(self) -> int:
-        if not self.whoami or self.whoami.get("organization_id") is None:
-            raise AuthenticationError("not logged in: call authenticate() first")
-        return int(self.whoami["organization_id"])
-
-    def logout(self) -> None:
-        """Forget the tokens (the server keeps no session state)."""
-        self._access_token = self._refresh_token = None
-        self._access_expiry = None
-        self.whoami = None
-        self.log("Logged out")
-
-    def setup_encryption(self, private_key_file: Union[str, "os.PathLike[str]", None] = None, *,
-                         private_key_path: Union[str, "os.PathLike[str]", None] = None) -> CryptorBase:
-        """Set up end-to-end encryption. ``private_key_file`` is the unencrypted PEM private key of your
-        organization (needed to post tasks to, and read results of, encrypted collaborations); ``None`` means
-        this client only works with unencrypted collaborations. ``private_key_path`` is Federa's earlier name.
-
-        Unlike vantage6, the public key on the server is never replaced silently (that would lock the other
-        members of your organization out of results in flight): when it differs from this key, or is missing, a
-        warning says so; ``util.generate_private_key`` or ``organization.update(public_key=...)`` changes it.
-        Unencrypted collaborations always use plain base64, whatever is set up here.
-        """
-        key_file = private_key_file if private_key_file is not None else private_key_path
-        if key_file is None:
-            self.cryptor = DummyCryptor()
-            self.log("Encryption disabled: only unencrypted collaborations can be used")
-            return self.cryptor
-        try:
-            self.cryptor = RSACryptor(key_file)
-        except EncryptionError as exc:
-            raise EncryptionSetupError(f"cannot set up encryption: {exc}") from None
-        self.log(f"End-to-end encryption set up with the private key {os.fspath(key_file)}")
-        if self.whoami and self.whoami.get("organization_id") is not None:
-            try:
-                on_server = self.request_json("GET", f"/organization/{self._whoami_org()}").get("public_key")
-            except FederaError:
-                on_server = None
-            if on_server != self.cryptor.public_key_str:
-                message = ("the public key of your organization on the server " +
-                           ("is missing" if not on_server else "does not match this private key") +
-                           ": results for your organization cannot be read with it; upload it with "
-                           "client.organization.update(public_key=client.cryptor.public_key_str)")
-                warnings.warn(message, UserWarning, stacklevel=2)
-                self.log(message)
-        return self.cryptor
-
-    def _cryptor_for(self, encrypted: bool, what: str) -> CryptorBase:
-        if not encrypted:
-            return DummyCryptor()
-        if isinstance(self.cryptor, RSACryptor):
-            return self.cryptor
-        raise EncryptionSetupError(
-            f"{what} is encrypted: call client.setup_encryption('<private key file of your organization>') first")
-
-    def decrypt_payload(self, data: Optional[str], what: str = "the result") -> Any:
-        """Decrypt (or base64-decode) a ``result``/``input`` string and read it: a ``json.`` payload gives its
-        value; anything else (a pickle, an unknown format) gives the raw bytes with an
-        :class:`~federa_client.serialization.UnsafePayloadWarning`. Nothing is ever unpickled (see
-        docs/security.md). ``None`` and empty payloads give ``None``."""
-        if data is None:
-            return None
-        encrypted = "$" in data  # base64 never contains "$"; encrypted strings always do
-        cryptor = self._cryptor_for(encrypted, what)
-        try:
-            raw = cryptor.decrypt_str_to_bytes(data)
-        except EncryptionError as exc:
-            raise DecryptionError(f"cannot decrypt {what}: {exc}") from None
-        if not raw:
-            return None
-        try:
-            return read_payload(raw, what)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise DecryptionError(f"cannot read {what}: it says it is JSON but is not valid JSON "
-                                  f"({type(exc).__name__})") from None
 
     # ------------------------------------------------------------------ server-wide helpers
 
