@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
 
+import type { ImportedOrganization } from '../repositories/import.js';
 import { ORGANIZATION_FIELDS } from '../repositories/organization.js';
 
 export interface FixtureUser {
@@ -23,15 +24,8 @@ export interface FixtureUser {
   readonly roles: readonly string[];
 }
 
-export interface FixtureOrganization {
-  readonly name: string;
-  readonly domain: string | null;
-  readonly address1: string | null;
-  readonly address2: string | null;
-  readonly zipcode: string | null;
-  readonly country: string | null;
-  /** Base64 PEM, or '' when the organization has no key yet. */
-  readonly public_key: string;
+/** An organization of the file: the columns the import writes (public_key: base64 PEM, or '' when none yet). */
+export interface FixtureOrganization extends ImportedOrganization {
   readonly users: readonly FixtureUser[];
 }
 
