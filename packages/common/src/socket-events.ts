@@ -93,6 +93,17 @@ export interface RunLogAck {
   error?: string;
 }
 
+/**
+ * `run_log_update`: a batch was appended to an active run's live log (docs/run-logs.md). It carries no log text:
+ * a client reads the log through `GET /result/{id}`, which checks who may see it.
+ */
+export interface RunLogUpdatePayload {
+  result_id: number;
+  task_id: number;
+  /** How many characters the run's `log` (as `GET /result/{id}` shows it) holds now, this batch included. */
+  offset: number;
+}
+
 /** Events the server emits on namespace `/tasks`. */
 export interface ServerToClientEvents {
   /** A task was created in the collaboration: fetch the open results of this task id. */
@@ -100,6 +111,8 @@ export interface ServerToClientEvents {
   task_created: (payload: TaskCreatedPayload) => void;
   status_update: (payload: StatusUpdatePayload) => void;
   algorithm_status_change: (payload: AlgorithmStatusChangePayload) => void;
+  /** Federa: a batch was appended to a run's live log; read it with `GET /result/{id}`. */
+  run_log_update: (payload: RunLogUpdatePayload) => void;
   kill_containers: (payload: KillContainersPayload) => void;
   'node-online': (payload: NodePresencePayload) => void;
   'node-offline': (payload: NodePresencePayload) => void;

@@ -16,8 +16,9 @@ import type { ServerAudit } from './audit/server-audit.js';
  * their arguments are those of `ServerToClientEvents` (docs/socket-protocol.md); rooms come from `SocketRooms`.
  */
 export interface EventBus {
+  /** Emits to a room, or once to every socket of several rooms. */
   emit<E extends ServerToClientEvent>(
-    room: string,
+    room: string | readonly string[],
     event: E,
     ...args: Parameters<ServerToClientEvents[E]>
   ): void;

@@ -10,8 +10,10 @@ export interface RecordedEvent {
 export class RecordingEventBus implements EventBus {
   readonly emitted: RecordedEvent[] = [];
 
-  emit(room: string, event: string, ...args: unknown[]): void {
-    this.emitted.push({ room, event, payload: args[0] });
+  /** Records an event to several rooms once per room. */
+  emit(room: string | readonly string[], event: string, ...args: unknown[]): void {
+    for (const r of typeof room === 'string' ? [room] : room)
+      this.emitted.push({ room: r, event, payload: args[0] });
   }
 
   /** The recorded events named `event`. */

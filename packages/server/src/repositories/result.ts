@@ -250,7 +250,13 @@ export async function runWithTask(
 
 /** What became of a batch of live log (docs/run-logs.md); `stop`: the run takes no more. */
 export type LogAppendOutcome =
-  | { readonly kind: 'appended'; readonly offset: number; readonly stop: boolean }
+  | {
+      readonly kind: 'appended';
+      readonly offset: number;
+      readonly stop: boolean;
+      /** The length of the stored `log` after this batch; absent when the batch had been taken already. */
+      readonly logLength?: number;
+    }
   | { readonly kind: 'refused'; readonly offset: number; readonly stop: boolean; readonly reason: string };
 
 /** The note that ends a live log at the cap. */
@@ -300,5 +306,5 @@ export async function appendRunLog(
     .executeTakeFirst();
   if (Number(written.numUpdatedRows) === 0)
     return { kind: 'refused', offset: received, stop: false, reason: 'the run changed meanwhile' };
-  return { kind: 'appended', offset: received + text.length, stop: full };
+  return { kind: 'appended', offset: received + text.length, stop: full, logLength: length + piece.length };
 }

@@ -5,7 +5,12 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { io as connectClient, type Socket } from 'socket.io-client';
-import type { ClientToServerEvents, RunLogAck, ServerToClientEvents } from '@federa/common';
+import type {
+  ClientToServerEvents,
+  RunLogAck,
+  RunLogUpdatePayload,
+  ServerToClientEvents,
+} from '@federa/common';
 import { startTestApp, type TestApp } from '@federa/testing';
 import { SocketServer } from './socket-server.js';
 
@@ -60,7 +65,14 @@ async function world() {
   const task = await t.fx.task(collab, orgs);
   const researcher = await t.fx.user(orgs[0]!, { roles: ['Researcher'] });
   const nodeToken = await nodes[0]!.token();
-  return { nodes, task, nodeToken, researcherToken: await researcher.token() };
+  const outsider = await t.fx.user(await t.fx.organization(), { roles: ['Researcher'] });
+  return {
+    nodes,
+    task,
+    nodeToken,
+    researcherToken: await researcher.token(),
+    outsiderToken: await outsider.token(),
+  };
 }
 
 const patch = async (token: string, id: number, body: Record<string, unknown>): Promise<void> => {
@@ -94,6 +106,37 @@ describe('run_log', () => {
     await patch(nodeToken, id, { status: 'completed', result: '', log: 'line 1\nline 2\nline 3\n' });
     expect(await send(c, id, 14, 'line 3\n')).toMatchObject({ ok: false, stop: true });
     expect(await logOf(researcherToken, id)).toBe('line 1\nline 2\nline 3\n');
+  });
+
+  it('announces each appended batch as run_log_update, without its text, to the researchers of the collaboration', async () => {
+    const { task, nodes, nodeToken, researcherToken, outsiderToken } = await world();
+    const id = task.resultIds[0]!;
+    await patch(nodeToken, id, { status: 'active' });
+    const listen = async (token: string): Promise<RunLogUpdatePayload[]> => {
+      const got: RunLogUpdatePayload[] = [];
+      (await connect(token)).on('run_log_update', (p) => got.push(p));
+      return got;
+    };
+    // A researcher (event view organization only) of a member, a node of another member, an outsider.
+    const researcher = await listen(researcherToken);
+    const otherNode = await listen(await nodes[1]!.token());
+    const outsider = await listen(outsiderToken);
+    await new Promise((r) => setTimeout(r, 300)); // the sockets' rooms are joined
+    const c = await connect(nodeToken);
+    await send(c, id, 0, 'secret line 1\n');
+    await send(c, id, 0, 'secret line 1\n'); // sent again: taken before, not announced again
+    await send(c, id, 14, 'line 2\n');
+    await send(c, id, 99, 'misplaced\n'); // refused: not announced
+    await expect.poll(() => researcher.length).toBe(2);
+    await new Promise((r) => setTimeout(r, 200));
+    const expected = [
+      { result_id: id, task_id: task.id, offset: 14 },
+      { result_id: id, task_id: task.id, offset: 21 },
+    ];
+    expect(researcher).toEqual(expected);
+    expect(otherNode).toEqual(expected);
+    expect(outsider).toEqual([]);
+    expect(await logOf(researcherToken, id)).toHaveLength(21);
   });
 
   it('ends a run’s live log at the cap with one note and takes nothing after it', async () => {

@@ -48,7 +48,7 @@ export class SocketServer {
         void recheck()?.apply(change);
       },
       emit(room, event, ...args): void {
-        nsp.to(room).emit(event, ...args);
+        nsp.to(typeof room === 'string' ? room : [...room]).emit(event, ...args);
       },
     };
   }
