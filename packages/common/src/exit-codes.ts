@@ -32,7 +32,14 @@ export const EXIT_CODES = {
   tampered: {
     code: 10,
     meaning:
-      '`audit verify`: an entry of the audit log was edited, removed or reordered, or a line is unreadable',
+      '`audit verify`: an entry of the audit log was edited, removed or reordered, or a line is unreadable; ' +
+      'with `--head`, the log ends before that entry',
+  },
+  input: {
+    code: 11,
+    meaning:
+      'a file or folder the command was given does not exist, cannot be read, or is not what the command reads ' +
+      '(`audit verify`: not an audit log)',
   },
 } as const;
 

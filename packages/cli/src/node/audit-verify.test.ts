@@ -61,4 +61,34 @@ describe('vnode audit verify', () => {
     expect(reordered.stderr).toContain(`out-of-order at ${file} line 3`);
     expect(reordered.stderr).toContain('entry 4 comes before entry 3 (line 4)');
   });
+
+  it('says in plain words what is wrong with a path that holds no audit log (exit 11)', async () => {
+    const missing = join(auditDir, 'gone');
+    const r = await runCli(buildNodeProgram, ['audit', 'verify', '--file', missing]);
+    expect(r).toMatchObject({
+      code: EXIT_CODES.input.code,
+      stdout: '',
+      stderr: `error: there is no audit log at ${missing}: no such file or folder\n`,
+    });
+    const notLog = join(dirs.root, 'notes.txt');
+    writeFileSync(notLog, 'not json\n');
+    const r2 = await runCli(buildNodeProgram, ['audit', 'verify', '--file', notLog]);
+    expect(r2.code).toBe(EXIT_CODES.input.code);
+    expect(r2.stderr).toBe(
+      `error: ${notLog} is not an audit log: none of its lines is an audit entry (docs/audit.md, "The format")\n`,
+    );
+  });
+
+  it('finds entries cut off the end with --head', async () => {
+    const head = (JSON.parse(lines[4] ?? '') as { hash: string }).hash;
+    tamper((l) => l.slice(0, 3));
+    const cut = await runCli(buildNodeProgram, ['audit', 'verify', '-n', name, '--head', head]);
+    expect(cut.code).toBe(EXIT_CODES.tampered.code);
+    expect(cut.stderr).toContain(`error: FAILED: chain 'node': cut-off at ${file}\n`);
+    expect(cut.stderr).toContain(`the log ends at entry 3 and holds no entry with hash ${head}`);
+    tamper((l) => l);
+    const ok = await runCli(buildNodeProgram, ['audit', 'verify', '-n', name, '--head', head]);
+    expect(ok).toMatchObject({ code: 0, stderr: '' });
+    expect(ok.stdout).toMatch(/; the head given is entry 5\n$/);
+  });
 });

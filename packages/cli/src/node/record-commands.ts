@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { formatAuditVerdict, keptRunLogPath, verifyAuditPath } from '@federa/common';
+import { auditVerifyOutcome, keptRunLogPath } from '@federa/common';
 import { checkNodeConfig } from '../config/validate.js';
 import { CliError } from '../exit-codes.js';
 import { examples } from '../util/command.js';
@@ -21,7 +21,11 @@ export function addAuditCommands(program: Command): void {
         ),
     )
       .option('--file <path>', 'an audit folder, or one file of it')
-      .action(async (o: Ctx & { file?: string }) => {
+      .option(
+        '--head <hash>',
+        'the last hash recorded earlier (printed by audit verify, logged as audit.head): the log must still hold it',
+      )
+      .action(async (o: Ctx & { file?: string; head?: string }) => {
         let path = o.file;
         if (path === undefined) {
           const ref = await resolveRef(o);
@@ -29,16 +33,8 @@ export function addAuditCommands(program: Command): void {
             nodeLayout(ref, checkNodeConfig(ref.file, o.environment, ref.name, process.env)),
           );
         }
-        const where = path;
-        const { ok, text } = formatAuditVerdict(
-          await verifyAuditPath(path).catch((error: unknown) => {
-            throw new CliError(
-              'failure',
-              `cannot read the audit log at ${where}: ${(error as Error).message}`,
-            );
-          }),
-        );
-        if (!ok) throw new CliError('tampered', text.trimEnd());
+        const { reason, text } = await auditVerifyOutcome(path, o.head);
+        if (reason !== 'ok') throw new CliError(reason, text.trimEnd());
         process.stdout.write(text);
       }),
     ['vnode audit verify -n hospital-a', 'vnode audit verify --file ./audit/node.000000000001.jsonl'],

@@ -35,4 +35,14 @@ describe('vserver audit verify', () => {
     expect(bad.code).toBe(EXIT_CODES.tampered.code);
     expect(bad.stderr).toContain(`edited at ${file} line 2`);
   });
+
+  it('says in plain words that there is no audit log at the path (exit 11)', async () => {
+    const missing = join(dirs.root, 'no-audit-here');
+    const r = await runCli(buildServerProgram, ['audit', 'verify', '--file', missing]);
+    expect(r).toMatchObject({
+      code: EXIT_CODES.input.code,
+      stdout: '',
+      stderr: `error: there is no audit log at ${missing}: no such file or folder\n`,
+    });
+  });
 });

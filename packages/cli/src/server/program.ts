@@ -13,7 +13,7 @@ import { listServers, serverFiles, serverVersion, stopServers } from './commands
 import { importIntoServer } from './import.js';
 import { attachLogs, parseTail, serverHostDataDir, startServer } from './start.js';
 import { join } from 'node:path';
-import { formatAuditVerdict, verifyAuditPath } from '@federa/common';
+import { auditVerifyOutcome } from '@federa/common';
 import { CONTAINER_PORT, LABELS, serverContainerName } from './naming.js';
 import { parseAssignment, setKeys } from '../config/set.js';
 import { checkServerConfig } from '../config/validate.js';
@@ -327,23 +327,19 @@ export function buildServerProgram(): Command {
         ),
     )
       .option('--file <path>', 'an audit folder, or one file of it')
-      .action(async (o: Ctx & { file?: string }) => {
+      .option(
+        '--head <hash>',
+        'the last hash recorded earlier (printed by audit verify, logged as audit.head): the log must still hold it',
+      )
+      .action(async (o: Ctx & { file?: string; head?: string }) => {
         let path = o.file;
         if (path === undefined) {
           const ref = await resolveRef(o);
           const raw = checkServerConfig(ref.file, o.environment, {});
           path = join(serverHostDataDir(ref, raw), 'audit');
         }
-        const where = path;
-        const { ok, text } = formatAuditVerdict(
-          await verifyAuditPath(where).catch((error: unknown) => {
-            throw new CliError(
-              'failure',
-              `cannot read the audit log at ${where}: ${(error as Error).message}`,
-            );
-          }),
-        );
-        if (!ok) throw new CliError('tampered', text.trimEnd());
+        const { reason, text } = await auditVerifyOutcome(path, o.head);
+        if (reason !== 'ok') throw new CliError(reason, text.trimEnd());
         process.stdout.write(text);
       }),
     [

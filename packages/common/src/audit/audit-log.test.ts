@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditLog } from './audit-log.js';
 import { AuditLockedError } from './audit-lock.js';
-import { verifyAuditPath, verifyChain } from './audit-verify.js';
+import { verifyChain } from './audit-verify.js';
+import { verifyAuditPath } from './audit-verify-path.js';
 import { canonicalJson } from './canonical-json.js';
 import { GENESIS_HASH } from './audit-entry.js';
 

@@ -1,5 +1,6 @@
 /** The verdict `vserver-local audit verify` and `vnode audit verify` print (docs/audit.md, "Verifying"). */
-import type { ChainReport } from './audit-verify.js';
+import { isAuditHash, type ChainReport } from './audit-verify.js';
+import { AuditPathError, verifyAuditPath } from './audit-verify-path.js';
 
 /** Lines for people: one per chain, then the first problem with its file, line and reason. */
 export function formatAuditVerdict(reports: readonly ChainReport[]): { ok: boolean; text: string } {
@@ -10,7 +11,9 @@ export function formatAuditVerdict(reports: readonly ChainReport[]): { ok: boole
     const files = `${r.files.length} file${r.files.length === 1 ? '' : 's'}`;
     if (!r.problem) {
       lines.push(
-        `OK: chain '${r.chain}': ${r.entries} entries intact (${span}, ${files}); last hash ${r.last?.hash ?? '-'}`,
+        `OK: chain '${r.chain}': ${r.entries} entries intact (${span}, ${files}); last hash ${r.last?.hash ?? '-'}${
+          r.headSeq !== undefined ? `; the head given is entry ${r.headSeq}` : ''
+        }`,
       );
       continue;
     }
@@ -22,4 +25,29 @@ export function formatAuditVerdict(reports: readonly ChainReport[]): { ok: boole
     );
   }
   return { ok: reports.every((r) => !r.problem), text: `${lines.join('\n')}\n` };
+}
+
+/**
+ * What `audit verify` ends with: the exit reason and the text (stdout when `ok`, else stderr; for `input` and
+ * `usage` one error message).
+ */
+export interface AuditVerifyOutcome {
+  readonly reason: 'ok' | 'tampered' | 'input' | 'usage';
+  readonly text: string;
+}
+
+/**
+ * `audit verify` of `path` for the three commands that have it: the verdict, or in plain words why the path or
+ * the head cannot be checked (never a stack trace).
+ */
+export async function auditVerifyOutcome(path: string, head?: string): Promise<AuditVerifyOutcome> {
+  if (head !== undefined && !isAuditHash(head))
+    return { reason: 'usage', text: `--head must be an entry hash (64 hex digits), not '${head}'\n` };
+  try {
+    const { ok, text } = formatAuditVerdict(await verifyAuditPath(path, head !== undefined ? { head } : {}));
+    return { reason: ok ? 'ok' : 'tampered', text };
+  } catch (error) {
+    if (error instanceof AuditPathError) return { reason: 'input', text: `${error.message}\n` };
+    throw error;
+  }
 }

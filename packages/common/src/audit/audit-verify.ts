@@ -2,13 +2,18 @@
  * Checks audit chains (docs/audit.md, "Verifying"): every entry's hash matches its content, seq goes up by one
  * and `prev` names the entry before, across rotated files. The first problem is reported with its file and line.
  */
-import { readFile, stat } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { AUDIT_FORMAT_VERSION, entryHash, GENESIS_HASH } from './audit-entry.js';
-import { chainFiles, parseFileName } from './audit-files.js';
 
 export type AuditProblemKind =
-  'unreadable' | 'truncated' | 'malformed' | 'edited' | 'missing' | 'out-of-order' | 'broken-link';
+  | 'unreadable'
+  | 'truncated'
+  | 'malformed'
+  | 'edited'
+  | 'missing'
+  | 'out-of-order'
+  | 'broken-link'
+  | 'cut-off';
 
 export interface AuditProblem {
   readonly file: string;
@@ -27,6 +32,8 @@ export interface ChainReport {
   /** The first and last entry checked (seq and hash). */
   readonly first?: { readonly seq: number; readonly hash: string };
   readonly last?: { readonly seq: number; readonly hash: string };
+  /** The seq of the entry whose hash is {@link VerifyOptions.head}, when the chain holds it. */
+  readonly headSeq?: number;
   readonly problem?: AuditProblem;
 }
 
@@ -37,6 +44,11 @@ export interface VerifyOptions {
    * @default false
    */
   readonly partial?: boolean;
+  /**
+   * The hash of the chain's last entry as recorded earlier (`audit verify --head`): the chain must still hold it.
+   * Without it, entries removed from the end cannot be told apart from entries never written.
+   */
+  readonly head?: string;
 }
 
 interface Cursor {
@@ -45,7 +57,8 @@ interface Cursor {
   started: boolean;
 }
 
-const isHex64 = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
+/** Whether `v` is an entry hash: 64 lower-case hex digits. */
+export const isAuditHash = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
 
 /** The 1-based line at or after index `from` holding the entry `seq`, if any. */
 function lineOfSeq(lines: readonly string[], from: number, seq: number): number | undefined {
@@ -68,11 +81,13 @@ export async function verifyChain(
   const cursor: Cursor = { seq: 0, hash: GENESIS_HASH, started: false };
   let entries = 0;
   let first: ChainReport['first'];
+  let headSeq: number | undefined;
   const report = (problem?: AuditProblem): ChainReport => ({
     chain,
     files,
     entries,
     ...(first ? { first, last: { seq: cursor.seq, hash: cursor.hash } } : {}),
+    ...(headSeq !== undefined ? { headSeq } : {}),
     ...(problem ? { problem } : {}),
   });
   for (const file of files) {
@@ -114,8 +129,8 @@ export async function verifyChain(
         typeof seq !== 'number' ||
         !Number.isInteger(seq) ||
         seq < 1 ||
-        !isHex64(prev) ||
-        !isHex64(hash) ||
+        !isAuditHash(prev) ||
+        !isAuditHash(hash) ||
         typeof entry.event !== 'string' ||
         typeof entry.at !== 'string'
       )
@@ -166,23 +181,8 @@ export async function verifyChain(
       cursor.started = true;
       entries++;
       first ??= { seq, hash };
+      if (hash === options.head) headSeq = seq;
     }
   }
   return report();
-}
-
-/**
- * Checks a directory (every chain in it, each from entry 1) or one file (`partial` unless it is the first file of
- * its chain).
- */
-export async function verifyAuditPath(path: string): Promise<ChainReport[]> {
-  if ((await stat(path)).isDirectory()) {
-    const chains = await chainFiles(path);
-    return Promise.all([...chains.entries()].map(([chain, files]) => verifyChain(chain, files)));
-  }
-  const parsed = parseFileName(basename(path));
-  const chain = parsed?.chain ?? basename(path);
-  const siblings = parsed ? ((await chainFiles(dirname(path))).get(parsed.chain) ?? []) : [];
-  const isFirst = siblings[0] !== undefined && basename(siblings[0]) === basename(path);
-  return [await verifyChain(chain, [path], { partial: !isFirst })];
 }

@@ -4,5 +4,7 @@ export * from './audit-files.js';
 export * from './audit-lock.js';
 export * from './audit-log.js';
 export * from './audit-append.js';
+export * from './audit-head.js';
 export * from './audit-verify.js';
+export * from './audit-verify-path.js';
 export * from './audit-verdict.js';

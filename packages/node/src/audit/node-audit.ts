@@ -6,7 +6,15 @@
  * written is not started: a node runs nothing unaudited.
  */
 import type { Logger } from 'pino';
-import { appendOrReport, AuditLog, sha256Hex, type AuditEntry, type AuditFields } from '@federa/common';
+import {
+  appendOrReport,
+  AuditLog,
+  logAuditHead,
+  sha256Hex,
+  watchAuditHead,
+  type AuditEntry,
+  type AuditFields,
+} from '@federa/common';
 
 import type { WireResultWithTask } from '../server-client/wire.js';
 import { NODE_VERSION } from '../version.js';
@@ -59,10 +67,12 @@ export function taskFacts(item: WireResultWithTask): AuditFields {
 export class NodeAudit {
   readonly #log: AuditLog;
   readonly #logger: Logger;
+  readonly #stopHead: () => void;
 
   private constructor(log: AuditLog, logger: Logger) {
     this.#log = log;
     this.#logger = logger;
+    this.#stopHead = watchAuditHead(log, logger);
   }
 
   /**
@@ -124,8 +134,10 @@ export class NodeAudit {
   }
 
   async close(): Promise<void> {
+    this.#stopHead();
     await this.#log.append('node.stopped', {}).catch(() => undefined);
     await this.#log.close();
+    logAuditHead(this.#log, this.#logger);
   }
 
   #record(event: string, fields: AuditFields): Promise<AuditEntry> {

@@ -101,4 +101,38 @@ describe('vserver-local audit verify', () => {
     expect(r.stderr).toContain(`out-of-order at ${auditFile()} line 2`);
     expect(r.stderr).toContain('entry 3 comes before entry 2 (line 3)');
   });
+
+  it('says in plain words that there is no such file, or that it is not an audit log (exit 11, no stack trace)', async () => {
+    const missing = join(dir, 'missing.jsonl');
+    const r = await vserverLocal('audit', 'verify', '--file', missing);
+    expect(r).toEqual({
+      code: EXIT_CODES.input,
+      stdout: '',
+      stderr: `error: there is no audit log at ${missing}: no such file or folder\n`,
+    });
+    const r2 = await vserverLocal('audit', 'verify', '--file', config);
+    expect(r2).toEqual({
+      code: EXIT_CODES.input,
+      stdout: '',
+      stderr: `error: ${config} is not an audit log: none of its lines is an audit entry (docs/audit.md, "The format")\n`,
+    });
+  });
+
+  it('finds entries cut off the end with --head, which the chain alone cannot tell', async () => {
+    const head = (JSON.parse(lines[3] ?? '') as { hash: string }).hash;
+    await tamper((l) => l.slice(0, 2));
+    expect(await vserverLocal('audit', 'verify', '-c', config)).toMatchObject({ code: EXIT_CODES.ok });
+    const r = await vserverLocal('audit', 'verify', '-c', config, '--head', head);
+    expect(r.code).toBe(EXIT_CODES.tampered);
+    expect(r.stderr).toContain(`FAILED: chain 'server': cut-off at ${auditFile()}\n`);
+    expect(r.stderr).toContain(`the log ends at entry 2 and holds no entry with hash ${head}`);
+    await tamper((l) => l);
+    const ok = await vserverLocal('audit', 'verify', '-c', config, '--head', head);
+    expect(ok).toMatchObject({ code: EXIT_CODES.ok });
+    expect(ok.stdout).toMatch(/; the head given is entry 4\n$/);
+    expect(await vserverLocal('audit', 'verify', '-c', config, '--head', 'xyz')).toMatchObject({
+      code: EXIT_CODES.usage,
+      stderr: "error: --head must be an entry hash (64 hex digits), not 'xyz'\n",
+    });
+  });
 });

@@ -183,4 +183,24 @@ describe("the server's audit log", () => {
     ]);
     expect((await entries()).at(-1)).toMatchObject({ event: 'user.login_failed', username: 'nobody' });
   });
+
+  it('logs its head (audit.head) when it closes, which verify --head then finds', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const own = await mkdtemp(join(tmpdir(), 'federa-server-audit-head-'));
+    const audit = await ServerAudit.open({
+      dir: own,
+      maxFileBytes: 1024 * 1024,
+      sync: false,
+      log: pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l)) }),
+    });
+    await audit.record('http.request', { route: 'POST /user', status: 201 });
+    await audit.close();
+    const last = (await readFile(join(own, 'server.jsonl'), 'utf8')).trim().split('\n').at(-1) ?? '';
+    const { seq, hash } = JSON.parse(last) as { seq: number; hash: string };
+    expect(lines.filter((l) => l.event === 'audit.head')).toEqual([
+      expect.objectContaining({ chain: 'server', seq, hash, msg: expect.stringContaining(`--head ${hash}`) }),
+    ]);
+    expect((await verifyAuditPath(own, { head: hash }))[0]).toMatchObject({ headSeq: 3 });
+    await rm(own, { recursive: true, force: true });
+  });
 });

@@ -8,6 +8,8 @@ import {
   appendOrReport,
   AuditLockedError,
   AuditLog,
+  logAuditHead,
+  watchAuditHead,
   type AuditEntry,
   type AuditFields,
 } from '@federa/common';
@@ -55,10 +57,12 @@ export async function openFreeChain(
 export class ServerAudit {
   readonly #log: AuditLog;
   readonly #logger: FastifyBaseLogger;
+  readonly #stopHead: () => void;
 
   private constructor(log: AuditLog, logger: FastifyBaseLogger) {
     this.#log = log;
     this.#logger = logger;
+    this.#stopHead = watchAuditHead(log, logger);
   }
 
   /**
@@ -76,6 +80,7 @@ export class ServerAudit {
         ...(opened.cutOff !== undefined ? { cut_off_line: opened.cutOff } : {}),
       });
     } catch (error) {
+      audit.#stopHead();
       await opened.log.close();
       throw new Error(`the audit log ${opened.log.file} cannot be written: ${(error as Error).message}`, {
         cause: error,
@@ -110,7 +115,9 @@ export class ServerAudit {
   }
 
   async close(): Promise<void> {
+    this.#stopHead();
     await this.#log.append('server.stopped', {}).catch(() => undefined);
     await this.#log.close();
+    logAuditHead(this.#log, this.#logger);
   }
 }

@@ -1,6 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { resolve } from 'node:path';
-import { ConfigError, ENVIRONMENTS, formatAuditVerdict, verifyAuditPath } from '@federa/common';
+import { auditVerifyOutcome, ConfigError, ENVIRONMENTS } from '@federa/common';
 import { serverDataDir } from '../config/data-dir.js';
 import { loadServerConfig } from '../config/load.js';
 import { FixtureError, runImport, type ImportReport, type RunImportOptions } from '../import/index.js';
@@ -167,7 +167,11 @@ Running it again adds only what is missing (matched by name). Examples:
         .default('prod'),
     )
     .option('--file <path>', 'an audit folder, or one file of it (checked from its first entry)')
-    .action(async (opts: { config?: string; environment: string; file?: string }) => {
+    .option(
+      '--head <hash>',
+      'the last hash recorded earlier (printed by audit verify, logged as audit.head): the log must still hold it',
+    )
+    .action(async (opts: { config?: string; environment: string; file?: string; head?: string }) => {
       try {
         const path = opts.file ?? (opts.config ? auditDirOf(opts.config, opts.environment) : undefined);
         if (path === undefined) {
@@ -175,9 +179,10 @@ Running it again adds only what is missing (matched by name). Examples:
           io.err('error: give the configuration file (-c) or the audit folder or file (--file)\n');
           return;
         }
-        const { ok, text } = formatAuditVerdict(await verifyAuditPath(path));
-        (ok ? io.out : io.err)(text);
-        if (!ok) outcome = 'tampered';
+        const { reason, text } = await auditVerifyOutcome(path, opts.head);
+        if (reason === 'ok') io.out(text);
+        else io.err(reason === 'tampered' ? text : `error: ${text}`);
+        outcome = reason;
       } catch (error) {
         outcome = error instanceof ConfigError ? 'config' : 'failure';
         io.err(`error: ${error instanceof Error ? error.message : String(error)}\n`);
