@@ -63,6 +63,9 @@ class Client(Session, EncryptionSetup, V6ClientMethods, TaskPosting):
         3", ...) to standard output. Passwords and tokens are never printed.
     :param timeout: seconds to wait for each HTTP answer.
 
+    ``wait_for_results`` and ``result.logs(..., follow=True)`` wait on the server's socket events when
+    python-socketio is installed (``client.use_socket``, ``client.socket_url``), and poll otherwise.
+
     After :meth:`authenticate`, the resources are managed through ``client.user``, ``client.organization``,
     ``client.collaboration``, ``client.node``, ``client.task``, ``client.result``, ``client.role`` and
     ``client.rule``.
@@ -78,6 +81,10 @@ class Client(Session, EncryptionSetup, V6ClientMethods, TaskPosting):
         self.path = "/" + str(path or "").strip("/") if str(path or "").strip("/") else ""
         self.verbose = bool(verbose)
         self.timeout = timeout
+        #: Where the client opens its socket.io connection: the server's root (``<host>:<port>``), not the API path.
+        self.socket_url = f"{host}:{self.port}"
+        #: Wait on the server's socket events (when python-socketio is installed); ``False`` always polls.
+        self.use_socket = True
         self._session = requests.Session()
         self._access_token: Optional[str] = None
         self._refresh_token: Optional[str] = None

@@ -11,6 +11,7 @@ from .encryption import EncryptionError
 from .exceptions import EncryptionSetupError, TaskFailed, TaskTimeout
 from .resource_base import _id as _ref_id
 from .serialization import serialize
+from .task_events import SAFETY_READ_SECONDS, EventWatch, watch_task
 
 __all__ = ["TaskPosting"]
 
@@ -21,8 +22,13 @@ class TaskPosting:
 
     def wait_for_results(self, task_id: int, sleep: float = 1, timeout: Optional[float] = 600,
                          decrypt: bool = True, interval: Optional[float] = None) -> List[Dict[str, Any]]:
-        """Poll ``GET /task/{task_id}`` every ``sleep`` seconds until ``complete``, then return the task's
-        results as :meth:`ResultResource.from_task` does (``result`` decrypted and read).
+        """Wait until the task is ``complete``, then return its results as :meth:`ResultResource.from_task` does
+        (``result`` decrypted and read).
+
+        The task is read (``GET /task/{task_id}``) when the server's socket says one of its runs changed
+        (docs/client-python.md#waiting-for-results), and every ``max(5 × sleep, 5)`` seconds in case an event was
+        missed. Without python-socketio, or when no socket that gets the task's events can be opened, it is read
+        every ``sleep`` seconds instead (``client.use_socket = False`` always polls).
 
         Raises :class:`TaskFailed` when any run of the task ended other than ``completed`` (crashed, failed, not
         allowed, killed, ...): the error names each failed run's status and the tail of its log, and keeps all
@@ -32,16 +38,27 @@ class TaskPosting:
         pause_s = float(interval if interval is not None else sleep)
         self.log(f"Waiting for the results of task {task_id}")
         start = time.monotonic()
-        while True:
-            task = self.request_json("GET", f"/task/{int(task_id)}")
-            if task.get("complete"):
-                break
-            elapsed = time.monotonic() - start
-            if timeout is not None and elapsed >= timeout:
-                raise TaskTimeout(f"task {task_id} was not complete after {timeout} seconds "
-                                  f"(status: {task.get('status', 'unknown')})")
-            pause = pause_s if timeout is None else max(0.0, min(pause_s, timeout - elapsed))
-            time.sleep(pause)
+        path = f"/task/{int(task_id)}"
+        task = self.request_json("GET", path)
+        watch: Optional[EventWatch] = None
+        try:
+            while not task.get("complete"):
+                elapsed = time.monotonic() - start
+                if timeout is not None and elapsed >= timeout:
+                    raise TaskTimeout(f"task {task_id} was not complete after {timeout} seconds "
+                                      f"(status: {task.get('status', 'unknown')})")
+                if watch is None:
+                    watch = watch_task(self, task)
+                    if watch.open(None if timeout is None else timeout - elapsed):
+                        # The task may have completed before the socket listened.
+                        task = self.request_json("GET", path)
+                        continue
+                pause = max(5 * pause_s, SAFETY_READ_SECONDS) if watch.listening else pause_s
+                watch.pause(pause if timeout is None else max(0.0, min(pause, timeout - elapsed)))
+                task = self.request_json("GET", path)
+        finally:
+            if watch is not None:
+                watch.close()
         results = self.result.from_task(task_id, decrypt=decrypt)
         failed = [r for r in results if _run_failed(r)]
         if failed:

@@ -7,6 +7,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 from .exceptions import DecryptionError, EncryptionSetupError
 from .resource_base import IdLike, Pair, _id, _keep_fields, _opt_id, _Resource
 from .run_logs import follow_log
+from .task_events import watch_run
 
 __all__ = ["TaskResource", "ResultResource"]
 
@@ -128,15 +129,21 @@ class ResultResource(_Resource):
     def logs(self, id_: IdLike, follow: bool = False, interval: float = 1.0) -> Union[str, Iterator[str]]:
         """Federa: the run's log (docs/run-logs.md). Without ``follow``, the log as it is now (``""`` when empty).
         With ``follow=True``, an iterator of the new pieces as the run prints them, ending when the run has
-        finished (the run is read every ``interval`` seconds)::
+        finished::
 
             for piece in client.result.logs(run_id, follow=True):
                 print(piece, end="")
-        """
+
+        The run is read again when the server's socket says its log grew (``run_log_update``) or its status
+        changed, and every ``max(5 × interval, 5)`` seconds in case an event was missed; without python-socketio,
+        or when no socket gets the run's events, every ``interval`` seconds."""
         path = f"/result/{_id(id_)}"
         if not follow:
             return self._client.request_json("GET", path).get("log") or ""
-        return follow_log(lambda: self._client.request_json("GET", path), interval)
+        client = self._client
+        return follow_log(
+            lambda first: client.request_json("GET", path, params={"include": "task"} if first else None),
+            interval, lambda run: watch_run(client, run))
 
     def from_task(self, task_id: IdLike, include_task: bool = False, decrypt: bool = True) -> List[Dict[str, Any]]:
         """All results of a task, each with ``result`` decrypted and read (see :meth:`get`)."""

@@ -191,3 +191,18 @@ def unique():
         return f"{prefix}-{os.getpid()}-{_counter['n']}"
 
     return make
+
+
+@pytest.fixture
+def posted(root, server, unique):
+    """``(task id, NodeSim)``: a task of the root organization in a new unencrypted collaboration, whose node the
+    NodeSim plays (offline for the server, so the task waits)."""
+    from nodesim import NodeSim
+
+    org = root.whoami["organization_id"]
+    collab = root.collaboration.create(unique("posted"), [org])
+    node = NodeSim(server.api, root.node.create(collab["id"], organization_id=org)["api_key"])
+    with pytest.warns(UserWarning, match="offline"):
+        task = root.task.create(collab["id"], [org], name="posted", image="federa/average-python:local",
+                                input_={"method": "sum"})
+    return task["id"], node

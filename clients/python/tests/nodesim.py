@@ -32,6 +32,24 @@ class NodeSim:
         assert response.status_code == expect, f"{method} {path}: {response.status_code} {response.text}"
         return response.json()
 
+    def stream_log(self, result_id: int, pieces: List[str]) -> None:
+        """Send ``pieces`` of an active run's log as a node streams them (``run_log`` on a socket, each answered
+        before the next is sent; docs/run-logs.md). Needs python-socketio."""
+        import socketio  # a test-only use: the client itself works without it
+
+        sio = socketio.Client(reconnection=False, handle_sigint=False)
+        origin = self.api.rsplit("/api", 1)[0]
+        sio.connect(origin, headers={"Authorization": f"Bearer {self.token}"}, namespaces=["/tasks"])
+        try:
+            offset = 0
+            for text in pieces:
+                answer = sio.call("run_log", {"result_id": result_id, "offset": offset, "text": text},
+                                  namespace="/tasks", timeout=10)
+                assert answer.get("ok"), answer
+                offset = answer["offset"]
+        finally:
+            sio.disconnect()
+
     def upload_public_key(self, public_key_b64: str) -> None:
         self.request("PATCH", f"/organization/{self.organization_id}", json={"public_key": public_key_b64})
 

@@ -8,20 +8,10 @@ from __future__ import annotations
 import threading
 import time
 
-import pytest
 
-from nodesim import NodeSim
-
-IMAGE = "federa/average-python:local"
-
-
-def test_logs_follow_a_run_until_it_has_finished(root, server, unique):
-    org = root.whoami["organization_id"]
-    collab = root.collaboration.create(unique("logs"), [org])
-    node = NodeSim(server.api, root.node.create(collab["id"], organization_id=org)["api_key"])
-    with pytest.warns(UserWarning, match="offline"):
-        task = root.task.create(collab["id"], [org], name="logs", image=IMAGE, input_={"method": "sum"})
-    run = node.result_for(task["id"])["id"]
+def test_logs_follow_a_run_until_it_has_finished(root, posted):
+    task_id, node = posted
+    run = node.result_for(task_id)["id"]
     assert root.result.logs(run) == ""
     node.request("PATCH", f"/result/{run}", json={"status": "active"})
 

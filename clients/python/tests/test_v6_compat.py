@@ -8,6 +8,8 @@ import base64
 import inspect
 import json
 import sys
+import threading
+import time
 import types
 from pathlib import Path
 
@@ -38,12 +40,17 @@ def stand_in(monkeypatch):
         del sys.modules[name]
 
 
-def play_node(server):
+def play_node(server, inputs):
+    """The node answers a second later, while the script waits (on socket events when python-socketio is
+    installed); the input it got is kept in ``inputs``."""
     def answer(api_key, task_id, output):
         node = NodeSim(server.api, api_key)
-        raw = node.run(task_id, DummyCryptor(), lambda raw: b"json." + json.dumps(output).encode())
-        assert base64.b64encode(raw)  # the input arrived
-        assert json.loads(raw[5:])["output_format"] == "json"
+
+        def later():
+            time.sleep(1)
+            inputs.append(node.run(task_id, DummyCryptor(), lambda raw: b"json." + json.dumps(output).encode()))
+
+        threading.Thread(target=later, daemon=True).start()
     return answer
 
 
@@ -52,8 +59,11 @@ def play_node(server):
 def test_the_same_vantage6_script_runs_under_both_names(server, stand_in, unique, import_line, capsys):
     script = load_script(import_line)
     assert script.Client is Client
-    seen = script.main(f"http://{server.host}", server.port, ROOT_USERNAME, ROOT_PASSWORD, play_node(server),
+    inputs = []
+    seen = script.main(f"http://{server.host}", server.port, ROOT_USERNAME, ROOT_PASSWORD, play_node(server, inputs),
                        unique("v6"))
+    [raw] = inputs
+    assert base64.b64encode(raw) and json.loads(raw[5:])["output_format"] == "json"  # the input arrived
     org_ids, link_keys = seen.pop("org_page")
     assert len(org_ids) == 1 and {"first", "self", "last"} <= set(link_keys)
     [collab] = seen.pop("global_collabs")
