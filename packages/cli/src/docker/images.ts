@@ -79,8 +79,7 @@ export async function ensureImage(
     return 'up-to-date';
   }
   if (problem !== undefined && local !== undefined) {
-    check.warn('registry not reachable');
-    progress.warn(`could not ask the registry about ${ref} (${problem}); using the local image`);
+    check.warn(`registry not reachable (${problem}); using the local image`);
     return 'local-fallback';
   }
   check.succeed(local === undefined ? 'no local copy' : 'the registry has a newer image');
@@ -111,8 +110,7 @@ export async function ensureImage(
     return 'pulled';
   } catch (error) {
     if (local !== undefined) {
-      pull.warn(errorText(error));
-      progress.warn(`pulling ${ref} failed (${errorText(error)}); using the local image`);
+      pull.warn(`${errorText(error)}; using the local image`);
       return 'local-fallback';
     }
     pull.fail(errorText(error));
