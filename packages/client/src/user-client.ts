@@ -17,7 +17,7 @@ import { TaskResource } from './resources/task.js';
 import { UserResource } from './resources/user.js';
 import { Session } from './session.js';
 import type { DecryptedResult } from './types.js';
-import { subscribeToTaskEvents, waitUntil, type WaitOptions } from './wait.js';
+import { subscribeToTaskEvents, waitUntil, type SocketSource, type WaitOptions } from './wait.js';
 
 /** Where the server is and how the client behaves. */
 export interface UserClientOptions {
@@ -117,6 +117,7 @@ export class UserClient {
       cryptor: () => (this.#cryptor?.encrypted ? this.#cryptor : null),
       log: this.#log,
       warn: options.warn ?? ((message) => console.warn(`[federa] warning: ${message}`)),
+      subscribe: (onEvent) => subscribeToTaskEvents(this.#socketSource(), onEvent),
     };
     this.user = new UserResource(ctx);
     this.organization = new OrganizationResource(ctx);
@@ -212,18 +213,9 @@ export class UserClient {
       options.useSocket === false
         ? null
         : (wake: () => void) =>
-            subscribeToTaskEvents(
-              {
-                origin: this.#transport.origin,
-                accessToken: () => this.#session.accessToken(),
-                refreshedToken: async () => {
-                  await this.#session.refresh();
-                  return this.#session.accessToken();
-                },
-                log: this.#log,
-              },
-              wake,
-            );
+            subscribeToTaskEvents(this.#socketSource(), (event) => {
+              if (event.kind !== 'log') wake();
+            });
     await waitUntil(taskId, isDone, subscribe, options);
     const results = await this.result.fromTask(taskId);
     const failed = results.filter(runFailed).map((run) => ({
@@ -234,6 +226,19 @@ export class UserClient {
     }));
     if (failed.length > 0) throw new TaskFailedError(taskId, failed, results);
     return results;
+  }
+
+  /** Where and how this client opens its sockets (namespace `/tasks`, with the session's token). */
+  #socketSource(): SocketSource {
+    return {
+      origin: this.#transport.origin,
+      accessToken: () => this.#session.accessToken(),
+      refreshedToken: async () => {
+        await this.#session.refresh();
+        return this.#session.accessToken();
+      },
+      log: this.#log,
+    };
   }
 
   /**

@@ -6,6 +6,7 @@ import {
   SOCKET_NAMESPACE,
   SOCKET_PATH,
   type ClientToServerEvents,
+  type RunLogUpdatePayload,
   type ServerToClientEvents,
 } from '@federa/common';
 import { io, type Socket } from 'socket.io-client';
@@ -41,10 +42,27 @@ export const DEFAULT_POLL_INTERVAL_MS = 1000;
 /** How long to wait for the socket connection before polling alone. */
 const SOCKET_CONNECT_TIMEOUT_MS = 5000;
 
+/** How often a wait with a connected socket still reads, in case an event was missed. */
+export const safetyIntervalMs = (intervalMs: number): number => Math.max(5 * intervalMs, 5000);
+
 /** An open event subscription. */
 export interface EventSubscription {
   close(): void;
+  /** Whether its socket is still connected (once it is not, events no longer come: poll). */
+  readonly connected: boolean;
 }
+
+/** What the socket told: a run changed (`resultId` when the event names one), a run's log grew, or it closed. */
+export type TaskSocketEvent =
+  | { kind: 'status'; resultId: number | null }
+  | { kind: 'log'; update: RunLogUpdatePayload }
+  | { kind: 'disconnect' };
+
+/** The id of a result named by an event payload, or null. */
+const resultIdOf = (payload: unknown): number | null => {
+  const id = (payload as { result_id?: unknown } | null)?.result_id;
+  return typeof id === 'number' ? id : null;
+};
 
 /** What {@link waitUntil} needs to open a socket. */
 export interface SocketSource {
@@ -59,12 +77,12 @@ export interface SocketSource {
 
 /**
  * Connects to namespace `/tasks` with the token in the `Authorization` header and calls `onEvent` for every
- * `status_update` and `algorithm_status_change`. Resolves with `null` when no connection can be made (no
- * socket server, refused, timeout); the caller then polls.
+ * `status_update`, `algorithm_status_change` and `run_log_update`, and when the socket closes. Resolves with
+ * `null` when no connection can be made (no socket server, refused, timeout); the caller then polls.
  */
 export async function subscribeToTaskEvents(
   source: SocketSource,
-  onEvent: () => void,
+  onEvent: (event: TaskSocketEvent) => void,
 ): Promise<EventSubscription | null> {
   const token = await source.accessToken();
   const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io(
@@ -93,8 +111,11 @@ export async function subscribeToTaskEvents(
     source.log('No socket.io connection to the server; polling for the task status instead.');
     return null;
   }
-  socket.on('status_update', () => onEvent());
-  socket.on('algorithm_status_change', () => onEvent());
+  socket.on('status_update', (p) => onEvent({ kind: 'status', resultId: resultIdOf(p) }));
+  socket.on('algorithm_status_change', (p) => onEvent({ kind: 'status', resultId: resultIdOf(p) }));
+  socket.on('run_log_update', (update) => {
+    if (resultIdOf(update) !== null && typeof update.offset === 'number') onEvent({ kind: 'log', update });
+  });
   let refreshedOnce = false;
   socket.on('expired_token', () => {
     // The server accepts the connection but tells us the token is no good; reconnect once with a fresh one.
@@ -109,8 +130,13 @@ export async function subscribeToTaskEvents(
       () => source.log('Could not refresh the token for the socket; polling instead.'),
     );
   });
-  socket.on('disconnect', () => onEvent());
-  return { close: () => socket.close() };
+  socket.on('disconnect', () => onEvent({ kind: 'disconnect' }));
+  return {
+    close: () => socket.close(),
+    get connected() {
+      return socket.connected;
+    },
+  };
 }
 
 /**
@@ -141,7 +167,7 @@ export async function waitUntil(
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new WaitTimeoutError(taskId, timeoutMs);
       if (pending) continue;
-      const interval = subscription ? Math.max(5 * intervalMs, 5000) : intervalMs;
+      const interval = subscription?.connected ? safetyIntervalMs(intervalMs) : intervalMs;
       await new Promise<void>((resolve) => {
         const done = (): void => {
           clearTimeout(timer);

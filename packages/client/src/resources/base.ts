@@ -5,6 +5,7 @@ import { snakeCase, type QueryValue } from '../http.js';
 import { readList, readPage, type ListOptions } from '../pagination.js';
 import type { Session } from '../session.js';
 import type { Page } from '../types.js';
+import type { EventSubscription, TaskSocketEvent } from '../wait.js';
 
 /** The parts of a {@link UserClient} that resource groups use. */
 export interface ClientContext {
@@ -15,6 +16,8 @@ export interface ClientContext {
   log(message: string): void;
   /** The server's warnings (the `warn` option of the client). */
   warn(message: string): void;
+  /** Opens a socket and reports its events (null when no socket can be opened); absent: polling only. */
+  subscribe?(onEvent: (event: TaskSocketEvent) => void): Promise<EventSubscription | null>;
 }
 
 /** Filters of a listing: camelCase names of the API's query parameters. */

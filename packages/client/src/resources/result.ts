@@ -97,14 +97,20 @@ export class ResultResource extends ResourceGroup {
 
   /**
    * The run's log (docs/run-logs.md): without `follow`, the log as it is now (one piece, none when empty); with
-   * `follow: true`, each new piece as the run prints it, ending when the run has finished.
+   * `follow: true`, each new piece as the run prints it, ending when the run has finished. Followed on the server's
+   * socket events (`run_log_update`), polling every `intervalMs` only when no socket is connected.
    *
    * ```ts
    * for await (const piece of client.result.logs(id, { follow: true })) process.stdout.write(piece);
    * ```
    */
   logs(id: number, options: LogOptions = {}): AsyncGenerator<string> {
-    return followRunLog(() => this.getJson<RunLogView>(`/result/${id}`), options);
+    const subscribe = this.ctx.subscribe;
+    return followRunLog(
+      () => this.getJson<RunLogView>(`/result/${id}`),
+      options,
+      subscribe ? { resultId: id, subscribe: (onEvent) => subscribe(onEvent) } : null,
+    );
   }
 
   /** Reads results without decrypting them (e.g. to look at `log` or `status` without a key). */

@@ -5,6 +5,7 @@ import type { Caller } from '../auth/caller.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { nowStored, parseClientTime } from '../http/datetime.js';
 import { failureCancelsSiblings, planRunUpdate } from '../runs/run-update.js';
+import { announceRunLog } from '../runs/run-log-events.js';
 import { truthy } from '../http/filters.js';
 import { PaginationQuery, includes, paginate } from '../http/pagination.js';
 import { IdParams, Paginated, errorResponses } from '../serializers/common.js';
@@ -229,6 +230,13 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
         for (const id of [result.id, ...cancelled])
           ctx.events.emit(SocketRooms.collaboration(result.collaboration_id), 'status_update', {
             result_id: id,
+          });
+        // The final report's log replaces the live log: followers read it (and see the run finished).
+        if (plan.changes.log != null || plan.changes.finished_at != null)
+          await announceRunLog(ctx, result.collaboration_id, {
+            result_id: result.id,
+            task_id: result.task_id,
+            offset: plan.changes.log?.length ?? 0,
           });
       }
       const [out] = await loadResults(ctx, [result.id]);

@@ -4,10 +4,10 @@
  * for the answer before it sends more (back-pressure); each run's live log ends at the configured cap. Each append
  * is announced to the collaboration's room as `run_log_update` (ids and length only, never log text).
  */
-import { SocketRooms, type RunLogAck, type RunLogUpdatePayload } from '@federa/common';
+import type { RunLogAck } from '@federa/common';
 import type { AppContext } from '../context.js';
 import { appendRunLog, findResult } from '../repositories/result.js';
-import { memberIds } from '../repositories/collaboration.js';
+import { announceRunLog } from '../runs/run-log-events.js';
 import type { SocketIdentity } from './types.js';
 
 /** The longest batch a node may send (characters); a node sends 16 KiB at most. */
@@ -44,7 +44,7 @@ export async function receiveRunLog(
     if (outcome.kind === 'appended') {
       // Clients following this log read it again through GET /result/{id}, which checks who may see it.
       if (outcome.logLength !== undefined)
-        await announce(ctx, run.collaboration_id, {
+        await announceRunLog(ctx, run.collaboration_id, {
           result_id: run.id,
           task_id: run.task_id,
           offset: outcome.logLength,
@@ -58,30 +58,5 @@ export async function receiveRunLog(
       'could not append a run log batch',
     );
     return { ok: false, offset: b.offset, error: 'the server could not store the batch; send it again' };
-  }
-}
-
-/**
- * `run_log_update` to `collaboration_<c>` and to `collaboration_<c>_organization_<o>` of every member: researchers
- * (only *event view organization*) are in the latter. One emit, so a socket in several of the rooms gets it once.
- */
-async function announce(
-  ctx: AppContext,
-  collaborationId: number,
-  payload: RunLogUpdatePayload,
-): Promise<void> {
-  try {
-    const members = await memberIds(ctx.dbh.db, collaborationId);
-    const rooms = [
-      SocketRooms.collaboration(collaborationId),
-      ...members.map((o) => SocketRooms.collaborationOrganization(collaborationId, o)),
-    ];
-    ctx.events.emit(rooms, 'run_log_update', payload);
-  } catch (error) {
-    // The batch is stored: followers see it at their next read (polling fallback or a later event).
-    ctx.log.warn(
-      { err: error, event: 'socket.run_log_update_failed', result_id: payload.result_id },
-      'could not announce a run log batch',
-    );
   }
 }
