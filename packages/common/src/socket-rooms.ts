@@ -15,4 +15,9 @@ export const SocketRooms = {
   presence: (kind: 'user' | 'node', id: number): string => `federa:${kind}:${id}`,
   /** The server's own: every socket of one session (login), so that the end of the session reaches them. */
   session: (sid: string): string => `federa:session:${sid}`,
+  /**
+   * The server's own: the users' sockets of one protocol room, the only sockets told who joined or left it
+   * (`message`, `node-online`, `node-offline`; docs/socket-protocol.md#presence-announcements).
+   */
+  watch: (room: string): string => `federa:watch:${room}`,
 } as const;

@@ -1,5 +1,5 @@
 import type { AppContext, IdentityChange } from '../context.js';
-import { presenceRoom, roomsOf, sessionRoom } from './rooms.js';
+import { isWatchRoom, presenceRoom, sessionRoom, userRooms } from './rooms.js';
 import { identityExists } from '../repositories/presence.js';
 import { findSession } from '../repositories/session.js';
 import type { SocketData, TasksNamespace } from './types.js';
@@ -80,9 +80,10 @@ export class SocketRecheck {
       return;
     }
     if (identity.kind !== 'user') return;
-    const wanted = new Set(await roomsOf(this.#ctx, identity));
+    const wanted = new Set(await userRooms(this.#ctx, identity));
+    const followsRules = (room: string): boolean => !room.startsWith('federa:') || isWatchRoom(room);
     for (const room of socket.rooms)
-      if (room !== socket.id && !room.startsWith('federa:') && !wanted.has(room)) socket.leave(room);
+      if (room !== socket.id && followsRules(room) && !wanted.has(room)) socket.leave(room);
     const missing = [...wanted].filter((room) => !socket.rooms.has(room));
     if (missing.length > 0) socket.join(missing);
   }

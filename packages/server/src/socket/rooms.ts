@@ -14,6 +14,20 @@ export const presenceRoom = (identity: Pick<SocketIdentity, 'kind' | 'id'>): str
 /** The room of one session's sockets, so that the end of one session disconnects its sockets only. */
 export const sessionRoom = (sid: string): string => SocketRooms.session(sid);
 
+/** The rooms where the users watching `rooms` hear who joins and leaves them. */
+export const watchRooms = (rooms: Iterable<string>): string[] => [...rooms].map(SocketRooms.watch);
+
+/** Whether a room is one of the server's watch rooms (kept in step with the protocol rooms of a user). */
+export const isWatchRoom = (room: string): boolean => room.startsWith(SocketRooms.watch(''));
+
+/**
+ * The rooms a user's socket joins: its protocol rooms ({@link roomsOf}) and their watch rooms.
+ */
+export async function userRooms(ctx: AppContext, identity: SocketIdentity): Promise<string[]> {
+  const rooms = await roomsOf(ctx, identity);
+  return [...rooms, ...watchRooms(rooms)];
+}
+
 /**
  * The protocol rooms of an identity (docs/socket-protocol.md#rooms):
  * - a node: `all_nodes`, `collaboration_<c>` and `collaboration_<c>_organization_<o>`;

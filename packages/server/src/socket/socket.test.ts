@@ -185,13 +185,25 @@ describe('online status', () => {
     expect((await nodeView(node.id)).status).toBe('offline');
   });
 
-  it('announces node-online and node-offline to the other nodes of the collaboration', async () => {
+  it('announces a node joining and leaving to the users watching its collaboration, not to the other nodes', async () => {
     const { orgs, nodes } = await network();
-    const watcher = connect(await nodes[1]!.token());
-    await connected(watcher);
+    const viewer = await t.fx.user(orgs[1]!, { rules: ['event.v_col'] });
+    const watcher = connect(await viewer.token());
+    const otherNode = connect(await nodes[1]!.token());
+    await Promise.all([connected(watcher), connected(otherNode)]);
     await settled(nodes[1]!.id, 1);
+    await until(
+      'viewer online',
+      () => userStatus(viewer.id),
+      (s) => s === 'online',
+    );
+    const nodeHeard: string[] = [];
+    otherNode.on('node-online', () => nodeHeard.push('node-online'));
+    otherNode.on('node-offline', () => nodeHeard.push('node-offline'));
+    otherNode.on('message', (text) => nodeHeard.push(text));
     const about = (p: NodePresencePayload): boolean => p.id === nodes[0]!.id;
     const online = received(watcher, 'node-online', about);
+    const joined = received(watcher, 'message', (text) => text.includes('joined room collaboration_'));
     const c = connect(await nodes[0]!.token());
     const expected: NodePresencePayload = {
       id: nodes[0]!.id,
@@ -199,11 +211,16 @@ describe('online status', () => {
       org_id: orgs[0]!,
     };
     expect((await online)[0]).toEqual(expected);
+    expect((await joined)[0]).toMatch(/ joined room collaboration_\d+$/);
     const offline = received(watcher, 'node-offline', about);
+    const left = received(watcher, 'message', (text) => text.includes('left room collaboration_'));
     await connected(c);
     await settled(nodes[0]!.id, 1);
     c.disconnect();
     expect((await offline)[0]).toEqual(expected);
+    await left;
+    // The watcher has heard all of it; a node of the same collaboration heard none of it.
+    expect(nodeHeard).toEqual([]);
   });
 
   it('marks a user online while connected; the auth payload token works for browsers', async () => {

@@ -1,7 +1,7 @@
 import { SocketRooms, type AlgorithmStatusChangePayload, type NodePresencePayload } from '@federa/common';
 import type { AppContext } from '../context.js';
 import { identify } from './identify.js';
-import { presenceRoom, roomsOf, sessionRoom } from './rooms.js';
+import { presenceRoom, roomsOf, sessionRoom, watchRooms } from './rooms.js';
 import { nodeInfoRows } from './node-info.js';
 import { replaceNodeConfig } from '../repositories/node.js';
 import { runWithTask } from '../repositories/result.js';
@@ -20,7 +20,10 @@ const toId = (value: unknown): number | null => {
 const describe = (identity: SocketIdentity | null): Record<string, unknown> =>
   identity ? { [`${identity.kind}_id`]: identity.id } : { identity: null };
 
-/** Rooms that get "… joined/left room …" messages (3.7+: not `all_nodes`). */
+/**
+ * Rooms whose watchers get "… joined/left room …" messages (3.7+: not `all_nodes`). The announcements go to the
+ * users watching the room ({@link watchRooms}), not to its nodes (docs/socket-protocol.md#presence-announcements).
+ */
 const announced = (rooms: Iterable<string>, socketId: string): string[] =>
   [...rooms].filter((r) => r !== socketId && r !== SocketRooms.allNodes && !r.startsWith('federa:'));
 
@@ -117,7 +120,7 @@ function onIdentified(
   socket.on('disconnecting', () => {
     const name = identity.name ?? `${identity.kind} ${identity.id}`;
     for (const room of announced(socket.rooms, socket.id))
-      nsp.to(room).emit('message', `${name} left room ${room}`);
+      nsp.to(SocketRooms.watch(room)).emit('message', `${name} left room ${room}`);
   });
   socket.on('disconnect', (reason) => {
     ctx.log.info(
@@ -126,19 +129,21 @@ function onIdentified(
     );
     void presence.run(identity, async () => {
       const offline = await presence.settleAfterDisconnect(identity, socket.id);
-      if (offline && nodePayload && rooms.length > 0) nsp.to(rooms).emit('node-offline', nodePayload);
+      if (offline && nodePayload && rooms.length > 0)
+        nsp.to(watchRooms(rooms)).emit('node-offline', nodePayload);
     });
   });
 
   void presence.run(identity, async () => {
     rooms = await roomsOf(ctx, identity);
     if (!socket.connected) return;
-    await socket.join(rooms);
+    // A user's socket also joins the watch rooms of its rooms, where it hears who joins and leaves them.
+    await socket.join(identity.kind === 'user' ? [...rooms, ...watchRooms(rooms)] : rooms);
     await presence.markOnline(identity);
     const name = identity.name ?? `${identity.kind} ${identity.id}`;
     for (const room of announced(rooms, socket.id))
-      nsp.to(room).emit('message', `${name} joined room ${room}`);
-    if (nodePayload && rooms.length > 0) nsp.to(rooms).emit('node-online', nodePayload);
+      nsp.to(SocketRooms.watch(room)).emit('message', `${name} joined room ${room}`);
+    if (nodePayload && rooms.length > 0) nsp.to(watchRooms(rooms)).emit('node-online', nodePayload);
     ctx.log.info(
       { event: 'socket.connected', ...describe(identity), rooms },
       `${identity.kind} ${identity.id} connected`,
