@@ -10,6 +10,7 @@ import type { SocketBroker } from './broker/socket-broker.js';
 import type { ReadCache } from './http/read-cache.js';
 import type { VpnService } from './vpn/vpn-service.js';
 import type { ServerAudit } from './audit/server-audit.js';
+import type { ResultStore } from './result-store/result-store.js';
 
 /**
  * Emits socket events to rooms of namespace `/tasks`; through the broker when several instances run. Events and
@@ -51,6 +52,8 @@ export interface AppContext {
   vpn: VpnService | null;
   /** This instance's audit log (docs/audit.md); null when `audit.enabled` is false or the app was built without one. */
   audit: ServerAudit | null;
+  /** Where outputs too large for a JSON body are held (docs/large-results.md). */
+  results: ResultStore;
   log: FastifyBaseLogger;
   version: string;
 }

@@ -14,6 +14,7 @@ import { SERVER_VERSION } from './version.js';
 import { isAbsolute, join, resolve } from 'node:path';
 import { VpnService } from './vpn/vpn-service.js';
 import { ServerAudit } from './audit/server-audit.js';
+import { createResultStore } from './result-store/create-result-store.js';
 
 export interface ContextOptions {
   config: ServerConfig;
@@ -81,6 +82,7 @@ export async function createContext(
           : null,
       vpn,
       audit,
+      results: createResultStore(config.result_store, options.dataDir, () => dbh.db),
       log: options.log,
       version: SERVER_VERSION,
     };

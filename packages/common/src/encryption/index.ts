@@ -5,6 +5,7 @@ export { RsaCryptor } from './rsa-cryptor.js';
 export { createCryptor, type CryptorOptions } from './create-cryptor.js';
 export { EncryptionError, type EncryptionErrorReason } from './errors.js';
 export { decodeBase64Lenient, encodeBase64 } from './base64.js';
+export { decryptingStream, encryptingStream } from './payload-stream.js';
 export { encryptForOrganizations, type OrganizationKey } from './organization-inputs.js';
 export {
   DEFAULT_RSA_MODULUS_BITS,

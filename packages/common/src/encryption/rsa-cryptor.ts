@@ -1,24 +1,11 @@
-import {
-  constants,
-  createCipheriv,
-  createDecipheriv,
-  publicEncrypt,
-  randomBytes,
-  type KeyObject,
-} from 'node:crypto';
+import { createDecipheriv, type Decipher, type KeyObject } from 'node:crypto';
 
 import { decodeBase64Lenient, encodeBase64 } from './base64.js';
 import type { Cryptor } from './cryptor.js';
 import { EncryptionError } from './errors.js';
-import { loadPrivateKey, publicKeyBase64, publicKeyFromBase64, readPrivateKeyFile } from './keys.js';
+import { loadPrivateKey, publicKeyBase64, readPrivateKeyFile } from './keys.js';
+import { AES_KEY_BYTES, IV_BYTES, SEPARATOR, startMessage } from './message-key.js';
 import { decryptPkcs1v15 } from './pkcs1-v15.js';
-
-/** Length of the per-message AES-256 key. */
-const AES_KEY_BYTES = 32;
-/** Length of the IV, used as the complete initial CTR counter block. */
-const IV_BYTES = 16;
-/** Separator of the three base64 parts. */
-const SEPARATOR = '$';
 
 /**
  * The cryptor of encrypted collaborations (docs/encryption.md#the-encrypted-format):
@@ -54,14 +41,8 @@ export class RsaCryptor implements Cryptor {
   }
 
   encryptBytesToString(data: Uint8Array, recipientPublicKeyBase64: string): string {
-    const recipient = publicKeyFromBase64(recipientPublicKeyBase64);
-    const key = randomBytes(AES_KEY_BYTES);
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-ctr', key, iv);
-    const ciphertext = Buffer.concat([cipher.update(data), cipher.final()]);
-    const encryptedKey = publicEncrypt({ key: recipient, padding: constants.RSA_PKCS1_PADDING }, key);
-    key.fill(0);
-    return [encodeBase64(encryptedKey), encodeBase64(iv), encodeBase64(ciphertext)].join(SEPARATOR);
+    const { header, cipher } = startMessage(recipientPublicKeyBase64);
+    return header + encodeBase64(Buffer.concat([cipher.update(data), cipher.final()]));
   }
 
   decryptStringToBytes(data: string): Buffer {
@@ -74,9 +55,18 @@ export class RsaCryptor implements Cryptor {
           (parts.length === 1 ? ' (is this collaboration unencrypted?)' : ''),
       );
     }
-    const encryptedKey = decodeBase64Lenient(ekPart, 'the key block (first part)');
-    const iv = decodeBase64Lenient(ivPart, 'the IV (second part)');
     const ciphertext = decodeBase64Lenient(ciphertextPart, 'the ciphertext (third part)');
+    const decipher = this.decipherFor(ekPart, ivPart);
+    return Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+  }
+
+  /**
+   * The decipher of a message from its first two parts (base64 key block and IV); the whole-string decryption and
+   * the streaming one (payload-stream.ts) share it.
+   */
+  decipherFor(keyBlockPart: string, ivPart: string): Decipher {
+    const encryptedKey = decodeBase64Lenient(keyBlockPart, 'the key block (first part)');
+    const iv = decodeBase64Lenient(ivPart, 'the IV (second part)');
     if (iv.length !== IV_BYTES) {
       throw new EncryptionError(
         'iv-invalid',
@@ -85,9 +75,8 @@ export class RsaCryptor implements Cryptor {
     }
     const key = this.#unwrapKey(encryptedKey);
     const decipher = createDecipheriv('aes-256-ctr', key, iv);
-    const plaintext = Buffer.concat([decipher.update(ciphertext), decipher.final()]);
     key.fill(0);
-    return plaintext;
+    return decipher;
   }
 
   /** RSAES-PKCS1-v1_5 decryption of the key block; must yield exactly 32 bytes. */

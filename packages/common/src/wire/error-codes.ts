@@ -24,6 +24,11 @@ export const ERROR_CODES = {
     status: 400,
     description: 'The operation is refused for this input (see the message).',
   },
+  checksum_mismatch: {
+    status: 400,
+    description:
+      'The uploaded bytes do not match the checksum sent with them; nothing was stored. Upload again.',
+  },
   password_policy: { status: 400, description: 'The password does not meet the password policy.' },
   current_password_required: {
     status: 400,
@@ -63,6 +68,11 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, description: 'The method is not allowed for the requested URL.' },
   payload_too_large: { status: 413, description: 'The request body is larger than the server accepts.' },
   not_configured: { status: 501, description: 'The feature is not configured on this server.' },
+  result_store_full: {
+    status: 507,
+    description:
+      "The server's result store has no room left: the upload was discarded. Retry later; the administrator must free space.",
+  },
   unavailable: { status: 503, description: 'A service the server depends on is unavailable.' },
   audit_unavailable: {
     status: 503,

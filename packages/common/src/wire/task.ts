@@ -28,6 +28,20 @@ const resultFields = {
   status: Nullable(Type.String()),
   node: EmbeddedNode,
   ports: Type.Array(PortItem),
+  result_stored: Type.Optional(
+    Nullable(
+      Type.Object(
+        {
+          size: Type.Integer({ minimum: 0, description: 'bytes of the output (the text of `result`)' }),
+          sha256: Type.String({ description: 'SHA-256 of those bytes, hex' }),
+        },
+        {
+          description:
+            'Federa: the output is held in the result store; read it from GET /result/{id}/output (docs/large-results.md). `result` is then null.',
+        },
+      ),
+    ),
+  ),
 };
 
 /** Result in the task-result form: `task` and `organization` as plain ids. */

@@ -8,7 +8,12 @@ import type { Caller } from '../auth/caller.js';
 import type { AuditFields } from '@federa/common';
 
 /** Routes whose GET reads results (run output). */
-const RESULT_READS = new Set(['GET /result', 'GET /result/:id', 'GET /task/:id/result']);
+const RESULT_READS = new Set([
+  'GET /result',
+  'GET /result/:id',
+  'GET /result/:id/output',
+  'GET /task/:id/result',
+]);
 
 /** Event names of routes with a meaning of their own; every other audited request is `http.request`. */
 const EVENTS: Record<string, readonly [success: string, failure: string]> = {
@@ -21,6 +26,7 @@ const EVENTS: Record<string, readonly [success: string, failure: string]> = {
   'POST /kill/task': ['task.killed', 'task.kill_refused'],
   'POST /kill/node/tasks': ['node.tasks_killed', 'node.kill_refused'],
   'PATCH /result/:id': ['run.reported', 'run.report_refused'],
+  'PUT /result/:id/output': ['run.output_uploaded', 'run.output_refused'],
 };
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);

@@ -93,6 +93,8 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'GET /result': { callers: UNC, anyOf: ['result.v_glo', 'result.v_org'] },
   'GET /result/:id': { callers: UNC, anyOf: ['result.v_glo', 'result.v_org'] },
   'PATCH /result/:id': { callers: N },
+  'PUT /result/:id/output': { callers: N },
+  'GET /result/:id/output': { callers: UNC, anyOf: ['result.v_glo', 'result.v_org'] },
 
   'GET /role': { callers: U },
   'POST /role': { callers: U, anyOf: ['role.c_glo', 'role.c_org'] },

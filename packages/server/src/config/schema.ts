@@ -192,6 +192,20 @@ export const ServerConfigSchema = Type.Object(
       },
       { default: {}, additionalProperties: false },
     ),
+    /**
+     * Where outputs too large for a JSON body are held (docs/large-results.md): `folder` (default `<data dir>/results`)
+     * or `database`. Outputs sent inline (`PATCH /result/{id}` with `result`) stay in the database as in vantage6.
+     */
+    result_store: Type.Object(
+      {
+        type: Type.Union([Type.Literal('folder'), Type.Literal('database')], { default: 'folder' }),
+        /** The folder of `type: folder` (relative: under the data directory). */
+        directory: Type.Optional(Type.String({ minLength: 1 })),
+        /** The largest output a node may upload, in MiB. */
+        max_mb: Type.Number({ minimum: 1, default: 10_240 }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
     /** The web UI (docs/ui.md): served at `path` unless turned off; `directory` overrides where the built files are. */
     ui: Type.Object(
       {

@@ -120,10 +120,21 @@ export interface ResultTable {
   log: string | null;
   /** Characters of log the node streamed while the run was active (docs/run-logs.md). */
   log_received: Generated<number>;
+  /** Bytes of the output held in the result store (docs/large-results.md); null: the output is `result`, or none. */
+  result_size: number | string | null;
+  /** SHA-256 (hex) of the output held in the result store. */
+  result_sha256: string | null;
   assigned_at: string;
   started_at: string | null;
   finished_at: string | null;
   status: string | null;
+}
+
+/** A piece of an object of the database result store (result-store/database-store.ts). */
+export interface ResultChunkTable {
+  key: string;
+  seq: number;
+  data: Buffer;
 }
 
 export interface PortTable {
@@ -173,6 +184,7 @@ export interface Database {
   port: PortTable;
   used_token: UsedTokenTable;
   session: SessionTable;
+  result_chunk: ResultChunkTable;
 }
 
 export type Organization = Selectable<OrganizationTable>;

@@ -4,7 +4,7 @@ import type { IdQuery } from './listing.js';
 import type { Caller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { callerCollaborations } from '../auth/scope.js';
-import type { RunChanges } from '../runs/run-update.js';
+import type { RunChanges, StoredOutput } from '../runs/run-update.js';
 import { RunStatus } from '@federa/common';
 import { nowStored } from '../http/datetime.js';
 import { loadTasksWithResults, type TaskWithResultsOut } from '../serializers/task.js';
@@ -17,8 +17,17 @@ import { loadTasksWithResults, type TaskWithResultsOut } from '../serializers/ta
 export async function findRunOutput(
   db: Kysely<Database>,
   id: number,
-): Promise<{ result: string | null; log: string | null }> {
-  return db.selectFrom('result').select(['result', 'log']).where('id', '=', id).executeTakeFirstOrThrow();
+): Promise<{ result: string | null; log: string | null; stored: StoredOutput | null }> {
+  const row = await db
+    .selectFrom('result')
+    .select(['result', 'log', 'result_size', 'result_sha256'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return {
+    result: row.result,
+    log: row.log,
+    stored: row.result_sha256 === null ? null : { sha256: row.result_sha256, size: Number(row.result_size) },
+  };
 }
 
 /**
@@ -32,12 +41,20 @@ export async function writeRunChanges(
   changes: RunChanges,
   wasOpen: boolean,
 ): Promise<boolean> {
+  const { stored, ...columns } = changes;
   const written = await db
     .updateTable('result')
-    .set(changes)
+    .set({
+      ...columns,
+      ...(stored !== undefined
+        ? { result_sha256: stored?.sha256 ?? null, result_size: stored?.size ?? null }
+        : {}),
+    })
     .where('id', '=', id)
     .where((eb) =>
-      wasOpen ? eb('finished_at', 'is', null) : eb.and([eb('result', 'is', null), eb('log', 'is', null)]),
+      wasOpen
+        ? eb('finished_at', 'is', null)
+        : eb.and([eb('result', 'is', null), eb('log', 'is', null), eb('result_sha256', 'is', null)]),
     )
     .executeTakeFirst();
   return Number(written.numUpdatedRows) > 0;

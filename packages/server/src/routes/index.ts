@@ -8,6 +8,7 @@ import { collaborationRoutes } from './collaboration/index.js';
 import { nodeRoutes } from './node.js';
 import { taskRoutes } from './task/index.js';
 import { resultRoutes } from './result.js';
+import { resultOutputRoutes } from './result-output.js';
 import { roleRoutes } from './role.js';
 import { ruleRoutes } from './rule.js';
 import { portRoutes } from './port.js';
@@ -27,6 +28,7 @@ export const registerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     nodeRoutes,
     taskRoutes,
     resultRoutes,
+    resultOutputRoutes,
     roleRoutes,
     ruleRoutes,
     portRoutes,

@@ -2,7 +2,7 @@ import { SocketRooms } from '@federa/common';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Caller } from '../auth/caller.js';
-import { badRequest, forbidden, notFound } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { nowStored, parseClientTime } from '../http/datetime.js';
 import { failureCancelsSiblings, planRunUpdate } from '../runs/run-update.js';
 import { announceRunLog } from '../runs/run-log-events.js';
@@ -18,14 +18,14 @@ import {
   type ResultWithTaskOut,
 } from '../serializers/task.js';
 import {
-  findResult,
   cancelPendingSiblings,
   findRunOutput,
   writeRunChanges,
   resultCollaborations,
-  tasksWithVisibleResults,
   visibleResultIds,
 } from '../repositories/result.js';
+import { findAddressedResult, findVisibleResult } from './result-access.js';
+import { StoredOutputSchema, checkUploaded } from './result-output.js';
 import { findNode } from '../repositories/node.js';
 
 const ResultItem = Type.Union([ResultWithTaskSchema, ResultSchema]);
@@ -86,6 +86,7 @@ const PatchResultBody = Type.Object({
   result: Type.Optional(NullableString('output (encrypted, or base64); set to null when absent')),
   log: Type.Optional(NullableString('container log; set to null when absent')),
   status: Type.Optional(NullableString('run status (docs/run-statuses.md); kept when absent')),
+  result_stored: Type.Optional(StoredOutputSchema),
 });
 
 /** A timestamp sent by a node, in the stored form; invalid → 400 naming the field. */
@@ -153,14 +154,7 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const caller = request.caller as Caller;
-      const result = await findResult(db(), request.params.id);
-      if (!result) throw notFound('Result', request.params.id);
-      if (!(await tasksWithVisibleResults(db(), caller, [result.task_id])).has(result.task_id)) {
-        throw forbidden(
-          `You cannot view result ${result.id}: only organizations that were members of its task's collaboration when the task was posted can.`,
-        );
-      }
+      const result = await findVisibleResult(db(), request.caller as Caller, request.params.id);
       const [out] = includes(request.query, 'task')
         ? await loadResultsWithTask(ctx, [result.id])
         : await loadResults(ctx, [result.id]);
@@ -181,24 +175,17 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const node = (request.caller as Caller).node;
-      if (!node) throw forbidden('Only nodes can update results');
-      const result = await findResult(db(), request.params.id);
-      if (!result) throw notFound('Result', request.params.id);
-      if (
-        result.organization_id !== node.organization_id ||
-        result.collaboration_id !== node.collaboration_id
-      ) {
-        throw forbidden(
-          `Result ${result.id} is not addressed to this node: only the node of organization ${result.organization_id} in its collaboration may update it.`,
-        );
-      }
-      const body = request.body;
+      const result = await findAddressedResult(db(), request.caller as Caller, request.params.id);
+      const { result_stored: uploaded, ...body } = request.body;
+      if (uploaded && typeof body.result === 'string')
+        throw badRequest('A report carries its output in `result` or names it in `result_stored`, not both.');
+      if (uploaded) await checkUploaded(ctx.results, result.id, uploaded);
       const stored = await findRunOutput(db(), result.id);
       const plan = planRunUpdate(
         { ...stored, id: result.id, status: result.status, finished_at: result.finished_at },
         {
           ...body,
+          stored: uploaded ?? null,
           ...(body.started_at !== undefined ? { started_at: bodyTime('started_at', body.started_at) } : {}),
           ...(body.finished_at !== undefined
             ? { finished_at: bodyTime('finished_at', body.finished_at) }

@@ -12,12 +12,20 @@ import {
   type RunStatusValue,
 } from '@federa/common';
 
+/** An output held in the result store (docs/large-results.md), named by its checksum. */
+export interface StoredOutput {
+  readonly sha256: string;
+  readonly size: number;
+}
+
 export interface StoredRun {
   readonly id: number;
   readonly status: string | null;
   readonly finished_at: string | null;
   readonly result: string | null;
   readonly log: string | null;
+  /** The output held in the result store instead of `result`. */
+  readonly stored: StoredOutput | null;
 }
 
 /** The report's fields; timestamps already in the stored form. Absent (`undefined`) is not the same as `null`. */
@@ -27,6 +35,8 @@ export interface RunReport {
   readonly result?: string | null;
   readonly log?: string | null;
   readonly status?: string | null;
+  /** The uploaded output this report makes the run's output (checked by the route: uploaded whole). */
+  readonly stored?: StoredOutput | null;
 }
 
 export interface RunChanges {
@@ -35,6 +45,7 @@ export interface RunChanges {
   finished_at?: string | null;
   result?: string | null;
   log?: string | null;
+  stored?: StoredOutput | null;
 }
 
 export type RunUpdate =
@@ -56,9 +67,11 @@ function updateFinished(run: StoredRun, report: RunReport): RunUpdate {
   const sameStatus = to === null || to === run.status;
   const result = report.result ?? null;
   const log = report.log ?? null;
-  if (sameStatus && result === run.result && log === run.log) return { kind: 'unchanged' };
-  if (sameStatus && run.result === null && run.log === null)
-    return { kind: 'update', changes: { result, log }, status: currentStatus(run) };
+  const stored = report.stored ?? null;
+  if (sameStatus && result === run.result && log === run.log && stored?.sha256 === run.stored?.sha256)
+    return { kind: 'unchanged' };
+  if (sameStatus && run.result === null && run.log === null && run.stored === null)
+    return { kind: 'update', changes: { result, log, stored }, status: currentStatus(run) };
   const reason = runTransitionRefusal(currentStatus(run), to ?? run.status ?? RunStatus.pending);
   return {
     kind: 'refused',
@@ -98,6 +111,7 @@ export function planRunUpdate(run: StoredRun, report: RunReport, now: () => stri
     finished_at: finishedAt,
     result: report.result ?? null,
     log: report.log ?? null,
+    stored: report.stored ?? null,
   };
   if (report.started_at !== undefined) changes.started_at = report.started_at;
   if (status !== run.status) changes.status = status;

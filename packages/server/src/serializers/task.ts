@@ -73,6 +73,8 @@ async function loadResultCores(ctx: AppContext, ids: number[]): Promise<ResultCo
       ports: ports
         .filter((p) => p.result_id === r.id)
         .map((p) => ({ id: p.id, port: p.port, label: p.label })),
+      result_stored:
+        r.result_sha256 === null ? null : { size: Number(r.result_size), sha256: r.result_sha256 },
       task_id: r.task_id,
       organization_id: r.organization_id,
     };

@@ -6,6 +6,7 @@ import { sessionsMigration } from './0003-sessions.js';
 import { memberSince } from './0004-member-since.js';
 import { cancelOnFailure } from './0005-cancel-on-failure.js';
 import { liveLog } from './0006-live-log.js';
+import { storedResults } from './0007-stored-results.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -18,6 +19,7 @@ export class FederaMigrations implements MigrationProvider {
       '0004-member-since': memberSince,
       '0005-cancel-on-failure': cancelOnFailure,
       '0006-live-log': liveLog,
+      '0007-stored-results': storedResults(this.dialect),
     });
   }
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
+import { outputKey } from '../../result-store/result-store.js';
 import type { Caller } from '../../auth/caller.js';
 import { can } from '../../auth/caller.js';
 import { callerCollaborations } from '../../auth/scope.js';
@@ -169,7 +170,16 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
           );
       }
       if (await hasOpenRunInTree(db(), task.id)) await killTask(db(), ctx.events, task);
-      await deleteTask(db(), task.id);
+      const stored = await deleteTask(db(), task.id);
+      for (const output of stored)
+        await ctx.results
+          .delete(outputKey(output.id, output.result_sha256))
+          .catch((error: unknown) =>
+            request.log.warn(
+              { event: 'result.store_delete_failed', result_id: output.id, err: (error as Error).message },
+              'a stored output of a deleted task could not be removed from the result store',
+            ),
+          );
       request.log.info({ event: 'task.deleted', task_id: task.id, by: caller.id }, 'task deleted');
       return { msg: `Task id=${task.id} and its results have been deleted.` };
     },

@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
+
+import { ResultStoreFullError, checkKey, type ResultStore } from './result-store.js';
+
+/** A file system has no room (ENOSPC) or the quota is reached (EDQUOT). */
+const FULL = new Set(['ENOSPC', 'EDQUOT']);
+
+/**
+ * The result store in a folder (`result_store.type: folder`): one file per object, named by its key. An object is
+ * written to a hidden temporary file, flushed to disk, then renamed to its key, so a reader sees it whole or not at
+ * all. Keys are checked (checkKey) and the path resolved inside the folder: no key reaches outside it.
+ */
+export class FolderResultStore implements ResultStore {
+  readonly kind = 'folder';
+  readonly #dir: string;
+
+  constructor(directory: string) {
+    this.#dir = resolve(directory);
+  }
+
+  #path(key: string): string {
+    const path = resolve(this.#dir, checkKey(key));
+    if (!path.startsWith(this.#dir + sep)) throw new TypeError('a result store key left its folder');
+    return path;
+  }
+
+  async put(key: string, data: AsyncIterable<Uint8Array>): Promise<number> {
+    const path = this.#path(key);
+    await mkdir(this.#dir, { recursive: true, mode: 0o700 });
+    const temporary = join(this.#dir, `.tmp-${randomBytes(8).toString('hex')}-${key}`);
+    let size = 0;
+    try {
+      const file = await open(temporary, 'wx', 0o600);
+      try {
+        for await (const chunk of data) {
+          await file.write(chunk);
+          size += chunk.byteLength;
+        }
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      await rename(temporary, path);
+      return size;
+    } catch (error) {
+      await rm(temporary, { force: true });
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== undefined && FULL.has(code))
+        throw new ResultStoreFullError(`the result folder ${this.#dir} is full (${code})`, { cause: error });
+      throw error;
+    }
+  }
+
+  async get(key: string): Promise<{ size: number; stream: ReturnType<typeof createReadStream> } | undefined> {
+    const path = this.#path(key);
+    try {
+      const { size } = await stat(path);
+      return { size, stream: createReadStream(path, { highWaterMark: 256 * 1024 }) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.#path(key), { force: true });
+  }
+}

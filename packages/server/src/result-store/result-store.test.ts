@@ -1,0 +1,113 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buffer } from 'node:stream/consumers';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '@federa/testing';
+
+import { DatabaseResultStore } from './database-store.js';
+import { FolderResultStore } from './folder-store.js';
+import { ResultStoreFullError, outputKey, type ResultStore } from './result-store.js';
+
+let t: TestApp;
+let dir: string;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  dir = await mkdtemp(join(tmpdir(), 'federa-result-store-'));
+});
+
+afterAll(async () => {
+  await t?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** `data` in pieces of uneven sizes, as an upload arrives. */
+async function* pieces(data: Buffer, failAt?: number): AsyncGenerator<Buffer> {
+  for (let at = 0, i = 0; at < data.length; i += 1) {
+    if (failAt !== undefined && at >= failAt) throw new Error('the upload was cut');
+    const size = [65_536, 1, 300_001, 7][i % 4]!;
+    yield data.subarray(at, at + size);
+    at += size;
+  }
+}
+
+const stores: [string, () => ResultStore][] = [
+  ['folder', () => new FolderResultStore(dir)],
+  ['database', () => new DatabaseResultStore(() => t.ctx.dbh.db)],
+];
+
+describe.each(stores)('the %s result store', (_kind, make) => {
+  it('gives back, as a stream, the bytes written from a stream', async () => {
+    const store = make();
+    const data = randomBytes(3 * 1024 * 1024 + 17);
+    const key = outputKey(1, 'a'.repeat(64));
+    expect(await store.put(key, pieces(data))).toBe(data.length);
+    const object = await store.get(key);
+    expect(object?.size).toBe(data.length);
+    expect((await buffer(object!.stream)).equals(data)).toBe(true);
+    await store.delete(key);
+    expect(await store.get(key)).toBeUndefined();
+    await store.delete(key);
+  });
+
+  it('keeps nothing of an upload cut short, and leaves what the key held', async () => {
+    const store = make();
+    const key = outputKey(2, 'b'.repeat(64));
+    const first = randomBytes(10_000);
+    await store.put(key, pieces(first));
+    const cut = store.put(key, pieces(randomBytes(2 * 1024 * 1024), 1024 * 1024));
+    await expect(cut).rejects.toThrow('the upload was cut');
+    expect(await buffer((await store.get(key))!.stream)).toEqual(first);
+    expect(await store.get(outputKey(3, 'b'.repeat(64)))).toBeUndefined();
+    const again = randomBytes(1_500_000);
+    await store.put(key, pieces(again));
+    expect((await buffer((await store.get(key))!.stream)).equals(again)).toBe(true);
+  });
+
+  it.each(['../etc/passwd', 'a/b', '.tmp-x', '', 'A', '/abs', 'x'.repeat(129), 'a\u0000b'])(
+    'refuses the key %j',
+    async (key) => {
+      const store = make();
+      await expect(store.put(key, pieces(Buffer.from('x')))).rejects.toThrow(TypeError);
+      await expect(store.get(key)).rejects.toThrow(TypeError);
+      await expect(store.delete(key)).rejects.toThrow(TypeError);
+    },
+  );
+});
+
+describe('the folder result store', () => {
+  it('writes only inside its folder and leaves no temporary file behind', async () => {
+    const own = await mkdtemp(join(tmpdir(), 'federa-result-folder-'));
+    try {
+      const store = new FolderResultStore(own);
+      await store.put('result-9-x', pieces(Buffer.from('whole')));
+      await store.put('result-9-y', pieces(randomBytes(100_000), 50_000)).catch(() => undefined);
+      expect(await readdir(own)).toEqual(['result-9-x']);
+    } finally {
+      await rm(own, { recursive: true, force: true });
+    }
+  });
+
+  it('says the store is full when the disk is, and keeps nothing of the upload', async () => {
+    const small = await mkdtemp(join(tmpdir(), 'federa-result-full-'));
+    // A real full disk: a 1 MiB tmpfs (the tests run as root on this project's machines, as Docker does).
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', small]);
+    try {
+      const store = new FolderResultStore(small);
+      await writeFile(join(small, 'other'), 'x');
+      const full = await store
+        .put('result-10-z', pieces(randomBytes(4 * 1024 * 1024)))
+        .catch((e: unknown) => e);
+      expect(full).toBeInstanceOf(ResultStoreFullError);
+      expect((full as Error).message).toContain('is full (ENOSPC)');
+      expect(await readdir(small)).toEqual(['other']);
+    } finally {
+      execFileSync('umount', [small]);
+      await rm(small, { recursive: true, force: true });
+    }
+  });
+});

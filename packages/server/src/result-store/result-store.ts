@@ -1,0 +1,44 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * Where the outputs of runs too large for a JSON body are held (docs/large-results.md): the database or a folder
+ * today, an object store later. An object is written from a stream and read as a stream, never held whole in
+ * memory; it appears under its key only once whole, so an upload cut short leaves nothing under the key.
+ */
+export interface ResultStore {
+  /** What the store is, for logs and `/health`: `database`, `folder`. */
+  readonly kind: string;
+
+  /**
+   * Writes `data` under `key`, replacing what the key held. The object appears once `data` has ended and is
+   * written whole; when `data` fails (the upload is cut, its checksum is wrong) nothing is left of it.
+   * @returns the number of bytes written.
+   * @throws ResultStoreFullError when the store has no room left; the error of `data` when it fails.
+   */
+  put(key: string, data: AsyncIterable<Uint8Array>): Promise<number>;
+
+  /** The object under `key` and its size, or undefined when there is none. */
+  get(key: string): Promise<{ size: number; stream: Readable } | undefined>;
+
+  /** Removes the object under `key` (nothing happens when there is none). */
+  delete(key: string): Promise<void>;
+}
+
+/** The store has no room left for an object (a full disk, a quota): the upload is discarded. */
+export class ResultStoreFullError extends Error {
+  override readonly name = 'ResultStoreFullError';
+}
+
+/** Keys are made by the server from a result id and a checksum; anything else is refused before it reaches a store. */
+const KEY = /^[a-z0-9][a-z0-9-]{0,127}$/;
+
+/** @throws TypeError when `key` is not a store key (a path, a dot, an upper-case letter: never from a caller). */
+export function checkKey(key: string): string {
+  if (!KEY.test(key)) throw new TypeError(`not a result store key: ${JSON.stringify(key.slice(0, 200))}`);
+  return key;
+}
+
+/** The key of the output of result `resultId` whose SHA-256 is `sha256` (64 hex digits). */
+export function outputKey(resultId: number, sha256: string): string {
+  return checkKey(`result-${resultId}-${sha256}`);
+}

@@ -1,0 +1,241 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '@federa/testing';
+
+let t: TestApp;
+let dir: string;
+let base: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'federa-result-output-'));
+  t = await startTestApp({ config: { result_store: { type: 'folder', directory: dir, max_mb: 8 } } });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/api`;
+});
+afterAll(async () => {
+  await t?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const sha = (data: Buffer | string): string => createHash('sha256').update(data).digest('hex');
+
+/** An encrypted-looking output: the text a node sends (three base64 parts). */
+const output = (bytes: number): Buffer =>
+  Buffer.from(
+    `RUs=$SVY=$${randomBytes(Math.ceil((bytes * 3) / 4)).toString('base64')}`.slice(0, bytes),
+    'latin1',
+  );
+
+/** A real HTTP request with a body sent in pieces; `cutAfter` bytes: the connection is dropped there. */
+function send(
+  method: string,
+  path: string,
+  token: string,
+  body: Buffer,
+  headers: Record<string, string>,
+  cutAfter?: number,
+): Promise<{ status: number; body: Buffer; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-length': String(body.length), ...headers },
+    });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), headers: res.headers }),
+      );
+    });
+    req.on('error', (error) =>
+      cutAfter === undefined ? reject(error) : resolve({ status: 0, body: Buffer.alloc(0), headers: {} }),
+    );
+    if (cutAfter === undefined) {
+      req.end(body);
+      return;
+    }
+    req.write(body.subarray(0, cutAfter), () => setTimeout(() => req.destroy(), 100));
+  });
+}
+
+async function run() {
+  const org = await t.fx.organization();
+  const other = await t.fx.organization();
+  const collab = await t.fx.collaboration([org, other]);
+  const node = await t.fx.node(org, collab);
+  const otherNode = await t.fx.node(other, collab);
+  const user = await t.fx.user(org, { roles: ['Researcher'] });
+  const outsider = await t.fx.user(await t.fx.organization(), { roles: ['Researcher'] });
+  const task = await t.fx.task(collab, [org]);
+  const id = task.resultIds[0] as number;
+  const nodeToken = await node.token();
+  const userToken = await user.token();
+  return {
+    id,
+    nodeToken,
+    userToken,
+    otherNodeToken: await otherNode.token(),
+    outsiderToken: await outsider.token(),
+    upload: (body: Buffer, checksum = sha(body), cutAfter?: number, token = nodeToken) =>
+      send(
+        'PUT',
+        `/result/${id}/output`,
+        token,
+        body,
+        {
+          'content-type': 'application/octet-stream',
+          'x-federa-sha256': checksum,
+        },
+        cutAfter,
+      ),
+    download: (token = userToken) => send('GET', `/result/${id}/output`, token, Buffer.alloc(0), {}),
+    patch: (body: Record<string, unknown>) => t.api('PATCH', `/result/${id}`, { token: nodeToken, body }),
+    view: async () => (await t.api('GET', `/result/${id}`, { token: userToken })).body,
+  };
+}
+
+const parse = (b: Buffer): Record<string, unknown> => JSON.parse(b.toString()) as Record<string, unknown>;
+
+describe('an output too large for a JSON body', () => {
+  it('is uploaded as a stream, named by the report, kept as sent and downloaded byte for byte', async () => {
+    const r = await run();
+    const data = output(5 * 1024 * 1024 + 3);
+    const up = await r.upload(data);
+    expect(up.status).toBe(201);
+    expect(parse(up.body)).toEqual({ sha256: sha(data), size: data.length });
+    const done = await r.patch({
+      status: 'completed',
+      log: 'ok',
+      result_stored: { sha256: sha(data), size: data.length },
+    });
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({
+      status: 'completed',
+      result: null,
+      result_stored: { size: data.length, sha256: sha(data) },
+    });
+    expect(await r.view()).toMatchObject({ result: null, result_stored: { size: data.length } });
+    const down = await r.download();
+    expect(down.status).toBe(200);
+    expect(down.headers['x-federa-sha256']).toBe(sha(data));
+    expect(down.headers['content-length']).toBe(String(data.length));
+    expect(down.body.equals(data)).toBe(true);
+    // At rest: the text the node sent (encrypted for the initiator), in one file named by result and checksum.
+    expect((await readFile(join(dir, `result-${r.id}-${sha(data)}`))).equals(data)).toBe(true);
+    // The same report again is taken once; another output is refused.
+    expect(
+      (
+        await r.patch({
+          status: 'completed',
+          log: 'ok',
+          result_stored: { sha256: sha(data), size: data.length },
+        })
+      ).status,
+    ).toBe(200);
+    const again = await r.upload(output(100));
+    expect(again.status).toBe(400);
+    expect(parse(again.body).msg).toBe(
+      `Result ${r.id} has finished and its report can no longer be changed.`,
+    );
+  });
+
+  it('is refused when its bytes do not match their checksum, and then cannot become the result', async () => {
+    const r = await run();
+    const data = output(300_000);
+    const wrong = await r.upload(data, sha('something else'));
+    expect(wrong.status).toBe(400);
+    expect(parse(wrong.body)).toMatchObject({ code: 'checksum_mismatch' });
+    expect(parse(wrong.body).msg).toContain(`The ${data.length} bytes received have SHA-256 ${sha(data)}`);
+    const report = await r.patch({
+      status: 'completed',
+      result_stored: { sha256: sha('something else'), size: data.length },
+    });
+    expect(report.status).toBe(400);
+    expect(report.body.msg).toContain('was uploaded; upload it (PUT /result/');
+    expect(await r.view()).toMatchObject({ status: 'pending', finished_at: null, result_stored: null });
+  });
+
+  it('leaves nothing when cut short, and a retry completes it', async () => {
+    const r = await run();
+    const data = output(3 * 1024 * 1024);
+    const before = await readdir(dir);
+    await r.upload(data, sha(data), 1024 * 1024);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await readdir(dir)).toEqual(before);
+    const report = await r.patch({
+      status: 'completed',
+      result_stored: { sha256: sha(data), size: data.length },
+    });
+    expect(report.status).toBe(400);
+    expect((await r.upload(data)).status).toBe(201);
+    expect(
+      (await r.patch({ status: 'completed', result_stored: { sha256: sha(data), size: data.length } }))
+        .status,
+    ).toBe(200);
+    expect((await r.download()).body.equals(data)).toBe(true);
+  });
+
+  it('leaves the store with its task', async () => {
+    const r = await run();
+    const data = output(2000);
+    await r.upload(data);
+    await r.patch({ status: 'completed', result_stored: { sha256: sha(data), size: data.length } });
+    const file = `result-${r.id}-${sha(data)}`;
+    expect(await readdir(dir)).toContain(file);
+    const taskId = (await r.view()).task.id as number;
+    expect((await t.api('DELETE', `/task/${taskId}`, { token: t.rootToken })).status).toBe(200);
+    expect(await readdir(dir)).not.toContain(file);
+  });
+
+  it('is refused past result_store.max_mb', async () => {
+    const r = await run();
+    const big = await r.upload(output(9 * 1024 * 1024));
+    expect(big.status).toBe(413);
+    expect(parse(big.body).msg).toBe(`The output is larger than ${8 * 1024 * 1024} bytes.`);
+  });
+
+  it('is read with exactly the permission of the result, and uploaded only by its node', async () => {
+    const r = await run();
+    const data = output(1000);
+    expect((await r.upload(data, sha(data), undefined, r.otherNodeToken)).status).toBe(401);
+    expect((await r.upload(data, sha(data), undefined, r.userToken)).status).toBe(401);
+    expect((await r.upload(data)).status).toBe(201);
+    await r.patch({ status: 'completed', result_stored: { sha256: sha(data), size: data.length } });
+    const refused = await r.download(r.outsiderToken);
+    const viaResult = await t.api('GET', `/result/${r.id}`, { token: r.outsiderToken });
+    expect(refused.status).toBe(viaResult.status);
+    expect(parse(refused.body)).toEqual(viaResult.body);
+    expect((await r.download(r.nodeToken)).body.equals(data)).toBe(true);
+  });
+
+  it('is also how an inline result downloads, and a result without output is a 404', async () => {
+    const r = await run();
+    expect((await r.download()).status).toBe(404);
+    await r.patch({ status: 'completed', result: 'aW5saW5l' });
+    const down = await r.download();
+    expect(down.body.toString()).toBe('aW5saW5l');
+    expect(down.headers['x-federa-sha256']).toBe(sha('aW5saW5l'));
+    expect(await r.view()).toMatchObject({ result: 'aW5saW5l', result_stored: null });
+  });
+
+  it('names the missing checksum header and the wrong content type', async () => {
+    const r = await run();
+    const bare = await send('PUT', `/result/${r.id}/output`, r.nodeToken, Buffer.from('x'), {
+      'content-type': 'application/octet-stream',
+    });
+    expect(bare.status).toBe(400);
+    expect(parse(bare.body).msg).toContain('x-federa-sha256');
+    const json = await send('PUT', `/result/${r.id}/output`, r.nodeToken, Buffer.from('{}'), {
+      'content-type': 'application/json',
+      'x-federa-sha256': sha('{}'),
+    });
+    expect(json.status).toBe(400);
+    expect(parse(json.body).msg).toBe('The output is sent as Content-Type: application/octet-stream.');
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * `/result/{id}/output` (docs/large-results.md): a run's output too large for a JSON body, uploaded by its node as a
+ * stream into the result store and downloaded by those who may read the result, as a stream. Neither side of the
+ * server holds it whole: memory stays flat whatever the size.
+ */
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Caller } from '../auth/caller.js';
+import { ApiError, badRequest, notFound } from '../errors.js';
+import { findRunOutput } from '../repositories/result.js';
+import { ResultStoreFullError, outputKey, type ResultStore } from '../result-store/result-store.js';
+import type { StoredOutput } from '../runs/run-update.js';
+import { IdParams, errorResponses } from '../serializers/common.js';
+import { findAddressedResult, findVisibleResult } from './result-access.js';
+
+const SHA256 = '^[0-9a-f]{64}$';
+
+/** An uploaded output, named by its checksum and size (the answer of the upload; `result_stored` of a report). */
+export const StoredOutputSchema = Type.Object(
+  {
+    sha256: Type.String({
+      pattern: SHA256,
+      maxLength: 64,
+      description: 'SHA-256 of the uploaded bytes, hex',
+    }),
+    size: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'bytes uploaded' }),
+  },
+  { additionalProperties: false },
+);
+
+/** 400 unless the output `uploaded` names was uploaded whole for result `resultId`. */
+export async function checkUploaded(
+  store: ResultStore,
+  resultId: number,
+  uploaded: StoredOutput,
+): Promise<void> {
+  const object = await store.get(outputKey(resultId, uploaded.sha256));
+  object?.stream.destroy();
+  if (object?.size !== uploaded.size)
+    throw badRequest(
+      `Result ${resultId}: no output of ${uploaded.size} bytes with SHA-256 ${uploaded.sha256} was uploaded; upload it (PUT /result/${resultId}/output) before the report that names it.`,
+    );
+}
+
+/** The bytes of `source`, refused past `max` bytes, and refused at the end unless their SHA-256 is `sha256`. */
+async function* checked(source: AsyncIterable<Buffer>, sha256: string, max: number): AsyncGenerator<Buffer> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of source) {
+    size += chunk.length;
+    if (size > max) throw new ApiError('payload_too_large', `The output is larger than ${max} bytes.`);
+    hash.update(chunk);
+    yield chunk;
+  }
+  const got = hash.digest('hex');
+  if (got !== sha256)
+    throw new ApiError(
+      'checksum_mismatch',
+      `The ${size} bytes received have SHA-256 ${got}, not ${sha256} (x-federa-sha256): nothing was stored; upload the output again.`,
+    );
+}
+
+export const resultOutputRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { ctx } = app;
+  const db = () => ctx.dbh.db;
+  const max = Math.floor(ctx.config.result_store.max_mb * 1024 * 1024);
+  // The body is read by the route as a stream (request.raw), never buffered.
+  app.addContentTypeParser('application/octet-stream', (_request, _payload, done) => done(null, undefined));
+
+  app.put(
+    '/result/:id/output',
+    {
+      schema: {
+        tags: ['result'],
+        summary:
+          'Upload the output of a run as a stream (nodes only; Content-Type application/octet-stream, header x-federa-sha256); a report then names it in result_stored',
+        params: IdParams,
+        headers: Type.Object({
+          'x-federa-sha256': Type.String({ pattern: SHA256, description: 'SHA-256 of the body, hex' }),
+        }),
+        response: { 201: StoredOutputSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const result = await findAddressedResult(db(), request.caller as Caller, request.params.id);
+      if (request.headers['content-type']?.split(';')[0]?.trim() !== 'application/octet-stream')
+        throw badRequest('The output is sent as Content-Type: application/octet-stream.');
+      const declared = Number(request.headers['content-length'] ?? 0);
+      if (declared > max) throw new ApiError('payload_too_large', `The output is larger than ${max} bytes.`);
+      if (result.finished_at !== null) {
+        const output = await findRunOutput(db(), result.id);
+        if (output.result !== null || output.log !== null || output.stored !== null)
+          throw badRequest(`Result ${result.id} has finished and its report can no longer be changed.`);
+      }
+      const sha256 = request.headers['x-federa-sha256'];
+      const started = Date.now();
+      let size: number;
+      try {
+        size = await ctx.results.put(outputKey(result.id, sha256), checked(request.raw, sha256, max));
+      } catch (error) {
+        if (error instanceof ResultStoreFullError)
+          throw new ApiError('result_store_full', undefined, { cause: error });
+        if (error instanceof ApiError) throw error;
+        if (request.raw.destroyed || request.raw.readableAborted) {
+          request.log.warn(
+            { event: 'result.upload_cut', result_id: result.id },
+            'an output upload was cut short; nothing was stored',
+          );
+        }
+        throw error;
+      }
+      request.log.info(
+        {
+          event: 'result.uploaded',
+          result_id: result.id,
+          bytes: size,
+          ms: Date.now() - started,
+          store: ctx.results.kind,
+        },
+        'output uploaded to the result store',
+      );
+      return reply.status(201).send({ sha256, size });
+    },
+  );
+
+  app.get(
+    '/result/:id/output',
+    {
+      schema: {
+        tags: ['result'],
+        summary:
+          'Download the output of a run as a stream: the text of `result` (encrypted for the initiator, or base64), whether inline or in the result store',
+        params: IdParams,
+        response: {
+          200: Type.Unsafe<Readable>({
+            type: 'string',
+            format: 'binary',
+            description: 'application/octet-stream; headers Content-Length and x-federa-sha256',
+          }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const result = await findVisibleResult(db(), request.caller as Caller, request.params.id);
+      const output = await findRunOutput(db(), result.id);
+      let body: Readable;
+      let size: number;
+      let sha256: string;
+      if (output.stored) {
+        const object = await ctx.results.get(outputKey(result.id, output.stored.sha256));
+        if (!object) {
+          request.log.error(
+            { event: 'result.stored_missing', result_id: result.id, sha256: output.stored.sha256 },
+            'the result store has lost a stored output',
+          );
+          throw new ApiError('internal');
+        }
+        ({ size, stream: body } = object);
+        sha256 = output.stored.sha256;
+      } else {
+        if (output.result === null) throw notFound('Output of result', result.id);
+        const bytes = Buffer.from(output.result, 'utf8');
+        size = bytes.length;
+        sha256 = createHash('sha256').update(bytes).digest('hex');
+        body = Readable.from([bytes]);
+      }
+      return reply
+        .header('content-type', 'application/octet-stream')
+        .header('content-length', size)
+        .header('x-federa-sha256', sha256)
+        .send(body);
+    },
+  );
+};
