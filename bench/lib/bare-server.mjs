@@ -2,7 +2,8 @@
 // The ceiling of the benchmarks: bare Fastify and bare socket.io in their own process, doing the least the same
 // shape of work can do. `node bare-server.mjs` prints one JSON line {"port": N} once listening; stops on SIGTERM.
 //   GET /hello        {"hello":"world"}
-//   POST /emit        sends `new_task` (a counter) to every socket of /tasks, then answers {"sent": N}
+//   POST /emit        answers {"sent": N}, then sends `new_task` N (a counter) to every socket of /tasks
+//   GET /run/:n       a JSON array of one run-sized object (about 1 KB, as a node's run with its task), made per call
 //   socket.io /tasks  accepts every WebSocket client (no authentication) and answers `ping` with `pong`
 import Fastify from 'fastify';
 import { Server } from 'socket.io';
@@ -13,9 +14,23 @@ const tasks = io.of('/tasks');
 tasks.on('connection', (socket) => socket.on('ping', () => socket.emit('pong')));
 let n = 0;
 app.get('/hello', async () => ({ hello: 'world' }));
-app.post('/emit', async () => {
-  tasks.emit('new_task', ++n);
-  return { sent: n };
+app.get('/run/:n', async (request) => [
+  {
+    id: Number(request.params.n),
+    input: 'x'.repeat(700),
+    status: 'pending',
+    task: {
+      id: n,
+      name: 'bench',
+      image: 'bench/image',
+      collaboration: { id: 1, link: '/api/collaboration/1' },
+    },
+  },
+]);
+app.post('/emit', async (request, reply) => {
+  const sent = ++n;
+  reply.raw.once('finish', () => tasks.emit('new_task', sent));
+  return { sent };
 });
 await app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(`${JSON.stringify({ port: app.server.address().port })}\n`);

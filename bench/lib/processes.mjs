@@ -22,10 +22,18 @@ process.once('exit', () => {
   for (const child of children) child.kill('SIGKILL');
 });
 
-/** Starts `node script ...args`, which prints {"port": N} on its first line; resolves once it did. */
+/**
+ * Starts `node script ...args`, which prints {"port": N} on its first line; resolves once it did. With
+ * BENCH_CPU_PROF=<folder> in the environment, each such process writes a V8 CPU profile there when it stops.
+ */
 export function startScript(script, args = []) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const prof = process.env.BENCH_CPU_PROF
+      ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF]
+      : [];
+    const child = spawn(process.execPath, [...prof, script, ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     children.add(child);
     child.once('exit', () => children.delete(child));
     let out = '';

@@ -83,6 +83,38 @@ describe('GET /result for nodes', () => {
   });
 });
 
+describe('the task embedded in a run (include=task)', () => {
+  it('is the task as GET /task/{id} shows it without its results: status, completeness and last finish', async () => {
+    const w = await world();
+    const task = await t.fx.task(w.collab, [w.orgA, w.orgB]);
+    const [ra, rb] = task.resultIds as [number, number];
+    const embedded = async () => {
+      const r = await t.api('GET', `/result/${ra}`, { token: w.token, query: { include: 'task' } });
+      return r.body.task;
+    };
+    const shown = async () => {
+      const { results, ...rest } = (await t.api('GET', `/task/${task.id}`, { token: w.token })).body;
+      expect(results).toHaveLength(2);
+      return rest;
+    };
+    const finish = (id: number, status: string, at: string) =>
+      t.ctx.dbh.db.updateTable('result').set({ status, finished_at: at }).where('id', '=', id).execute();
+
+    expect(await embedded()).toEqual(await shown());
+    expect(await embedded()).toMatchObject({ status: 'pending', complete: false, finished_at: null });
+    await finish(ra, 'completed', '2024-02-01T10:00:00.000000');
+    expect(await embedded()).toEqual(await shown());
+    expect(await embedded()).toMatchObject({ complete: false, finished_at: null });
+    await finish(rb, 'completed', '2024-02-03T10:00:00.000000');
+    expect(await embedded()).toEqual(await shown());
+    expect(await embedded()).toMatchObject({
+      status: 'completed',
+      complete: true,
+      finished_at: expect.stringMatching(/^2024-02-03T10:00:00/),
+    });
+  });
+});
+
 describe('GET /result filters', () => {
   it('filters by task, organization, port and the date ranges of the right columns', async () => {
     const w = await world();

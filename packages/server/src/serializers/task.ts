@@ -9,6 +9,7 @@ import {
   portsOfResults,
   resultRows,
   resultsByTaskAndStatus,
+  resultSummaryByTaskAndStatus,
   tasksWithChildren,
 } from '../repositories/task/load.js';
 
@@ -93,10 +94,20 @@ export async function loadTaskResults(ctx: AppContext, ids: number[]): Promise<T
 
 type TaskCore = Omit<TaskOut, 'results'> & { resultIds: number[] };
 
-async function loadTaskCores(ctx: AppContext, ids: number[]): Promise<TaskCore[]> {
+/**
+ * Tasks by id with their status and, unless `withResultIds` is false (the task embedded in a run, which lists no
+ * results), the ids of their results: a node fetching its run of a 1,000-organization task reads a summary of
+ * a few rows, not the 1,000 ids.
+ */
+async function loadTaskCores(ctx: AppContext, ids: number[], withResultIds = true): Promise<TaskCore[]> {
   if (ids.length === 0) return [];
   const db = ctx.dbh.db;
-  const [rows, groups] = await Promise.all([tasksWithChildren(db, ids), resultsByTaskAndStatus(db, ids)]);
+  const [rows, groups] = await Promise.all([
+    tasksWithChildren(db, ids),
+    withResultIds
+      ? resultsByTaskAndStatus(db, ids)
+      : resultSummaryByTaskAndStatus(db, ids).then((g) => g.map((x) => ({ ...x, ids: null }))),
+  ]);
   return inOrder(ids, rows).map((t) => {
     const own = groups.filter((g) => g.task_id === t.id);
     const complete = own.every((g) => Number(g.finished) === Number(g.results));
@@ -120,7 +131,7 @@ async function loadTaskCores(ctx: AppContext, ids: number[]): Promise<TaskCore[]
       children: ctx.refs.many('task', parseIdList(t.child_ids)),
       complete,
       status: taskStatus(own.map((g) => g.status)),
-      finished_at: toApiTime(complete && resultIds.length ? lastFinished : null),
+      finished_at: toApiTime(complete && own.length > 0 ? lastFinished : null),
       created_at: toApiTime(t.created_at),
       cancel_on_failure: Number(t.cancel_on_failure) === 1,
       resultIds,
@@ -159,7 +170,7 @@ export async function loadResults(ctx: AppContext, ids: number[]): Promise<Resul
 
 export async function loadResultsWithTask(ctx: AppContext, ids: number[]): Promise<ResultWithTaskOut[]> {
   const results = await loadResultCores(ctx, ids);
-  const tasks = await loadTaskCores(ctx, [...new Set(results.map((r) => r.task_id))]);
+  const tasks = await loadTaskCores(ctx, [...new Set(results.map((r) => r.task_id))], false);
   return results.map((r) => {
     const { resultIds: _ids, ...task } = tasks.find((t) => t.id === r.task_id) as TaskCore;
     return { ...stripIds(r), task, organization: ctx.refs.one('organization', r.organization_id) };

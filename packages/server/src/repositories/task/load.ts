@@ -39,6 +39,24 @@ export const resultsByTaskAndStatus = prepared((db, taskIds: readonly number[]) 
     .groupBy(['task_id', 'status']),
 );
 
+/**
+ * The same summary without the result ids, for the task embedded in a run (`include=task`), which lists none: read
+ * from the summary index alone, with nothing that grows per result but the index scan.
+ */
+export const resultSummaryByTaskAndStatus = prepared((db, taskIds: readonly number[]) =>
+  db
+    .selectFrom('result')
+    .select((eb) => [
+      'task_id',
+      'status',
+      eb.fn.countAll().as('results'),
+      eb.fn.count('finished_at').as('finished'),
+      eb.fn.max('finished_at').as('last_finished_at'),
+    ])
+    .where('task_id', 'in', taskIds)
+    .groupBy(['task_id', 'status']),
+);
+
 /** Result rows by id with the collaboration of their task. */
 export async function resultRows(
   db: Kysely<Database>,

@@ -209,9 +209,29 @@ export async function createTask(ctx: AppContext, caller: Caller, body: CreateTa
       }),
   );
 
-  // 11. Tell the collaboration's nodes.
-  ctx.events.emit(SocketRooms.collaboration(collaborationId), 'new_task', taskId);
+  // 11. The collaboration's nodes are told by announceTask, once the caller has the answer.
   return taskId;
+}
+
+/**
+ * Step 11 of `POST /task`: `new_task` to the collaboration's room, sent once the answer to the POST has been
+ * written (or its connection closed). Every node fetches its run at that event; sent earlier, their fetches
+ * would be served before the answer, which waits for its audit entry (docs/performance.md, bench/fan-out).
+ */
+export function announceTask(
+  ctx: AppContext,
+  response: NodeJS.EventEmitter,
+  collaborationId: number,
+  taskId: number,
+): void {
+  let sent = false;
+  const send = (): void => {
+    if (sent) return;
+    sent = true;
+    ctx.events.emit(SocketRooms.collaboration(collaborationId), 'new_task', taskId);
+  };
+  response.once('finish', send);
+  response.once('close', send);
 }
 
 /**

@@ -28,7 +28,7 @@ import {
   taskIds,
 } from '../../repositories/task/index.js';
 import { loadTasksWithVisibleResults, tasksWithVisibleResults } from '../../repositories/result.js';
-import { CreateTaskBody, createTask, offlineNodeHint } from './create.js';
+import { CreateTaskBody, announceTask, createTask, offlineNodeHint } from './create.js';
 
 const TaskItem = Type.Union([TaskWithResultsSchema, TaskSchema]);
 
@@ -112,6 +112,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const taskId = await createTask(ctx, request.caller as Caller, request.body);
+      announceTask(ctx, reply.raw, request.body.collaboration_id, taskId);
       const [task] = await loadTasks(ctx, [taskId]);
       if (!task) throw notFound('Task', taskId);
       const warning = await offlineNodeHint(ctx, taskId);
