@@ -78,6 +78,12 @@ export interface NodeConfig {
    * @default true
    */
   readonly shareLogs: boolean;
+  /**
+   * Outputs of at least this many bytes go to the server as a stream, into its result store; smaller ones inline in
+   * the report, as 3.x (docs/large-results.md).
+   * @default 16 MiB
+   */
+  readonly largeResultBytes: number;
   readonly gpu: boolean;
   /** Keys accepted for compatibility but without effect in Federa (logged at start). */
   readonly ignoredKeys: readonly string[];
@@ -285,6 +291,7 @@ function normalise(
     dockerPrefix: raw.docker_prefix ?? DEFAULT_DOCKER_PREFIX,
     shareConfig: raw.share_config ?? true,
     shareLogs: raw.share_logs ?? true,
+    largeResultBytes: Math.floor((raw.large_result_mb ?? 16) * 1024 * 1024),
     gpu: raw.algorithm_device_requests?.gpu ?? false,
     ignoredKeys,
     dockerized,

@@ -101,6 +101,8 @@ export const NodeConfigSchema = Type.Object(
     whitelist: Type.Optional(Nullable(Type.Unknown())),
     share_config: Type.Optional(Type.Boolean()),
     share_logs: Type.Optional(Type.Boolean()),
+    /** Outputs of at least this many MiB are streamed to the server's result store (docs/large-results.md). */
+    large_result_mb: Type.Optional(Type.Number({ minimum: 0 })),
     debug: Type.Optional(Nullable(Type.Unknown())),
     logging: Type.Optional(
       Nullable(

@@ -15,7 +15,7 @@ import { keepRunLog } from './kept-log.js';
 import { LiveLog } from './live-log.js';
 import { prepareRun } from './prepare-run.js';
 import { auditRunEnd, auditRunStart } from './run-audit.js';
-import { readRunOutput, removeRunFiles } from './run-files.js';
+import { hostRunFiles, readRunOutput, removeRunFiles, runOutputSize } from './run-files.js';
 import type { RunFinisher } from './run-finisher.js';
 import { emitRunStatus, mark, nodeNote, runLog, type RunInfo } from './run-info.js';
 import type { RunManagerOptions } from './run-options.js';
@@ -229,7 +229,7 @@ export class RunExecution {
       runtime
         .logs(handle)
         .catch((e: unknown) => nodeNote(`the container log could not be read: ${String(e)}`)),
-      readRunOutput(this.#o.volumeDir, run.resultId),
+      this.#readOutput(run.resultId),
       this.#o.store.update(run.resultId, { phase: 'reporting' }),
     ]);
     // With share_logs: false the container's log stays here; the server learns where it is.
@@ -238,7 +238,8 @@ export class RunExecution {
       : await keepRunLog(this.#o.config.logDir, this.#o.config.name, run.resultId, logs).catch((e: unknown) =>
           nodeNote(`this node keeps the logs of its runs, but this one could not be written: ${String(e)}`),
         );
-    await finisher.finish(run, rlog, exitOutcome(exitCode, output, shared), key);
+    const outcome = exitOutcome(exitCode, output?.bytes, shared);
+    await finisher.finish(run, rlog, output?.file ? { ...outcome, outputFile: output.file } : outcome, key);
     await this.#cleanUp(run, handle);
   }
 
@@ -290,6 +291,24 @@ export class RunExecution {
       },
       'run killed before its container started',
     );
+  }
+
+  /**
+   * The output the algorithm wrote: its bytes, or, from `large_result_mb` on, its file, sent as a stream
+   * (docs/large-results.md); undefined when the file is missing.
+   */
+  async #readOutput(
+    resultId: number,
+  ): Promise<{ bytes: Buffer; file?: { path: string; size: number } } | undefined> {
+    const size = await runOutputSize(this.#o.volumeDir, resultId);
+    if (size === undefined) return undefined;
+    if (size >= this.#o.config.largeResultBytes)
+      return {
+        bytes: Buffer.alloc(0),
+        file: { path: hostRunFiles(this.#o.volumeDir, resultId).output, size },
+      };
+    const bytes = await readRunOutput(this.#o.volumeDir, resultId);
+    return bytes === undefined ? undefined : { bytes };
   }
 
   async #cleanUp(run: RunInfo, handle: ContainerHandle): Promise<void> {

@@ -35,6 +35,16 @@ export async function writeRunFiles(
   return paths;
 }
 
+/** The size of the output the algorithm wrote; undefined when the file is missing. */
+export async function runOutputSize(volumeDir: string, resultId: number): Promise<number | undefined> {
+  try {
+    return (await stat(hostRunFiles(volumeDir, resultId).output)).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
 /** The output the algorithm wrote; undefined when the file is missing. */
 export async function readRunOutput(volumeDir: string, resultId: number): Promise<Buffer | undefined> {
   try {

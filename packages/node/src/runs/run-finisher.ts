@@ -59,7 +59,7 @@ export class RunFinisher {
         event: 'run.finished',
         status: outcome.status,
         duration_ms: Date.now() - run.startedAtMs,
-        output_bytes: outcome.output.length,
+        output_bytes: outcome.outputFile?.size ?? outcome.output.length,
         steps_ms: run.marks,
         ...(outcome.reason ? { reason: outcome.reason } : {}),
       },

@@ -6,6 +6,7 @@
  * (`deliver`): a 5xx answer or an unreachable server is never final, and a report is idempotent, so sending it
  * again after an accepted one is harmless (docs/reliability.md).
  */
+import { createReadStream } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Cryptor } from '@federa/common';
 
@@ -20,11 +21,14 @@ import {
   type WireTask,
 } from '../server-client/wire.js';
 import type { StoredReport } from './run-store.js';
+import { sealOutput, type SealedOutput } from './sealed-output.js';
 import type { RunStatusValue } from './run-status.js';
 
 export interface RunOutcome {
   readonly status: RunStatusValue;
   readonly output: Uint8Array;
+  /** A large output left in its file (docs/large-results.md): sent as a stream instead of `output`. */
+  readonly outputFile?: { readonly path: string; readonly size: number };
   readonly log: string;
   /** Why a run did not complete, for the node's log line (the run's log says it too). */
   readonly reason?: string;
@@ -91,13 +95,21 @@ export class RunReporter {
   ): Promise<StoredReport | undefined> {
     let { status, log } = outcome;
     let result = '';
+    let sealed: SealedOutput | undefined;
     try {
       const early = key ? await key.catch(() => undefined) : undefined;
       const recipient =
         early && Date.now() - early.fetchedAt < KEY_MAX_AGE_MS
           ? early
           : await this.recipientKey(resultId, knownInitiator);
-      result = this.#cryptor.encryptBytesToString(outcome.output, recipient.publicKey);
+      if (outcome.outputFile)
+        sealed = await sealOutput(
+          this.#cryptor,
+          recipient.publicKey,
+          outcome.outputFile.path,
+          `${outcome.outputFile.path}.sealed`,
+        );
+      else result = this.#cryptor.encryptBytesToString(outcome.output, recipient.publicKey);
     } catch (error) {
       if (error instanceof ServerRequestError && error.status === 404) {
         this.#log.warn(
@@ -114,7 +126,16 @@ export class RunReporter {
       status = 'failed';
       log = `${log}\n[federa node] the output could not be encrypted for the task's initiator: ${(error as Error).message}`;
       result = '';
+      sealed = undefined;
     }
+    if (sealed)
+      return {
+        status,
+        log,
+        finished_at: localTimestamp(),
+        result_stored: { sha256: sealed.sha256, size: sealed.size },
+        upload: sealed.file,
+      };
     return { status, result, log, finished_at: localTimestamp() };
   }
 
@@ -123,8 +144,15 @@ export class RunReporter {
    * is finished already (killed meanwhile, or this very report accepted before a restart) or gone.
    */
   async deliver(resultId: number, report: StoredReport): Promise<boolean> {
+    const { upload, ...body } = report;
+    if (
+      upload !== undefined &&
+      body.result_stored &&
+      !(await this.#upload(resultId, upload, body.result_stored))
+    )
+      return false;
     const answer = await this.#persist(`report of result ${resultId}`, async () => {
-      const a = await this.#rest.request('PATCH', `/result/${resultId}`, { body: report, allowError: true });
+      const a = await this.#rest.request('PATCH', `/result/${resultId}`, { body, allowError: true });
       if (a.status >= 500 || a.status === 429)
         throw new ServerRequestError('PATCH', `/result/${resultId}`, a.status, a.body);
       return a;
@@ -138,5 +166,41 @@ export class RunReporter {
       return false;
     }
     throw new ServerRequestError('PATCH', `/result/${resultId}`, answer.status, answer.body);
+  }
+
+  /**
+   * Uploads a large output (`PUT /result/{id}/output`, docs/large-results.md) until the server has it whole: a cut,
+   * a 5xx (a full store too) or an unreachable server is tried again, the file read afresh each time. False when the
+   * server refuses it for good (the run finished meanwhile, or is gone).
+   */
+  async #upload(resultId: number, file: string, stored: { sha256: string; size: number }): Promise<boolean> {
+    const path = `/result/${resultId}/output`;
+    const started = Date.now();
+    const answer = await this.#persist(`output of result ${resultId}`, async () => {
+      const a = await this.#rest.request('PUT', path, {
+        upload: {
+          open: () => createReadStream(file, { highWaterMark: 1024 * 1024 }),
+          headers: { 'x-federa-sha256': stored.sha256, 'content-length': String(stored.size) },
+        },
+        allowError: true,
+      });
+      if (a.status >= 500 || a.status === 429) throw new ServerRequestError('PUT', path, a.status, a.body);
+      return a;
+    });
+    if (answer.status <= 210) {
+      this.#log.info(
+        { event: 'run.output_uploaded', result_id: resultId, bytes: stored.size, ms: Date.now() - started },
+        'large output uploaded',
+      );
+      return true;
+    }
+    if (answer.status === 400 || answer.status === 404) {
+      this.#log.warn(
+        { event: 'run.report_refused', result_id: resultId, status: answer.status, body: answer.body },
+        'the server refused the output (the run is finished already, or gone)',
+      );
+      return false;
+    }
+    throw new ServerRequestError('PUT', path, answer.status, answer.body);
   }
 }

@@ -13,10 +13,14 @@ export type RunPhase = 'starting' | 'running' | 'reporting';
  */
 export interface StoredReport {
   readonly status: string;
-  /** The output, encrypted for the initiator (base64 when the collaboration is not encrypted). */
-  readonly result: string;
+  /** The output, encrypted for the initiator (base64 when the collaboration is not encrypted); absent when stored. */
+  readonly result?: string;
   readonly log: string;
   readonly finished_at: string;
+  /** A large output (docs/large-results.md): uploaded from `upload` before the report, which names it. */
+  readonly result_stored?: { readonly sha256: string; readonly size: number };
+  /** The file of the encrypted large output (on this node; never sent in the report). */
+  readonly upload?: string;
 }
 
 export interface RunRecord {

@@ -2,6 +2,7 @@
  * The node's REST connection to the server (docs/node-protocol.md#rest-calls): API-key login, `Authorization: Bearer`,
  * token refresh ahead of expiry and on 401/422, and retries with backoff when the server cannot be reached.
  */
+import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 
 import { NodeStoppedError, ServerRequestError, WrongApiKeyError } from '../errors.js';
@@ -41,6 +42,11 @@ export interface RequestOptions {
   readonly token?: string;
   /** Return non-2xx answers instead of throwing. */
   readonly allowError?: boolean;
+  /**
+   * A body sent as a stream (`application/octet-stream`) instead of `body`, opened again for each attempt; the
+   * request then has no time-out of its own (a large upload takes as long as the link needs).
+   */
+  readonly upload?: { readonly open: () => Readable; readonly headers: Record<string, string> };
 }
 
 export interface ApiAnswer<T = unknown> {
@@ -215,12 +221,17 @@ export class RestClient {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (token) headers.authorization = `Bearer ${token}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const { upload } = options;
+    if (upload) Object.assign(headers, { 'content-type': 'application/octet-stream' }, upload.headers);
     const timeout = AbortSignal.timeout(this.#o.requestTimeoutMs ?? 60_000);
     const res = await fetch(buildUrl(this.#o.apiBase, path, options.query), {
       method,
       headers,
       ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-      signal: AbortSignal.any([timeout, this.#o.signal]),
+      ...(upload
+        ? { body: Readable.toWeb(upload.open()) as ReadableStream<Uint8Array>, duplex: 'half' as const }
+        : {}),
+      signal: upload ? this.#o.signal : AbortSignal.any([timeout, this.#o.signal]),
     });
     const text = await res.text();
     let body: unknown = text;
