@@ -4,8 +4,9 @@
  * - a package imports another only when its package.json depends on it (`dependencies`; tests also
  *   `devDependencies`): server and node never import each other, common imports no package, nothing shipped
  *   imports @federa/testing;
- * - it imports a package through that package's index.ts (`@federa/<name>`), never one of its files, and never
- *   through a relative path into another package.
+ * - it imports a package through that package's index.ts (`@federa/<name>`) or another entry point its package.json
+ *   `exports` declares (e.g. `@federa/server/config`, for a caller that needs no more), never one of its other files,
+ *   and never through a relative path into another package.
  */
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,7 +37,7 @@ function testFiles(root, dirs) {
  * The workspace packages under `root/packages`: their directory name, and which of the other packages they depend
  * on in `dependencies` (`runtime`) and in `dependencies` or `devDependencies` (`tests`).
  * @param {string} root
- * @returns {{ dir: string, runtime: string[], tests: string[] }[]}
+ * @returns {{ dir: string, runtime: string[], tests: string[], entries: string[] }[]}
  */
 export function packageGraph(root) {
   const packagesDir = join(root, 'packages');
@@ -51,8 +52,30 @@ export function packageGraph(root) {
   return dirs.map((dir) => {
     const pkg = JSON.parse(readFileSync(join(packagesDir, dir, 'package.json'), 'utf8'));
     const runtime = internal(pkg.dependencies);
-    return { dir, runtime, tests: [...new Set([...runtime, ...internal(pkg.devDependencies)])] };
+    return {
+      dir,
+      runtime,
+      tests: [...new Set([...runtime, ...internal(pkg.devDependencies)])],
+      entries: entryPoints(pkg),
+    };
   });
+}
+
+/**
+ * The files through which a package may be imported: its index (source and build) and every further `exports`
+ * entry's build file and the source file it is built from (`./dist/x/y.js` from `./src/x/y.ts`).
+ * @param {{ exports?: Record<string, { default?: string } | string> }} pkg
+ * @returns {string[]}
+ */
+function entryPoints(pkg) {
+  const entries = new Set(['./src/index.ts', './dist/index.js']);
+  for (const [subpath, target] of Object.entries(pkg.exports ?? {})) {
+    const file = typeof target === 'string' ? target : target?.default;
+    if (subpath === '.' || typeof file !== 'string' || !/^\.\/dist\/.+\.js$/.test(file)) continue;
+    entries.add(file);
+    entries.add(file.replace(/^\.\/dist\//, './src/').replace(/\.js$/, '.ts'));
+  }
+  return [...entries];
 }
 
 /**
@@ -75,8 +98,8 @@ export function boundaryZones(graph, kind, bundles = {}) {
         zones.push({
           target,
           from,
-          except: ['./src/index.ts', './dist/index.js'],
-          message: `Import @federa/${other.dir} (its index.ts), not one of its files.`,
+          except: other.entries,
+          message: `Import @federa/${other.dir} (its index.ts, or an entry point of its package.json exports), not one of its files.`,
         });
       else
         zones.push({

@@ -7,8 +7,8 @@
  * daemon makes when it starts.
  */
 import { Type } from '@sinclair/typebox';
-import { normaliseNodeConfig } from '@federa/node';
-import { parseServerConfig } from '@federa/server';
+import { normaliseNodeConfig } from '@federa/node/config';
+import { parseServerConfig } from '@federa/server/config';
 import { readEnvironment, validateConfig } from '@federa/common';
 
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });

@@ -3,8 +3,11 @@
  * without asking; in non-interactive mode (`--yes`, or stdin not a terminal) the default is used and a question
  * without a default is an error naming its flag.
  */
-import { confirm, input, password, select } from '@inquirer/prompts';
+import type * as Prompts from '@inquirer/prompts';
 import { CliError } from '../exit-codes.js';
+
+/** The prompts, loaded when a question is actually asked: commands given every answer start faster. */
+const prompts = (): Promise<typeof Prompts> => import('@inquirer/prompts');
 
 /** Streams the prompts read from and write to (tests pass their own). */
 export interface PromptStreams {
@@ -44,7 +47,7 @@ export class Asker {
   async text(given: string | undefined, q: Question<string>): Promise<string> {
     if (given !== undefined) return this.#given(given, q);
     if (!this.interactive) return q.default !== undefined ? this.#given(q.default, q) : this.#missing(q);
-    return input(
+    return (await prompts()).input(
       {
         message: q.message,
         ...(q.default !== undefined ? { default: q.default } : {}),
@@ -69,7 +72,7 @@ export class Asker {
   async confirm(given: boolean | undefined, q: Question<boolean>): Promise<boolean> {
     if (given !== undefined) return given;
     if (!this.interactive) return q.default ?? this.#missing(q);
-    return confirm({ message: q.message, default: q.default ?? false }, this.#context);
+    return (await prompts()).confirm({ message: q.message, default: q.default ?? false }, this.#context);
   }
 
   async choose<T extends string>(
@@ -83,7 +86,7 @@ export class Asker {
       return given as T;
     }
     if (!this.interactive) return q.default ?? this.#missing(q);
-    return select<T>(
+    return (await prompts()).select<T>(
       {
         message: q.message,
         choices: q.choices.map((c) => ({ name: c, value: c })),
@@ -96,7 +99,7 @@ export class Asker {
   async secret(given: string | undefined, q: Question<string>): Promise<string> {
     if (given !== undefined) return this.#given(given, q);
     if (!this.interactive) return q.default !== undefined ? q.default : this.#missing(q);
-    return password(
+    return (await prompts()).password(
       { message: q.message, mask: '*', ...(q.validate ? { validate: q.validate } : {}) },
       this.#context,
     );
@@ -106,7 +109,7 @@ export class Asker {
   async approve(message: string, yes: boolean | undefined): Promise<void> {
     if (yes) return;
     if (!this.interactive) throw new CliError('aborted', `${message} Pass --yes to confirm without asking.`);
-    const ok = await confirm({ message, default: false }, this.#context);
+    const ok = await (await prompts()).confirm({ message, default: false }, this.#context);
     if (!ok) throw new CliError('aborted', 'nothing was done');
   }
 }

@@ -1,7 +1,6 @@
 /** Shared pieces of the `vserver` and `vnode` command lines. */
 import type { Command } from 'commander';
 import { CommanderError, Option } from 'commander';
-import { select } from '@inquirer/prompts';
 import { CliError, exitWith } from '../exit-codes.js';
 import type { InstanceRef } from '../config/store.js';
 import type { Scope } from '../paths.js';
@@ -37,6 +36,7 @@ export const pickInstance = async (choices: InstanceRef[]): Promise<InstanceRef>
       `several configurations exist (${choices.map((c) => c.name).join(', ')}); choose one with -n/--name`,
     );
   }
+  const { select } = await import('@inquirer/prompts');
   return select({
     message: 'Which configuration?',
     choices: choices.map((c) => ({ name: `${c.name} (${c.scope})`, value: c })),

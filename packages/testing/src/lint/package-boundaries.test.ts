@@ -56,14 +56,29 @@ describe('package boundaries', () => {
       ).toHaveLength(1);
   });
 
-  it('open a dependency through its index.ts only', async () => {
+  it('open a dependency through its index.ts and its declared entry points only', async () => {
     expect(
       await lint('packages/server/src/fixture.ts', "export { ConfigError } from '@federa/common';\n"),
     ).toEqual([]);
     expect(
       await lint('packages/server/src/fixture.ts', "export * from '../../common/src/encryption/keys.js';\n"),
     ).toContain(
-      'import-x/no-restricted-paths: Unexpected path "../../common/src/encryption/keys.js" imported in restricted zone. Import @federa/common (its index.ts), not one of its files.',
+      'import-x/no-restricted-paths: Unexpected path "../../common/src/encryption/keys.js" imported in restricted zone. Import @federa/common (its index.ts, or an entry point of its package.json exports), not one of its files.',
+    );
+    // packages/server/package.json exports ./config: the CLI may load the configuration checks alone.
+    expect(
+      await lint(
+        'packages/cli/src/fixture.ts',
+        "export { parseServerConfig } from '@federa/server/config';\n",
+      ),
+    ).toEqual([]);
+    expect(
+      await lint(
+        'packages/cli/src/fixture.ts',
+        "export { SocketServer } from '../../server/src/socket/socket-server.js';\n",
+      ),
+    ).toContain(
+      'import-x/no-restricted-paths: Unexpected path "../../server/src/socket/socket-server.js" imported in restricted zone. Import @federa/server (its index.ts, or an entry point of its package.json exports), not one of its files.',
     );
   });
 
