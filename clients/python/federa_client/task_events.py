@@ -13,7 +13,7 @@ import logging
 import re
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Optional, Set
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Set
 
 from .exceptions import FederaError
 
@@ -55,9 +55,15 @@ def socket_available() -> bool:
     return socketio is not None
 
 
-def task_rooms(collaboration_id: Optional[int]) -> Set[str]:
-    """The rooms that get the events of the runs of a collaboration's tasks: ``collaboration_<c>``."""
-    return set() if collaboration_id is None else {f"collaboration_{collaboration_id}"}
+def task_rooms(collaboration_id: Optional[int], organization_ids: Iterable[Optional[int]]) -> Set[str]:
+    """The rooms that get the events of a run of ``collaboration_id`` that concerns ``organization_ids`` (the task's
+    initiator, the run's organization): ``collaboration_<c>`` and ``collaboration_<c>_organization_<o>``
+    (docs/socket-protocol.md#rooms)."""
+    if collaboration_id is None:
+        return set()
+    rooms = {f"collaboration_{collaboration_id}"}
+    rooms.update(f"collaboration_{collaboration_id}_organization_{o}" for o in organization_ids if o is not None)
+    return rooms
 
 
 def _daemon_client_class():
@@ -315,7 +321,8 @@ def watch_task(client: "Client", task: dict) -> EventWatch:
             return _killed(payload, task_id, None)
         return False
 
-    return EventWatch(client, task_rooms(_ref(task.get("collaboration"))), wakes)
+    initiator = _ref(task.get("init_org", task.get("initiator")))
+    return EventWatch(client, task_rooms(_ref(task.get("collaboration")), [initiator]), wakes)
 
 
 def watch_run(client: "Client", run: dict) -> EventWatch:
@@ -332,4 +339,6 @@ def watch_run(client: "Client", run: dict) -> EventWatch:
             return _killed(payload, task_id, run_id)
         return False
 
-    return EventWatch(client, task_rooms(_ref(task.get("collaboration"))), wakes)
+    initiator = _ref(task.get("init_org", task.get("initiator")))
+    return EventWatch(client, task_rooms(_ref(task.get("collaboration")), [_ref(run.get("organization")), initiator]),
+                      wakes)

@@ -231,3 +231,22 @@ def test_a_followed_log_is_read_when_the_node_streams_a_batch(server, posted, mo
     assert "".join(p for p, _ in pieces) == "one\ntwo\nthree\n"
     assert all(endpoint == f"/result/{run}" for _, _, endpoint in reads)
     assert ended[0] <= 7, reads  # reads on the finish's two reports at most
+
+
+def test_a_researcher_waits_on_the_events_of_their_organization(server, posted, root, unique, monkeypatch):
+    """A Researcher has only *event view organization*: the server sends the run's events to their organization's
+    room of the collaboration too, so they wait on events like an administrator."""
+    monkeypatch.setattr(task_posting, "SAFETY_READ_SECONDS", 60.0)
+    task_id, node = posted
+    [researcher] = [r["id"] for r in root.role.list_all(name="Researcher") if r["name"] == "Researcher"]
+    name, password = unique("researcher"), "Researcher-Pw-7!x"
+    root.user.create(name, password=password, email=f"{name}@example.org", roles=[researcher])
+    client = server.client()
+    client.authenticate(name, password)
+    reads = counted(client)
+    thread, box = wait_in_thread(client, task_id, sleep=0.1, timeout=120)
+    time.sleep(2.5)
+    assert [r[2] for r in reads] == [f"/task/{task_id}"] * 2
+    node.finish(node.result_for(task_id)["id"], output({"sum": 9}))
+    thread.join(timeout=15)
+    assert not thread.is_alive() and box["results"][0]["result"] == {"sum": 9}, box

@@ -11,6 +11,15 @@ export const SocketRooms = {
   /** The node of one organization in a collaboration, and users that may watch only their organization's events. */
   collaborationOrganization: (collaborationId: number, organizationId: number): string =>
     `collaboration_${collaborationId}_organization_${organizationId}`,
+  /**
+   * Where the events of a run go (`status_update`, `algorithm_status_change`, `run_log_update`, `kill_containers`):
+   * the collaboration's room, and the organization rooms of the organizations it concerns (the run's, the task's
+   * initiator), where users with only *event view organization* are. A socket in several gets one emit once.
+   */
+  runAudience: (collaborationId: number, organizationIds: readonly number[]): string[] => [
+    `collaboration_${collaborationId}`,
+    ...[...new Set(organizationIds)].map((o) => `collaboration_${collaborationId}_organization_${o}`),
+  ],
   /** The server's own: every socket of one user or node, to count its live sockets. */
   presence: (kind: 'user' | 'node', id: number): string => `federa:${kind}:${id}`,
   /** The server's own: every socket of one session (login), so that the end of the session reaches them. */

@@ -62,14 +62,14 @@ export async function writeRunChanges(
 
 /**
  * `cancel_on_failure` (docs/run-statuses.md#cancel-on-failure): when the task has it, its runs other than `failedId`
- * that are still `pending` become `cancelled`, finished now. Returns their ids; a run a node took on meanwhile is
- * not pending any more and is left alone.
+ * that are still `pending` become `cancelled`, finished now. Returns them (id and organization), by id; a run a node
+ * took on meanwhile is not pending any more and is left alone.
  */
 export async function cancelPendingSiblings(
   db: Kysely<Database>,
   taskId: number,
   failedId: number,
-): Promise<number[]> {
+): Promise<{ id: number; organization_id: number }[]> {
   const task = await db
     .selectFrom('task')
     .select('cancel_on_failure')
@@ -83,9 +83,9 @@ export async function cancelPendingSiblings(
     .where('id', '!=', failedId)
     .where('status', '=', RunStatus.pending)
     .where('finished_at', 'is', null)
-    .returning('id')
+    .returning(['id', 'organization_id'])
     .execute();
-  return cancelled.map((r) => r.id).sort((a, b) => a - b);
+  return cancelled.sort((a, b) => a.id - b.id);
 }
 
 /** A result row with the collaboration of its task. */
@@ -97,6 +97,8 @@ export interface ResultRow {
   started_at: string | null;
   status: string | null;
   collaboration_id: number | null;
+  /** The organization that posted the task. */
+  initiator_id: number;
 }
 
 export async function findResult(db: Kysely<Database>, id: number): Promise<ResultRow | undefined> {
@@ -111,6 +113,7 @@ export async function findResult(db: Kysely<Database>, id: number): Promise<Resu
       'result.started_at',
       'result.status',
       'task.collaboration_id',
+      'task.initiator_id',
     ])
     .where('result.id', '=', id)
     .executeTakeFirst();
@@ -247,6 +250,7 @@ export async function runWithTask(
       run_id: number;
       parent_id: number | null;
       collaboration_id: number | null;
+      initiator_id: number;
     }
   | undefined
 > {
@@ -260,6 +264,7 @@ export async function runWithTask(
       'task.run_id',
       'task.parent_id',
       'task.collaboration_id',
+      'task.initiator_id',
     ])
     .where('result.id', '=', resultId)
     .executeTakeFirst();

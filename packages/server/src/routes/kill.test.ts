@@ -34,21 +34,23 @@ describe('POST /kill/task', () => {
     const r = await t.api('POST', '/kill/task', { token: w.token, body: { id: parent.id } });
     expect(r.status).toBe(200);
     expect(r.body.msg).toBeTruthy();
-    expect(events.emitted).toEqual([
-      {
-        room: `collaboration_${w.collab}`,
-        event: 'kill_containers',
-        payload: {
-          collaboration_id: w.collab,
-          kill_list: [
-            { task_id: parent.id, result_id: parent.resultIds[0], organization_id: w.orgA },
-            { task_id: parent.id, result_id: parent.resultIds[1], organization_id: w.orgB },
-            { task_id: child.id, result_id: child.resultIds[0], organization_id: w.orgA },
-            { task_id: child.id, result_id: child.resultIds[1], organization_id: w.orgB },
-          ],
-        },
-      },
-    ]);
+    const payload = {
+      collaboration_id: w.collab,
+      kill_list: [
+        { task_id: parent.id, result_id: parent.resultIds[0], organization_id: w.orgA },
+        { task_id: parent.id, result_id: parent.resultIds[1], organization_id: w.orgB },
+        { task_id: child.id, result_id: child.resultIds[0], organization_id: w.orgA },
+        { task_id: child.id, result_id: child.resultIds[1], organization_id: w.orgB },
+      ],
+    };
+    // One emit to the collaboration and to the rooms of the organizations concerned (their researchers).
+    expect(events.emitted).toEqual(
+      [
+        `collaboration_${w.collab}`,
+        `collaboration_${w.collab}_organization_${w.orgA}`,
+        `collaboration_${w.collab}_organization_${w.orgB}`,
+      ].map((room) => ({ room, event: 'kill_containers', payload })),
+    );
     const rows = await db
       .selectFrom('result')
       .select(['id', 'status', 'finished_at'])
@@ -191,13 +193,13 @@ describe('POST /kill/node/tasks', () => {
     await t.ctx.dbh.db.updateTable('node').set({ status: 'online' }).where('id', '=', w.nodeA.id).execute();
     const r = await t.api('POST', '/kill/node/tasks', { token: w.token, body: { id: w.nodeA.id } });
     expect(r.status).toBe(200);
-    expect(events.emitted).toEqual([
-      {
-        room: `collaboration_${w.collab}`,
+    expect(events.emitted).toEqual(
+      [`collaboration_${w.collab}`, `collaboration_${w.collab}_organization_${w.orgA}`].map((room) => ({
+        room,
         event: 'kill_containers',
         payload: { node_id: w.nodeA.id, collaboration_id: w.collab },
-      },
-    ]);
+      })),
+    );
   });
 
   it('marks the open runs of an offline node killed (it stops them when it reconnects); refuses an unknown node (404) and a node of another organization without task.c_glo (401)', async () => {

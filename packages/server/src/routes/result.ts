@@ -209,15 +209,23 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
           : [];
       if (cancelled.length > 0)
         request.log.info(
-          { event: 'run.siblings_cancelled', result_id: result.id, task_id: result.task_id, cancelled },
+          {
+            event: 'run.siblings_cancelled',
+            result_id: result.id,
+            task_id: result.task_id,
+            cancelled: cancelled.map((r) => r.id),
+          },
           'a run failed: the pending runs of its task are cancelled',
         );
       // Emitted once the change is stored, so a listener that fetches the result sees the new state.
+      // To the organization rooms too: researchers (only *event view organization*) wait on these.
       if (result.collaboration_id !== null) {
-        for (const id of [result.id, ...cancelled])
-          ctx.events.emit(SocketRooms.collaboration(result.collaboration_id), 'status_update', {
-            result_id: id,
-          });
+        for (const run of [result, ...cancelled])
+          ctx.events.emit(
+            SocketRooms.runAudience(result.collaboration_id, [run.organization_id, result.initiator_id]),
+            'status_update',
+            { result_id: run.id },
+          );
         // The final report's log replaces the live log: followers read it (and see the run finished).
         if (plan.changes.log != null || plan.changes.finished_at != null)
           await announceRunLog(ctx, result.collaboration_id, {

@@ -191,7 +191,9 @@ async function relayStatusChange(
       organization_id: row.organization_id,
       parent_id: row.parent_id,
     };
-    nsp.to(SocketRooms.collaboration(row.collaboration_id)).emit('algorithm_status_change', payload);
+    nsp
+      .to(SocketRooms.runAudience(row.collaboration_id, [row.organization_id, row.initiator_id]))
+      .emit('algorithm_status_change', payload);
   } catch (error) {
     ctx.log.error(
       { err: error, event: 'socket.status_change_failed', node_id: node.id },

@@ -65,7 +65,13 @@ export async function killTask(
   const rows = await db
     .selectFrom('result')
     .innerJoin('task', 'task.id', 'result.task_id')
-    .select(['result.id', 'result.task_id', 'result.organization_id', 'task.collaboration_id'])
+    .select([
+      'result.id',
+      'result.task_id',
+      'result.organization_id',
+      'task.collaboration_id',
+      'task.initiator_id',
+    ])
     .where('task.id', 'in', tree)
     .orderBy('result.id')
     .execute();
@@ -74,18 +80,28 @@ export async function killTask(
     rows.map((r) => r.id),
   );
   const byCollaboration = new Map<number, KillEntry[]>();
+  const concerned = new Map<number, number[]>();
   for (const r of rows) {
     const collaboration = r.collaboration_id ?? task.collaboration_id;
     if (collaboration === null) continue;
     const list = byCollaboration.get(collaboration) ?? [];
     list.push({ task_id: r.task_id, result_id: r.id, organization_id: r.organization_id });
     byCollaboration.set(collaboration, list);
+    concerned.set(collaboration, [
+      ...(concerned.get(collaboration) ?? []),
+      r.organization_id,
+      r.initiator_id,
+    ]);
   }
   for (const [collaboration, killList] of byCollaboration)
-    events.emit(SocketRooms.collaboration(collaboration), 'kill_containers', {
-      kill_list: killList,
-      collaboration_id: collaboration,
-    });
+    events.emit(
+      SocketRooms.runAudience(collaboration, concerned.get(collaboration) ?? []),
+      'kill_containers',
+      {
+        kill_list: killList,
+        collaboration_id: collaboration,
+      },
+    );
   return [...byCollaboration.values()].flat();
 }
 
@@ -101,7 +117,7 @@ export async function killNodeRuns(
   const open = await db
     .selectFrom('result')
     .innerJoin('task', 'task.id', 'result.task_id')
-    .select('result.id')
+    .select(['result.id', 'task.initiator_id'])
     .where('result.organization_id', '=', node.organization_id)
     .where('task.collaboration_id', '=', node.collaboration_id)
     .where('result.finished_at', 'is', null)
@@ -110,7 +126,8 @@ export async function killNodeRuns(
     db,
     open.map((r) => r.id),
   );
-  events.emit(SocketRooms.collaboration(node.collaboration_id), 'kill_containers', {
+  const concerned = [node.organization_id, ...open.map((r) => r.initiator_id)];
+  events.emit(SocketRooms.runAudience(node.collaboration_id, concerned), 'kill_containers', {
     node_id: node.id,
     collaboration_id: node.collaboration_id,
   });
