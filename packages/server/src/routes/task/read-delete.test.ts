@@ -185,17 +185,22 @@ describe('DELETE /task/{id}', () => {
     expect(r.status).toBe(200);
     expect(r.body.msg).toBeTruthy();
 
+    // One emit to the collaboration and to the rooms of the organizations concerned (recorded per room).
     const kill = events.named('kill_containers');
-    expect(kill).toHaveLength(1);
-    expect(kill[0]?.room).toBe(`collaboration_${w.collab}`);
-    expect(kill[0]?.payload).toEqual({
-      collaboration_id: w.collab,
-      kill_list: [
-        { task_id: parent.id, result_id: parent.resultIds[0], organization_id: w.orgA },
-        { task_id: parent.id, result_id: parent.resultIds[1], organization_id: w.orgB },
-        { task_id: child.id, result_id: child.resultIds[0], organization_id: w.orgB },
-      ],
-    });
+    expect(kill.map((k) => k.room)).toEqual([
+      `collaboration_${w.collab}`,
+      `collaboration_${w.collab}_organization_${w.orgA}`,
+      `collaboration_${w.collab}_organization_${w.orgB}`,
+    ]);
+    for (const k of kill)
+      expect(k.payload).toEqual({
+        collaboration_id: w.collab,
+        kill_list: [
+          { task_id: parent.id, result_id: parent.resultIds[0], organization_id: w.orgA },
+          { task_id: parent.id, result_id: parent.resultIds[1], organization_id: w.orgB },
+          { task_id: child.id, result_id: child.resultIds[0], organization_id: w.orgB },
+        ],
+      });
     expect((await t.api('GET', `/task/${parent.id}`, { token: w.token })).status).toBe(404);
     expect((await t.api('GET', `/result/${parent.resultIds[0]}`, { token: w.token })).status).toBe(404);
     const ports = await t.ctx.dbh.db
