@@ -167,6 +167,7 @@ class EventWatch:
                 self._woken.wait(0.05)
                 self._woken.clear()
             if self._ready.is_set():
+                self._woken.clear()  # the caller reads next anyway
                 self._client.log("Listening to the server's events on a socket")
                 return True
             if self._expired.is_set() and attempt == 1 and self._refresh_for_socket():

@@ -49,6 +49,16 @@ def logged_in(server):
     return client
 
 
+def listening(reads, path, seconds=1.5):
+    """Wait until the waiter has read ``path`` twice (before its socket and once it listens; slow under load), then
+    ``seconds`` more, in which a poller would have read it again every 0.1 s; return the reads then."""
+    deadline = time.monotonic() + 30
+    while [r[2] for r in reads].count(path) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(seconds)
+    return [r[2] for r in reads]
+
+
 def wait_in_thread(client, task_id, **kwargs):
     box = {}
 
@@ -71,10 +81,9 @@ def test_the_task_is_read_again_only_when_its_events_arrive(server, posted, monk
     client = logged_in(server)
     reads = counted(client)
     thread, box = wait_in_thread(client, task_id, sleep=0.1, timeout=120)
-    time.sleep(2.5)
     task_path = f"/task/{task_id}"
-    # Polling every 0.1 s would have read the task ~25 times by now: once before the socket, once after.
-    assert [r[2] for r in reads] == [task_path, task_path]
+    # Polling every 0.1 s would have read the task ~15 times more by now: once before the socket, once after.
+    assert listening(reads, task_path) == [task_path, task_path]
     finished = time.monotonic()
     run = node.result_for(task_id)
     node.finish(run["id"], output({"sum": 7}))  # two reports: active, then completed
@@ -97,7 +106,7 @@ def test_other_tasks_events_do_not_wake_the_wait(server, posted, root, unique, m
     client = logged_in(server)
     reads = counted(client)
     thread, box = wait_in_thread(client, task_id, sleep=0.1, timeout=120)
-    time.sleep(1.5)
+    listening(reads, f"/task/{task_id}", 0)
     node.finish(node.result_for(other["id"])["id"], output({"sum": 1}))
     time.sleep(1.5)
     assert [r[2] for r in reads] == [f"/task/{task_id}"] * 2
@@ -121,12 +130,14 @@ def test_without_socketio_the_wait_polls(server, posted):
         "reads = []\n"
         "send = c.api_request\n"
         "c.api_request = lambda m, e, **k: (reads.append(e), send(m, e, **k))[1]\n"
+        "print('ready', flush=True)\n"
         f"res = c.wait_for_results({task_id}, sleep=0.1, timeout=60)\n"
         "print(json.dumps({'socket': socket_available(), 'reads': reads, 'result': res[0]['result']}))\n"
     )
     waiter = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    time.sleep(2.5)
+    assert waiter.stdout.readline().strip() == "ready", waiter.stderr.read()
+    time.sleep(2)
     node.finish(node.result_for(task_id)["id"], output({"sum": 3}))
     out, err = waiter.communicate(timeout=60)
     assert waiter.returncode == 0, err
@@ -168,9 +179,9 @@ def test_a_token_the_socket_refused_is_refreshed_once(server, posted, monkeypatc
     monkeypatch.setattr(task_events.EventWatch, "_headers", first_one_wrong)
     reads = counted(client)
     thread, box = wait_in_thread(client, task_id, sleep=0.1, timeout=120)
-    time.sleep(2.5)
+    # Listening after the refresh: no polling.
+    assert listening(reads, f"/task/{task_id}") == [f"/task/{task_id}"] * 2
     assert refreshes == [1] and len(given) >= 2
-    assert [r[2] for r in reads] == [f"/task/{task_id}"] * 2  # listening after the refresh: no polling
     node.finish(node.result_for(task_id)["id"], output({"sum": 5}))
     thread.join(timeout=15)
     assert not thread.is_alive() and box["results"][0]["result"] == {"sum": 5}, box
@@ -216,8 +227,8 @@ def test_a_followed_log_is_read_when_the_node_streams_a_batch(server, posted, mo
 
     reader = threading.Thread(target=follow, daemon=True)
     reader.start()
-    time.sleep(2.5)
-    assert len(reads) == 2 and pieces == []  # before the socket and after it: polling would have read ~25 times
+    # Before the socket and after it: polling would have read ~15 times more.
+    assert listening(reads, f"/result/{run}") == [f"/result/{run}"] * 2 and pieces == []
     node.stream_log(run, ["one\n", "two\n"])
     deadline = time.monotonic() + 10
     while "".join(p for p, _ in pieces) != "one\ntwo\n" and time.monotonic() < deadline:
@@ -245,8 +256,7 @@ def test_a_researcher_waits_on_the_events_of_their_organization(server, posted, 
     client.authenticate(name, password)
     reads = counted(client)
     thread, box = wait_in_thread(client, task_id, sleep=0.1, timeout=120)
-    time.sleep(2.5)
-    assert [r[2] for r in reads] == [f"/task/{task_id}"] * 2
+    assert listening(reads, f"/task/{task_id}") == [f"/task/{task_id}"] * 2
     node.finish(node.result_for(task_id)["id"], output({"sum": 9}))
     thread.join(timeout=15)
     assert not thread.is_alive() and box["results"][0]["result"] == {"sum": 9}, box
