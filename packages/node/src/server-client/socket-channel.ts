@@ -1,7 +1,8 @@
 /**
  * The node's socket.io connection to the server's `/tasks` namespace (docs/socket-protocol.md). The access token travels
- * in the handshake's `Authorization` header. socket.io-client reconnects with backoff by itself; every (re)connect
- * is reported through `onConnect` so the node resynchronises its open work.
+ * in the handshake's `Authorization` header. The channel reconnects by itself ({@link ReconnectBackoff}: jittered
+ * exponential back-off, and the server's `retry_after_ms` when it answers `server_busy`); every (re)connect is
+ * reported through `onConnect` so the node resynchronises its open work.
  *
  * Events and payloads are the shared map of `@federa/common` (socket-events.ts).
  */
@@ -17,6 +18,7 @@ import {
   type RunLogBatch,
   type ServerToClientEvents,
 } from '@federa/common';
+import { ReconnectBackoff, retryHint } from './backoff.js';
 
 export interface AlgorithmStatusChange {
   readonly node_id: number;
@@ -61,13 +63,22 @@ export interface SocketChannelOptions {
    * @default 30000
    */
   readonly reconnectDelayMaxMs?: number;
+  /**
+   * Shortest wait before reconnecting after a loss, in milliseconds (the first wait is between half and all of it).
+   * @default 1000
+   */
+  readonly reconnectDelayMs?: number;
+  /** A number in [0, 1) for the jitter; tests pass their own. @default Math.random */
+  readonly random?: () => number;
 }
 
 export class SocketChannel {
   readonly #socket: Socket<ServerToClientEvents, ClientToServerEvents>;
   readonly #log: Logger;
   #pingTimer: NodeJS.Timeout | undefined;
+  #retryTimer: NodeJS.Timeout | undefined;
   #closing = false;
+  readonly #backoff: ReconnectBackoff;
 
   constructor(options: SocketChannelOptions) {
     this.#log = options.log;
@@ -75,31 +86,47 @@ export class SocketChannel {
     this.#socket = io(url, {
       path: SOCKET_PATH,
       extraHeaders: { Authorization: `Bearer ${options.token}` },
-      reconnection: true,
-      reconnectionDelay: 1_000,
-      reconnectionDelayMax: options.reconnectDelayMaxMs ?? 30_000,
-      randomizationFactor: 0.3,
+      // Reconnection is the channel's own (#retry): socket.io-client's does not hear the server's retry hint.
+      reconnection: false,
       timeout: 60_000,
       autoConnect: false,
+    });
+    this.#backoff = new ReconnectBackoff({
+      baseMs: options.reconnectDelayMs ?? 1_000,
+      maxMs: options.reconnectDelayMaxMs ?? 30_000,
+      ...(options.random ? { random: options.random } : {}),
     });
     const s = this.#socket;
     const h = options.handlers;
     s.on('connect', () => {
+      this.#backoff.reset();
       this.#log.info({ event: 'socket.connected', sid: s.id }, 'connected to the server');
       h.onConnect();
     });
     s.on('disconnect', (reason) => {
-      if (!this.#closing)
-        this.#log.warn(
-          { event: 'socket.disconnected', reason },
-          'disconnected from the server; reconnecting',
-        );
+      if (this.#closing) return;
+      // The server closed this socket on purpose (its session ended): the node refreshes and calls reconnect().
+      if (reason === 'io server disconnect' || reason === 'io client disconnect') return;
+      const waitMs = this.#retry();
+      this.#log.warn(
+        { event: 'socket.disconnected', reason, retry_in_ms: waitMs },
+        'disconnected from the server; reconnecting',
+      );
     });
     s.on('connect_error', (err) => {
-      this.#log.warn(
-        { event: 'socket.connect_error', err: err.message },
-        'cannot connect to the server; retrying with backoff',
-      );
+      if (this.#closing) return;
+      const hint = retryHint(err);
+      const waitMs = this.#retry(hint);
+      if (hint !== undefined)
+        this.#log.info(
+          { event: 'socket.server_busy', retry_in_ms: waitMs },
+          'the server is busy and gave a time to come back',
+        );
+      else
+        this.#log.warn(
+          { event: 'socket.connect_error', err: err.message, retry_in_ms: waitMs },
+          'cannot connect to the server; retrying with backoff',
+        );
     });
     s.on('new_task', (taskId: number) => {
       const id = Number(taskId);
@@ -150,6 +177,16 @@ export class SocketChannel {
     this.#socket.connect();
   }
 
+  /** Connects again after the back-off's wait (or the server's hint); returns the wait in ms. */
+  #retry(hintMs?: number): number {
+    clearTimeout(this.#retryTimer);
+    const waitMs = this.#backoff.next(hintMs);
+    this.#retryTimer = setTimeout(() => {
+      if (!this.#closing && !this.#socket.connected) this.#socket.connect();
+    }, waitMs);
+    return waitMs;
+  }
+
   /** New handshake header for the next (re)connection. */
   setToken(token: string): void {
     const opts = this.#socket.io.opts;
@@ -158,6 +195,7 @@ export class SocketChannel {
 
   /** Disconnects and connects again with the current header (after a token refresh). */
   reconnect(): void {
+    clearTimeout(this.#retryTimer);
     this.#socket.disconnect();
     this.#socket.connect();
   }
@@ -183,6 +221,7 @@ export class SocketChannel {
   async close(): Promise<void> {
     this.#closing = true;
     if (this.#pingTimer) clearInterval(this.#pingTimer);
+    clearTimeout(this.#retryTimer);
     if (!this.#socket.connected) {
       this.#socket.disconnect();
       return;

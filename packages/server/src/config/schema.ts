@@ -53,6 +53,11 @@ export const ServerConfigSchema = Type.Object(
      * rooms as the user's rules are now (changes made through this instance apply at once).
      */
     socket_recheck_seconds: Type.Number({ minimum: 1, default: 60 }),
+    /**
+     * Socket handshakes served at the same time (token checked, rooms joined, marked online); a handshake beyond
+     * them is refused at once with a time to come back (docs/socket-protocol.md#admission).
+     */
+    socket_max_pending: Type.Integer({ minimum: 1, default: 100 }),
     /** bcrypt cost factor for user passwords. */
     bcrypt_rounds: Type.Integer({ minimum: 4, maximum: 15, default: 12 }),
     root_user: Type.Object(

@@ -4,16 +4,39 @@ import { nowStored } from '../http/datetime.js';
 
 /** Data access for who is online: the `status` and `last_seen` of users and nodes. */
 
-/** Marks a user or node online and refreshes its `last_seen`. */
-export async function markOnline(db: Kysely<Database>, kind: 'user' | 'node', id: number): Promise<void> {
-  await db.updateTable(kind).set({ status: 'online', last_seen: nowStored() }).where('id', '=', id).execute();
+/** Ids per statement when many are written at once (well below every dialect's parameter limit). */
+const IDS_PER_STATEMENT = 500;
+
+function* chunks(ids: readonly number[]): Generator<number[]> {
+  for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) yield ids.slice(i, i + IDS_PER_STATEMENT);
 }
 
-/** Marks a user or node offline; a node's shared configuration is deleted with it, in one transaction. */
-export async function markOffline(db: Kysely<Database>, kind: 'user' | 'node', id: number): Promise<void> {
+/** Marks users or nodes online and sets their `last_seen` to now, in one transaction. */
+export async function markOnline(
+  db: Kysely<Database>,
+  kind: 'user' | 'node',
+  ids: readonly number[],
+): Promise<void> {
+  if (ids.length === 0) return;
+  const now = nowStored();
   await db.transaction().execute(async (trx) => {
-    await trx.updateTable(kind).set({ status: 'offline' }).where('id', '=', id).execute();
-    if (kind === 'node') await trx.deleteFrom('node_config').where('node_id', '=', id).execute();
+    for (const part of chunks(ids))
+      await trx.updateTable(kind).set({ status: 'online', last_seen: now }).where('id', 'in', part).execute();
+  });
+}
+
+/** Marks users or nodes offline; a node's shared configuration is deleted with it, in one transaction. */
+export async function markOffline(
+  db: Kysely<Database>,
+  kind: 'user' | 'node',
+  ids: readonly number[],
+): Promise<void> {
+  if (ids.length === 0) return;
+  await db.transaction().execute(async (trx) => {
+    for (const part of chunks(ids)) {
+      await trx.updateTable(kind).set({ status: 'offline' }).where('id', 'in', part).execute();
+      if (kind === 'node') await trx.deleteFrom('node_config').where('node_id', 'in', part).execute();
+    }
   });
 }
 

@@ -1,7 +1,14 @@
 import type { AppContext } from '../context.js';
-import { markAllOffline, markOffline, markOnline } from '../repositories/presence.js';
+import { markAllOffline } from '../repositories/presence.js';
+import { PresenceWrites } from './presence-writes.js';
 import { presenceRoom } from './rooms.js';
 import type { SocketIdentity, TasksNamespace } from './types.js';
+
+/**
+ * Pings' marks asked for within this many milliseconds are written together ({@link PresenceWrites}); the marks of
+ * connects and disconnects, within one turn of the event loop.
+ */
+const PING_BATCH_MS = 1000;
 
 /**
  * Keeps the `status` of users and nodes in step with their live sockets.
@@ -15,11 +22,16 @@ import type { SocketIdentity, TasksNamespace } from './types.js';
  */
 export class Presence {
   readonly #queues = new Map<string, Promise<void>>();
+  readonly #writes: PresenceWrites;
+  readonly #pingWrites: PresenceWrites;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly nsp: TasksNamespace,
-  ) {}
+  ) {
+    this.#writes = new PresenceWrites(() => ctx.dbh.db, 0);
+    this.#pingWrites = new PresenceWrites(() => ctx.dbh.db, PING_BATCH_MS);
+  }
 
   /** Runs `task` after the earlier tasks of the same identity; errors are logged, never thrown. */
   run(identity: Pick<SocketIdentity, 'kind' | 'id'>, task: () => Promise<void>): Promise<void> {
@@ -47,7 +59,12 @@ export class Presence {
 
   /** Marks the identity online and refreshes `last_seen`. */
   async markOnline(identity: SocketIdentity): Promise<void> {
-    await markOnline(this.ctx.dbh.db, identity.kind, identity.id);
+    await this.#writes.online(identity.kind, identity.id);
+  }
+
+  /** A node's `ping`: marks it online and refreshes `last_seen`, with the other pings of the same second. */
+  async pinged(identity: SocketIdentity): Promise<void> {
+    await this.#pingWrites.online(identity.kind, identity.id);
   }
 
   /** Number of live sockets of the identity other than `exceptSocketId`. */
@@ -62,7 +79,7 @@ export class Presence {
    */
   async settleAfterDisconnect(identity: SocketIdentity, socketId: string): Promise<boolean> {
     if ((await this.otherSockets(identity, socketId)) > 0) return false;
-    await markOffline(this.ctx.dbh.db, identity.kind, identity.id);
+    await this.#writes.offline(identity.kind, identity.id);
     // A socket of the same identity may have connected to another instance while we wrote.
     if ((await this.otherSockets(identity, socketId)) > 0) {
       await this.markOnline(identity);

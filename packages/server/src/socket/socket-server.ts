@@ -5,6 +5,7 @@ import type { AppContext, EventBus } from '../context.js';
 import { Presence } from './presence.js';
 import { installTasksNamespace } from './tasks-namespace.js';
 import { SocketRecheck } from './recheck.js';
+import { Admission } from './admission.js';
 import type { TasksNamespace, TasksServer } from './types.js';
 
 export interface SocketServerOptions {
@@ -25,6 +26,8 @@ export class SocketServer {
   readonly nsp: TasksNamespace;
   /** Emits to rooms of `/tasks` (through the adapter, so to every instance when one is installed). */
   readonly events: EventBus;
+  /** Handshakes being served, and the pace of admissions (set by {@link bind}). */
+  admission: Admission | null = null;
   #presence: Presence | null = null;
   #recheck: SocketRecheck | null = null;
   #sweepTimer: NodeJS.Timeout | undefined;
@@ -58,7 +61,8 @@ export class SocketServer {
     if (this.#presence) throw new Error('the socket server is already bound to a context');
     this.#origins = ctx.config.cors_origins;
     this.#presence = new Presence(ctx, this.nsp);
-    installTasksNamespace(ctx, this.nsp, this.#presence);
+    this.admission = new Admission({ maxPending: ctx.config.socket_max_pending });
+    installTasksNamespace(ctx, this.nsp, this.#presence, this.admission);
     const recheck = new SocketRecheck(ctx, this.nsp);
     this.#recheck = recheck;
     this.#sweepTimer = setInterval(() => void recheck.sweep(), ctx.config.socket_recheck_seconds * 1000);

@@ -7,7 +7,8 @@ import { replaceNodeConfig } from '../repositories/node.js';
 import { runWithTask } from '../repositories/result.js';
 import { receiveRunLog } from './run-log.js';
 import type { Presence } from './presence.js';
-import type { SocketIdentity, TasksNamespace, TasksSocket } from './types.js';
+import type { Admission } from './admission.js';
+import type { SocketIdentity, SocketRefusal, TasksNamespace, TasksSocket } from './types.js';
 
 /** Longest client text (`message`, `error`) copied into the log. */
 const MAX_LOGGED_TEXT = 500;
@@ -31,7 +32,26 @@ const announced = (rooms: Iterable<string>, socketId: string): string[] =>
  * Installs the protocol of namespace `/tasks` (docs/socket-protocol.md): the handshake
  * middleware, the rooms, the online status and the client events.
  */
-export function installTasksNamespace(ctx: AppContext, nsp: TasksNamespace, presence: Presence): void {
+export function installTasksNamespace(
+  ctx: AppContext,
+  nsp: TasksNamespace,
+  presence: Presence,
+  admission: Admission,
+): void {
+  // Admission: beyond `socket_max_pending` handshakes at a time, refused with a time to come back.
+  nsp.use((socket, next) => {
+    const answer = admission.enter(socket.id);
+    if (answer.admitted) {
+      socket.conn.once('close', () => admission.done(socket.id));
+      next();
+      return;
+    }
+    const busy: Error & { data?: SocketRefusal } = new Error(
+      `server busy: connect again in ${answer.retryAfterMs} ms`,
+    );
+    busy.data = { code: 'server_busy', retry_after_ms: answer.retryAfterMs };
+    next(busy);
+  });
   // Authentication: never refuses; a socket without identity is told `expired_token` once connected.
   nsp.use((socket, next) => {
     void identify(ctx, socket).then((outcome) => {
@@ -68,13 +88,14 @@ export function installTasksNamespace(ctx: AppContext, nsp: TasksNamespace, pres
         { event: 'socket.unauthenticated', reason: socket.data.authProblem, socket_id: socket.id },
         'socket without a valid token: sent expired_token',
       );
+      admission.done(socket.id);
       void socket.join(socket.id);
       // Both generations of nodes: 3.3–3.5 handlers take one argument, 3.6+ handlers none.
       socket.emit('expired_token', '');
       socket.emit('expired_token');
       return;
     }
-    onIdentified(ctx, nsp, presence, socket, identity);
+    void onIdentified(ctx, nsp, presence, socket, identity).finally(() => admission.done(socket.id));
   });
 }
 
@@ -84,7 +105,7 @@ function onIdentified(
   presence: Presence,
   socket: TasksSocket,
   identity: SocketIdentity,
-): void {
+): Promise<void> {
   // Joined at once, before anything awaits, so that a disconnect of an older socket of this identity sees it.
   void socket.join(presenceRoom(identity));
   if (socket.data.sid !== undefined) void socket.join(sessionRoom(socket.data.sid));
@@ -115,7 +136,7 @@ function onIdentified(
       void presence.run(identity, () => replaceNodeConfig(ctx.dbh.db, identity.id, rows));
     });
   }
-  socket.on('ping', () => void presence.run(identity, () => presence.markOnline(identity)));
+  socket.on('ping', () => void presence.run(identity, () => presence.pinged(identity)));
 
   socket.on('disconnecting', () => {
     const name = identity.name ?? `${identity.kind} ${identity.id}`;
@@ -134,7 +155,7 @@ function onIdentified(
     });
   });
 
-  void presence.run(identity, async () => {
+  return presence.run(identity, async () => {
     rooms = await roomsOf(ctx, identity);
     if (!socket.connected) return;
     // A user's socket also joins the watch rooms of its rooms, where it hears who joins and leaves them.

@@ -16,6 +16,12 @@ export interface SocketData {
   authProblem?: string;
 }
 
+/** The `data` of a refused handshake (`connect_error`): the server is busy, come back in `retry_after_ms`. */
+export interface SocketRefusal {
+  code: 'server_busy';
+  retry_after_ms: number;
+}
+
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface InterServerEvents {}
 
