@@ -260,3 +260,29 @@ def test_a_researcher_waits_on_the_events_of_their_organization(server, posted, 
     node.finish(node.result_for(task_id)["id"], output({"sum": 9}))
     thread.join(timeout=15)
     assert not thread.is_alive() and box["results"][0]["result"] == {"sum": 9}, box
+
+
+def test_a_dropped_socket_is_polled_over_and_connected_again(server, posted, monkeypatch):
+    monkeypatch.setattr(task_posting, "SAFETY_READ_SECONDS", 60.0)
+    task_id, node = posted
+    watches = []
+    open_ = task_events.EventWatch.open
+    monkeypatch.setattr(task_events.EventWatch, "open", lambda self, *a: (watches.append(self), open_(self, *a))[1])
+    client = logged_in(server)
+    reads = counted(client)
+    thread, box = wait_in_thread(client, task_id, sleep=0.1, timeout=120)
+    path = f"/task/{task_id}"
+    assert listening(reads, path, 0.5) == [path, path]
+    [watch] = watches
+    watch._sio.eio.disconnect(abort=True)  # the connection drops, as when the server restarts
+    deadline = time.monotonic() + 20
+    while not (watch.listening and watch._sio.connected) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert watch.listening, "connected again"
+    count = len(listening(reads, path, 0))
+    assert count >= 3  # read at the drop (events may have been missed) and after reconnecting
+    time.sleep(1.5)
+    assert len(reads) == count  # listening again: no polling
+    node.finish(node.result_for(task_id)["id"], output({"sum": 10}))
+    thread.join(timeout=15)
+    assert not thread.is_alive() and box["results"][0]["result"] == {"sum": 10}, box
