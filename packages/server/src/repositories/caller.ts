@@ -38,19 +38,21 @@ export const userWithRuleIds = prepared((db, userId: number) =>
     .where('user.id', '=', userId),
 );
 
+const fixedRoleRuleRows = prepared((db, roleName: string) =>
+  db
+    .selectFrom('role_rule')
+    .innerJoin('role', 'role.id', 'role_rule.role_id')
+    .select('role_rule.rule_id')
+    .where('role.name', '=', roleName)
+    .where('role.organization_id', 'is', null),
+);
+
 /** The rule ids of a fixed role (`node`, `container`: the role of that name without organization). */
 export async function fixedRoleRuleIds(
   db: Kysely<Database>,
   roleName: 'node' | 'container',
 ): Promise<number[]> {
-  const rows = await db
-    .selectFrom('role_rule')
-    .innerJoin('role', 'role.id', 'role_rule.role_id')
-    .select('role_rule.rule_id')
-    .where('role.name', '=', roleName)
-    .where('role.organization_id', 'is', null)
-    .execute();
-  return rows.map((r) => r.rule_id);
+  return (await fixedRoleRuleRows(db, roleName)).map((r) => r.rule_id);
 }
 
 /** What a container token depends on: its task and run, its node, and a reset of that node's API key. */

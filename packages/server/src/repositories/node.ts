@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database, Node } from '../db/schema.js';
 import type { IdQuery } from './listing.js';
 import { hashApiKey, newApiKey } from '../auth/passwords.js';
+import { prepared } from '../db/prepared.js';
 
 /** Data access for nodes (docs/api.md#nodes) and the node naming rule. */
 
@@ -36,8 +37,11 @@ export function defaultNodeName(
   return `${org}-${collab}-node`;
 }
 
+const nodeById = prepared((db, id: number) => db.selectFrom('node').selectAll().where('id', '=', id));
+
+/** A node by id (prepared: every request of a node reads it). */
 export async function findNode(db: Kysely<Database>, id: number): Promise<Node | undefined> {
-  return db.selectFrom('node').selectAll().where('id', '=', id).executeTakeFirst();
+  return (await nodeById(db, id))[0];
 }
 
 /** The node an organization has in a collaboration (other than `exceptId`), if any. */
