@@ -134,13 +134,13 @@ class Client(Session, EncryptionSetup, V6ClientMethods, TaskPosting):
     # ------------------------------------------------------------------ HTTP core
 
     def _send(self, method: str, url: str, *, params=None, json_body=None, token: Optional[str] = None,
-              endpoint: str = "") -> requests.Response:
+              endpoint: str = "", stream: bool = False) -> requests.Response:
         headers = {"Accept": "application/json"}
         if token:
             headers["Authorization"] = f"Bearer {token}"
         try:
             return self._session.request(method, url, params=params, json=json_body, headers=headers,
-                                         timeout=self.timeout)
+                                         timeout=self.timeout, stream=stream)
         except requests.exceptions.Timeout:
             raise ConnectionFailed(
                 f"the server at {self.host} port {self.port} did not answer {method} {endpoint or url} within "
@@ -209,12 +209,13 @@ class Client(Session, EncryptionSetup, V6ClientMethods, TaskPosting):
     # Federa's request form, returning the ``requests.Response``; :meth:`request` (from
     # :class:`~federa_client.v6_compat.V6ClientMethods`) takes this form and vantage6's.
     def api_request(self, method: str, endpoint: str, *, params: Optional[Dict[str, Any]] = None,
-                    json: Any = None, authenticated: bool = True) -> requests.Response:
+                    json: Any = None, authenticated: bool = True, stream: bool = False) -> requests.Response:
         """Send one API request and return the response, or raise the matching :mod:`federa_client.exceptions`
         error. ``endpoint`` is relative to the API path, e.g. ``"/organization/3"``.
 
         When the access token has expired the client refreshes it once (``POST /token/refresh``) and repeats the
-        request once; it never retries more.
+        request once; it never retries more. With ``stream`` the body of a successful answer is left unread
+        (``response.iter_content``), for downloads.
         """
         method = method.upper()
         endpoint = "/" + endpoint.lstrip("/")
@@ -229,7 +230,8 @@ class Client(Session, EncryptionSetup, V6ClientMethods, TaskPosting):
                 refreshed = True
         while True:
             response = self._send(method, self._url(endpoint), params=params, json_body=json,
-                                  token=self._access_token if authenticated else None, endpoint=endpoint)
+                                  token=self._access_token if authenticated else None, endpoint=endpoint,
+                                  stream=stream)
             if response.status_code <= 299:
                 return response
             if authenticated and not refreshed and response.status_code == 401 and self._is_expired(response):

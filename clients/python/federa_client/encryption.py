@@ -19,7 +19,7 @@ import binascii
 import os
 import re
 from pathlib import Path
-from typing import Union
+from typing import Any, Iterable, Iterator, Union
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
@@ -206,9 +206,15 @@ class RSACryptor(CryptorBase):
                 'encrypted data must be three base64 parts separated by "$" (key block, IV, ciphertext); '
                 f"got {len(parts)} part(s){hint}"
             )
-        encrypted_key = decode_base64(parts[0], "the key block (first part)")
-        iv = decode_base64(parts[1], "the IV (second part)")
         ciphertext = decode_base64(parts[2], "the ciphertext (third part)")
+        decryptor = self.decryptor_for(parts[0], parts[1])
+        return decryptor.update(ciphertext) + decryptor.finalize()
+
+    def decryptor_for(self, key_block_part: str, iv_part: str) -> Any:
+        """The AES-CTR decryptor of a message from its first two parts (base64 key block and IV); the whole-string
+        decryption and :func:`decrypt_stream` share it."""
+        encrypted_key = decode_base64(key_block_part, "the key block (first part)")
+        iv = decode_base64(iv_part, "the IV (second part)")
         if len(iv) != IV_BYTES:
             raise EncryptionError(f"the IV (second part) is {len(iv)} bytes; expected {IV_BYTES}")
         expected = self.key_block_bytes
@@ -226,5 +232,56 @@ class RSACryptor(CryptorBase):
                 f"the key block (first part) does not decrypt to a {AES_KEY_BYTES}-byte AES key with this private "
                 "key (encrypted for another organization's key, or corrupted)"
             )
-        decryptor = Cipher(algorithms.AES(key), modes.CTR(iv)).decryptor()
-        return decryptor.update(ciphertext) + decryptor.finalize()
+        return Cipher(algorithms.AES(key), modes.CTR(iv)).decryptor()
+
+
+#: The longest first two parts accepted by :func:`decrypt_stream`.
+MAX_HEADER_CHARS = 4096
+_NOT_BASE64_BYTES = re.compile(rb"[^A-Za-z0-9+/]")
+
+
+def decrypt_stream(cryptor: CryptorBase, chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """The plaintext of an encrypted (or, with a :class:`DummyCryptor`, base64) payload that arrives in pieces, as
+    it comes (docs/encryption.md#streams): the first two parts are read, the key unwrapped, then the base64 of the
+    ciphertext is decoded and deciphered a piece at a time."""
+    encrypted = isinstance(cryptor, RSACryptor)
+    header = b"" if encrypted else None
+    decryptor = None
+    rest = b""
+    ended = False
+    for chunk in chunks:
+        if header is not None:
+            header += chunk
+            parts = header.split(b"$", 2)
+            if len(parts) < 3:
+                if len(header) > MAX_HEADER_CHARS:
+                    raise EncryptionError("encrypted data must be three base64 parts separated by \"$\" "
+                                          f"(key block, IV, ciphertext); got {len(parts)} part(s)")
+                continue
+            decryptor = cryptor.decryptor_for(parts[0].decode("latin-1"), parts[1].decode("latin-1"))
+            chunk = parts[2]
+            header = None
+        if ended:
+            continue
+        eq = chunk.find(b"=")
+        if eq != -1:
+            ended = True
+            chunk = chunk[:eq]
+        data = rest + _NOT_BASE64_BYTES.sub(b"", chunk)
+        whole = len(data) - len(data) % 4
+        rest = data[whole:]
+        piece = base64.b64decode(data[:whole]) if whole else b""
+        if piece:
+            yield decryptor.update(piece) if decryptor is not None else piece
+    if header is not None:
+        hint = " (is this collaboration unencrypted?)" if b"$" not in header else ""
+        raise EncryptionError("encrypted data must be three base64 parts separated by \"$\" "
+                              f"(key block, IV, ciphertext); got {len(header.split(b'$'))} part(s){hint}")
+    if len(rest) % 4 == 1:
+        raise EncryptionError("the ciphertext (third part) is not valid base64: its data characters cannot encode "
+                              "whole bytes")
+    last = base64.b64decode(rest + b"=" * (-len(rest) % 4)) if rest else b""
+    if decryptor is not None:
+        last = decryptor.update(last) + decryptor.finalize()
+    if last:
+        yield last

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import itertools
+import os
+from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
+from .encryption import EncryptionError, decrypt_stream
 from .exceptions import DecryptionError, EncryptionSetupError
 from .resource_base import IdLike, Pair, _id, _keep_fields, _opt_id, _Resource
 from .run_logs import follow_log
@@ -144,6 +149,58 @@ class ResultResource(_Resource):
         return follow_log(
             lambda first: client.request_json("GET", path, params={"include": "task"} if first else None),
             interval, lambda run: watch_run(client, run))
+
+    def iter_output(self, id_: IdLike, chunk_size: int = 1024 * 1024) -> Iterator[bytes]:
+        """Federa: the plaintext output of a run as an iterator of pieces, downloaded (``GET /result/{id}/output``)
+        and decrypted as it comes, never held whole (docs/large-results.md): the way to read an output held in the
+        server's result store (``result`` is ``None`` and ``result_stored`` gives its size), and any other. Raises
+        :class:`DecryptionError` when the text arrives altered or cut short (its SHA-256 is checked)."""
+        path = f"/result/{_id(id_)}/output"
+        response = self._client.api_request("GET", path, stream=True)
+        expected = response.headers.get("x-federa-sha256", "")
+        client = self._client
+
+        def text() -> Iterator[bytes]:
+            digest = hashlib.sha256()
+            with response:
+                for chunk in response.iter_content(chunk_size):
+                    digest.update(chunk)
+                    yield chunk
+            if expected and digest.hexdigest() != expected:
+                raise DecryptionError(f"the output of result {_id(id_)} arrived altered or cut short "
+                                      f"(SHA-256 {digest.hexdigest()}, the server's is {expected}); read it again")
+
+        def plain() -> Iterator[bytes]:
+            pieces = text()
+            head = b""
+            for chunk in pieces:
+                head += chunk
+                if len(head) >= 4096:
+                    break
+            cryptor = client._cryptor_for(b"$" in head[:4096], f"the output of result {_id(id_)}")
+            try:
+                yield from decrypt_stream(cryptor, itertools.chain([head], pieces))
+            except EncryptionError as exc:
+                raise DecryptionError(f"cannot decrypt the output of result {_id(id_)}: {exc}") from None
+
+        return plain()
+
+    def save_output(self, id_: IdLike, path: Union[str, os.PathLike]) -> int:
+        """Federa: writes the plaintext output of a run to the file ``path`` as it comes (see :meth:`iter_output`);
+        the file appears only once the output arrived whole. Returns the number of bytes written."""
+        target = Path(path)
+        partial = target.with_name(f"{target.name}.{os.urandom(4).hex()}.part")
+        size = 0
+        try:
+            with open(partial, "wb") as out:
+                for piece in self.iter_output(id_):
+                    out.write(piece)
+                    size += len(piece)
+            os.replace(partial, target)
+        finally:
+            if partial.exists():
+                partial.unlink()
+        return size
 
     def from_task(self, task_id: IdLike, include_task: bool = False, decrypt: bool = True) -> List[Dict[str, Any]]:
         """All results of a task, each with ``result`` decrypted and read (see :meth:`get`)."""

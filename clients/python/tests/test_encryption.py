@@ -19,6 +19,7 @@ from federa_client.encryption import (  # noqa: E402
     RSACryptor,
     create_new_rsa_key,
     decode_base64,
+    decrypt_stream,
 )
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -244,3 +245,28 @@ def test_dummy_mode_properties():
     assert c.public_key_str == ""
     assert c.encrypted is False
     assert c.decrypt_str_to_bytes("aGVs\nbG8") == b"hello"
+
+
+# --- streams (docs/encryption.md#streams) -----------------------------------------------------------------
+def _pieces(data: bytes, sizes):
+    at, i = 0, 0
+    while at < len(data):
+        size = sizes[i % len(sizes)]
+        yield data[at:at + size]
+        at, i = at + size, i + 1
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 1000, 65_537])
+def test_decrypt_stream_reads_what_encrypt_bytes_to_str_makes(cryptor, size):
+    data = os.urandom(size)
+    text = cryptor.encrypt_bytes_to_str(data, cryptor.public_key_str).encode()
+    assert b"".join(decrypt_stream(cryptor, _pieces(text, [1, 5, 333, 4096]))) == data
+    plain = DummyCryptor().encrypt_bytes_to_str(data).encode()
+    assert b"".join(decrypt_stream(DummyCryptor(), _pieces(plain, [3, 1, 999]))) == data
+
+
+def test_decrypt_stream_refuses_a_payload_without_its_two_first_parts(cryptor):
+    with pytest.raises(EncryptionError, match="is this collaboration unencrypted"):
+        list(decrypt_stream(cryptor, [b"QUJD"]))
+    with pytest.raises(EncryptionError, match="three base64 parts"):
+        list(decrypt_stream(cryptor, _pieces(b"A" * 10_000, [100])))

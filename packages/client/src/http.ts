@@ -26,6 +26,11 @@ export interface RequestSpec {
   body?: unknown;
   /** Access token sent as `Authorization: Bearer …`. */
   token?: string | null;
+  /**
+   * A successful answer's body is left unread: `body` is its stream (a download, docs/large-results.md), and the
+   * time-out covers only the wait for the answer's headers.
+   */
+  raw?: boolean;
 }
 
 /** A successful (status < 400) answer. */
@@ -134,7 +139,15 @@ export class HttpTransport {
   async send(spec: RequestSpec): Promise<HttpAnswer | HttpFailure> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (spec.token) headers.authorization = `Bearer ${spec.token}`;
-    const init: RequestInit = { method: spec.method, headers, signal: AbortSignal.timeout(this.timeoutMs) };
+    const headersOnly = spec.raw ? new AbortController() : undefined;
+    const timer = headersOnly
+      ? setTimeout(() => headersOnly.abort(new DOMException('timed out', 'TimeoutError')), this.timeoutMs)
+      : undefined;
+    const init: RequestInit = {
+      method: spec.method,
+      headers,
+      signal: headersOnly?.signal ?? AbortSignal.timeout(this.timeoutMs),
+    };
     if (spec.body !== undefined) {
       headers['content-type'] = 'application/json';
       init.body = JSON.stringify(spec.body);
@@ -143,8 +156,12 @@ export class HttpTransport {
     let text: string;
     try {
       response = await fetch(this.url(spec.path, spec.query), init);
+      clearTimeout(timer);
+      if (spec.raw && response.status < 400)
+        return { status: response.status, headers: response.headers, body: response.body };
       text = await response.text();
     } catch (error) {
+      clearTimeout(timer);
       throw new ConnectionError(this.address.host, this.address.port, networkReason(error, this.timeoutMs), {
         cause: error,
       });

@@ -18,6 +18,7 @@ export {
 } from './algorithm-client.js';
 /** Key helpers from `@federa/common`, so a researcher needs only this package. */
 export { createPrivateKeyFile, readPrivateKeyFile, publicKeyBase64 } from '@federa/common';
+export { readResultOutput, saveResultOutput } from './result-output.js';
 export type { WaitOptions } from './wait.js';
 export type { QueryValue } from './http.js';
 export type { UserResource, UserFilters, NewUser, UserUpdate } from './resources/user.js';

@@ -113,6 +113,22 @@ export class ResultResource extends ResourceGroup {
     );
   }
 
+  /**
+   * Opens the output of a run as it is on the server (`GET /result/{id}/output`, docs/large-results.md): the text of
+   * `result` (encrypted for the initiator, or base64), as a stream, whether the server holds it inline or in its
+   * result store. `readResultOutput` and `saveResultOutput` (Node.js) decrypt it as it comes.
+   */
+  async openOutput(
+    id: number,
+  ): Promise<{ size: number; sha256: string; stream: ReadableStream<Uint8Array> }> {
+    const answer = await this.ctx.session.request({ method: 'GET', path: `/result/${id}/output`, raw: true });
+    return {
+      size: Number(answer.headers.get('content-length') ?? 0),
+      sha256: answer.headers.get('x-federa-sha256') ?? '',
+      stream: answer.body as ReadableStream<Uint8Array>,
+    };
+  }
+
   /** Reads results without decrypting them (e.g. to look at `log` or `status` without a key). */
   listRaw(filters?: ResultFilters, options?: ListOptions): Promise<Result[]> {
     return this.listAt<Result>('/result', filters, options);
