@@ -7,6 +7,10 @@
  *
  *   npx vite-node bench/task-roundtrip/run.ts [-- --runs 9] [--plain]
  *
+ * Also printed: the CPU time this process (server, both nodes, researcher) spent per master, and the master's
+ * timeline (timeline.ts, from the nodes' logs). BENCH_MASTER_IMAGE=<image> times another build of the master's
+ * image (A/B of an algorithm image); BENCH_LOG=<level> prints the nodes' logs instead of keeping them.
+ *
  * Needs Docker, the base images and the algorithm images (scripts/build-images.sh, scripts/build-algorithms.sh).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -16,6 +20,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { RsaCryptor, encodeBase64 } from '@federa/common';
 
+import { TimelineRecorder } from './timeline.js';
 import {
   buildImage,
   createFederation,
@@ -28,7 +33,7 @@ const argv = process.argv.slice(2);
 const runs = Number(argv[argv.indexOf('--runs') + 1] ?? 9) || 9;
 const encrypted = !argv.includes('--plain');
 const IMAGE = 'federa-bench/trivial:local';
-const MASTER_IMAGE = 'federa/average-ts:local';
+const MASTER_IMAGE = process.env.BENCH_MASTER_IMAGE ?? 'federa/average-ts:local';
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -44,9 +49,18 @@ const server = await startE2eServer();
 const tag = `bench${Date.now().toString(36).slice(-5)}`;
 const fed = await createFederation(server, encrypted, tag, ['age\n1\n', 'age\n2\n']);
 const org = fed.orgs[0]!;
+// The nodes' logs are kept in memory for the master's timeline (BENCH_LOG=<level> prints them instead).
+const timeline = new TimelineRecorder();
 const [started, second] = await Promise.all(
   fed.orgs.map((o, i) =>
-    startE2eNode(server, o, `${tag}-${i}`, encrypted, '', pino({ level: process.env.BENCH_LOG ?? 'error' })),
+    startE2eNode(
+      server,
+      o,
+      `${tag}-${i}`,
+      encrypted,
+      '',
+      process.env.BENCH_LOG ? pino({ level: process.env.BENCH_LOG }) : timeline.logger(i),
+    ),
   ),
 );
 if (!started || !second) throw new Error('two nodes were expected');
@@ -124,8 +138,11 @@ const federaRun = async (): Promise<number> => {
 };
 
 // The master: one run at organization 0 that creates a sub-task for both organizations and waits for it.
+const masterCpu: number[] = [];
 const masterRun = async (): Promise<number> => {
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
+  const postedAt = Date.now();
   const publicKey = encrypted ? (await server.api('GET', `/organization/${org.id}`)).body.public_key : '';
   const input = Buffer.from(
     'json.{"method": "central_average", "args": ["age"], "kwargs": {}, "master": true, "output_format": "json"}',
@@ -154,6 +171,9 @@ const masterRun = async (): Promise<number> => {
         ? researcher.decryptStringToBytes(r.result!)
         : Buffer.from(r.result!, 'base64');
       const ms = performance.now() - t0;
+      timeline.record(posted.body.id, postedAt, Date.now());
+      const cpu = process.cpuUsage(cpu0);
+      masterCpu.push((cpu.user + cpu.system) / 1000);
       if (
         r.status !== 'completed' ||
         (JSON.parse(plain.toString().slice(5)) as { count?: number }).count !== 2
@@ -213,4 +233,9 @@ console.log(
   `  master + 2 sub-runs  median ${mm.toFixed(0)} ms   (${master.map((x) => x.toFixed(0)).join(' ')})`,
 );
 console.log(`  master ratio         ${(mm / mb).toFixed(2)}x   (target ≤ 2.50x; 2 nodes, sub-task at both)`);
+console.log(
+  `  CPU of this process (server + 2 nodes + researcher) per master: median ${median(masterCpu.slice(1)).toFixed(0)} ms`,
+);
+console.log('  master timeline (median ms after the node took the master run on)');
+for (const line of timeline.summary(median, 1)) console.log(line);
 process.exit(0);

@@ -7,14 +7,66 @@ import type { AlgorithmClientErrors } from './algorithm-client-errors.js';
 /** Header of the proxy's long-poll answers (a Federa extension); a proxy that does not send it is polled. */
 export const LONG_POLL_HEADER = 'x-federa-wait';
 
-/** Why a `fetch` failed, in a few words (`ECONNREFUSED`, `no answer within 30000 ms`, …). */
+/** A request that took longer than it may. */
+class AnswerTimeout extends Error {}
+
+/** Why a request failed, in a few words (`ECONNREFUSED`, `no answer within 30000 ms`, …). */
 function networkReason(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
-    return `no answer within ${timeoutMs} ms`;
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
-  if (cause && typeof cause.code === 'string') return cause.code;
-  if (cause && typeof cause.message === 'string') return cause.message;
+  if (error instanceof AnswerTimeout) return `no answer within ${timeoutMs} ms`;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return code;
   return error instanceof Error ? error.message : String(error);
+}
+
+/** An answer as read from the wire. */
+interface RawAnswer {
+  readonly status: number;
+  readonly text: string;
+  readonly waitOutcome: string | null;
+}
+
+/**
+ * One HTTP request with `node:http` (or `node:https`), not `fetch`: fetch's implementation (undici) is loaded and
+ * compiled on its first use, which costs an algorithm's short life about as much as starting Node.js
+ * (docs/performance.md#task-roundtrip).
+ */
+async function send(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  timeoutMs: number,
+): Promise<RawAnswer> {
+  const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  return new Promise<RawAnswer>((resolve, reject) => {
+    const req = request(url, {
+      method,
+      headers: body !== undefined ? { ...headers, 'content-length': Buffer.byteLength(body) } : headers,
+    });
+    const timer = setTimeout(() => req.destroy(new AnswerTimeout()), timeoutMs);
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      res.on('end', () => {
+        clearTimeout(timer);
+        const wait = res.headers[LONG_POLL_HEADER];
+        resolve({
+          status: res.statusCode ?? 0,
+          text: Buffer.concat(chunks).toString('utf8'),
+          waitOutcome: typeof wait === 'string' ? wait : null,
+        });
+      });
+    });
+    req.end(body);
+  });
 }
 
 /** Where the proxy is, the token to send and how long one request may take. */
@@ -54,41 +106,41 @@ export class ProxyConnection {
     body: unknown,
     timeoutMs: number,
   ): Promise<{ body: T; waitOutcome: string | null }> {
-    let res: Response;
-    let text: string;
+    let answer: RawAnswer;
     try {
-      res = await fetch(`${this.#base}${path}`, {
+      answer = await send(
+        new URL(`${this.#base}${path}`),
         method,
-        headers: {
+        {
           accept: 'application/json',
           authorization: `Bearer ${this.#token}`,
           ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
         },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      text = await res.text();
+        body !== undefined ? JSON.stringify(body) : undefined,
+        timeoutMs,
+      );
     } catch (error) {
       throw this.#errors.unreachable(this.#host, this.#port, networkReason(error, timeoutMs), error);
     }
+    const { status, text } = answer;
     let parsed: unknown = null;
     try {
       parsed = text === '' ? null : JSON.parse(text);
     } catch {
       parsed = null;
     }
-    if (res.status > 210) {
+    if (status > 210) {
       const b = parsed as { msg?: unknown; message?: unknown } | null;
       const serverMessage =
         typeof b?.msg === 'string'
           ? b.msg
           : typeof b?.message === 'string'
             ? b.message
-            : text.trim().slice(0, 200) || `HTTP ${res.status}`;
-      throw this.#errors.refused({ status: res.status, method, path, serverMessage, body: parsed });
+            : text.trim().slice(0, 200) || `HTTP ${status}`;
+      throw this.#errors.refused({ status, method, path, serverMessage, body: parsed });
     }
     if (parsed === null && text.trim() !== '')
       throw this.#errors.invalid(`${method} ${path}: the proxy's answer is not JSON: ${text.slice(0, 200)}`);
-    return { body: parsed as T, waitOutcome: res.headers.get(LONG_POLL_HEADER) };
+    return { body: parsed as T, waitOutcome: answer.waitOutcome };
   }
 }
