@@ -15,7 +15,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { RsaCryptor, encodeBase64 } from '@federa/common';
@@ -33,6 +33,7 @@ const argv = process.argv.slice(2);
 const runs = Number(argv[argv.indexOf('--runs') + 1] ?? 9) || 9;
 const encrypted = !argv.includes('--plain');
 const IMAGE = 'federa-bench/trivial:local';
+const startLoad = loadavg()[0]!.toFixed(1);
 const MASTER_IMAGE = process.env.BENCH_MASTER_IMAGE ?? 'federa/average-ts:local';
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -220,7 +221,9 @@ try {
 
 const mb = median(bare);
 const mf = median(federa);
-console.log(`task-roundtrip (${runs} runs each, ${encrypted ? 'encrypted' : 'unencrypted'} collaboration)`);
+console.log(
+  `task-roundtrip (${runs} runs each, ${encrypted ? 'encrypted' : 'unencrypted'} collaboration; load average at the start ${startLoad}, at the end ${loadavg()[0]!.toFixed(1)})`,
+);
 console.log(
   `  bare docker run      median ${mb.toFixed(0)} ms   (${bare.map((x) => x.toFixed(0)).join(' ')})`,
 );
