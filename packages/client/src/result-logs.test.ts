@@ -24,18 +24,18 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 /** A task with one run, made active, a researcher's client, and the node's socket that streams the run's log. */
 async function activeRun() {
-  const { t, port } = server;
-  const org = await t.fx.organization();
-  const collab = await t.fx.collaboration([org]);
-  const node = await t.fx.node(org, collab);
-  const task = await t.fx.task(collab, [org]);
+  const { fx, port } = server;
+  const org = await fx.organization();
+  const collab = await fx.collaboration([org]);
+  const node = await fx.node(org, collab);
+  const task = await fx.task(collab, [org]);
   const id = task.resultIds[0]!;
-  const user = await t.fx.user(org, { roles: ['Researcher'] });
+  const user = await fx.user(org, { roles: ['Researcher'] });
   const client = new UserClient({ host: 'http://127.0.0.1', port, apiPath: '/api', warn: () => undefined });
   await client.authenticate(user.username, user.password);
   const nodeToken = await node.token();
   const patch = async (body: Record<string, unknown>): Promise<void> => {
-    expect((await t.api('PATCH', `/result/${id}`, { token: nodeToken, body })).status).toBe(200);
+    expect((await server.api('PATCH', `/result/${id}`, body, nodeToken)).status).toBe(200);
   };
   await patch({ status: 'active' });
   const socket: Socket<ServerToClientEvents, ClientToServerEvents> = connectClient(
@@ -109,19 +109,19 @@ it('follows by polling every intervalMs without a socket', async () => {
 });
 
 it('follows a run’s log piece by piece while it is active and ends when the run has finished', async () => {
-  const { t, port } = server;
-  const org = await t.fx.organization();
-  const collab = await t.fx.collaboration([org]);
-  const node = await t.fx.node(org, collab);
-  const task = await t.fx.task(collab, [org]);
+  const { fx, port } = server;
+  const org = await fx.organization();
+  const collab = await fx.collaboration([org]);
+  const node = await fx.node(org, collab);
+  const task = await fx.task(collab, [org]);
   const id = task.resultIds[0]!;
-  const user = await t.fx.user(org, { roles: ['Researcher'] });
+  const user = await fx.user(org, { roles: ['Researcher'] });
   const client = new UserClient({ host: 'http://127.0.0.1', port, apiPath: '/api', warn: () => undefined });
   await client.authenticate(user.username, user.password);
 
   const nodeToken = await node.token();
   const patch = async (body: Record<string, unknown>): Promise<void> => {
-    expect((await t.api('PATCH', `/result/${id}`, { token: nodeToken, body })).status).toBe(200);
+    expect((await server.api('PATCH', `/result/${id}`, body, nodeToken)).status).toBe(200);
   };
   await patch({ status: 'active' });
   const socket: Socket<ServerToClientEvents, ClientToServerEvents> = connectClient(

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { RsaCryptor, generatePrivateKeyPem, writePrivateKeyFile } from '@federa/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { ROOT_PASSWORD, startE2eServer, type E2eServer, type TestApp } from '@federa/testing';
+import { ROOT_PASSWORD, startE2eServer, type E2eServer } from '@federa/testing';
 import {
   AuthenticationError,
   ConnectionError,
@@ -25,7 +25,7 @@ import {
 import type { Result } from './types.js';
 import { UserClient } from './user-client.js';
 
-let t: TestApp;
+let t: E2eServer;
 let server: E2eServer;
 let port: number;
 let dir: string;
@@ -34,7 +34,7 @@ const unique = (prefix: string): string =>
 
 beforeAll(async () => {
   server = await startE2eServer();
-  t = server.t;
+  t = server;
   port = server.port;
   dir = await mkdtemp(join(tmpdir(), 'federa-client-'));
 });

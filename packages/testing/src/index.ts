@@ -46,7 +46,13 @@ export {
   requireImage,
 } from './docker.js';
 export { LocalRegistry, type LocalRegistryOptions } from './local-registry.js';
-export { createFederation, startE2eServer, type E2eServer, type Federation } from './e2e/e2e-server.js';
+export {
+  createFederation,
+  startE2eServer,
+  type E2eServer,
+  type E2eServerOptions,
+  type Federation,
+} from './e2e/e2e-server.js';
 export { startE2eNode, type StartedNode } from './e2e/e2e-node.js';
 export {
   createNodeProcess,

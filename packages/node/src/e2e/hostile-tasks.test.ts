@@ -224,7 +224,7 @@ describe.each<NodeMode>(['host', 'dockerized'])('a node (%s) survives any task',
         START_LINE,
         cryptor.encryptBytesToString(Buffer.from('x'), cryptor.publicKeyBase64),
       );
-      await server.t.ctx.dbh.db.updateTable('task').set({ image: row.image }).where('id', '=', id).execute();
+      await server.ctx.dbh.db.updateTable('task').set({ image: row.image }).where('id', '=', id).execute();
       planted.set(id, row);
     }
     np.start();

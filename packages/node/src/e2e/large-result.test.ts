@@ -114,7 +114,7 @@ describe('a large output', () => {
     expect(done.result_stored?.size).toBeGreaterThan((n * 4) / 3);
 
     const res = await fetch(`${server.url}/api/result/${done.id}/output`, {
-      headers: { authorization: `Bearer ${server.t.rootToken}` },
+      headers: { authorization: `Bearer ${server.rootToken}` },
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-federa-sha256')).toBe(done.result_stored!.sha256);

@@ -36,7 +36,7 @@ describe('node sessions', () => {
     const fed = await createFederation(server, false, tag, ['age\n1\n', 'age\n2\n']);
     const org = fed.orgs[0]!;
     started = await startE2eNode(server, org, `${tag}-node`, false);
-    const db = server.t.ctx.dbh.db;
+    const db = server.ctx.dbh.db;
     const sessions = () =>
       db
         .selectFrom('session')
@@ -58,7 +58,7 @@ describe('node sessions', () => {
       .set({ expires_at: formatStored(new Date(Date.now() - 1000)) })
       .where('id', '=', first!.id)
       .execute();
-    server.t.ctx.events.identityChanged?.({ what: 'ended', kind: 'node', id: org.nodeId });
+    server.ctx.events.identityChanged?.({ what: 'ended', kind: 'node', id: org.nodeId });
     const after = await until('a second session of the node', sessions, (rows) => rows.length === 2, 30_000);
     const second = after.find((r) => r.id !== first!.id)!;
     expect(Date.parse(`${second.expires_at}Z`)).toBeGreaterThan(Date.now());

@@ -56,7 +56,7 @@ beforeAll(async () => {
       },
     },
   });
-  await server.t.ctx.vpn?.ready();
+  await server.ctx.vpn?.ready();
   const fed = await createFederation(server, false, tag, ['x\n1\n', 'x\n2\n']);
   node = await startE2eNode(
     server,

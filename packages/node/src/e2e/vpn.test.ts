@@ -109,7 +109,7 @@ beforeAll(async () => {
       },
     },
   });
-  await server.t.ctx.vpn?.ready();
+  await server.ctx.vpn?.ready();
   fed = await createFederation(server, false, tag, ['x\n1\n', 'x\n2\n']);
   try {
     await startNode(0);

@@ -4,15 +4,22 @@
  * {@link startE2eNode} (in-process) or {@link createNodeProcess} (a process), running algorithms in Docker.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SocketServer } from '@federa/server';
-import { startTestApp, type TestApp, type TestAppOptions } from '../test-app.js';
+import type { AppContext, SocketServer } from '@federa/server';
+import { Fixtures } from '../fixtures.js';
+import { startTestServer, type LogLine, type TestServer } from '../test-server.js';
 
 export interface E2eServer {
-  readonly t: TestApp;
+  /** The server as {@link startTestServer} started it. */
+  readonly server: TestServer;
+  readonly ctx: AppContext;
   readonly sockets: SocketServer;
+  /** Rows made straight in the server's database. */
+  readonly fx: Fixtures;
+  readonly rootToken: string;
+  /** The server's JSON log lines so far. */
+  readonly logs: LogLine[];
   readonly url: string;
   readonly port: number;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test helper: JSON bodies of many shapes
@@ -25,24 +32,41 @@ export interface E2eServer {
   close(): Promise<void>;
 }
 
+export interface E2eServerOptions {
+  /** Keys of the server configuration on top of the test server's (e.g. `vpn`, `run_log_max_kb`). */
+  readonly config?: Record<string, unknown>;
+  /** The folder of the server's audit log (default: `audit` in its data folder). */
+  readonly auditDir?: string;
+}
+
 /**
- * `listen`: the address to listen on; a node in a container needs `0.0.0.0` (it comes from the Docker bridge).
- * `options`: the test server's options (e.g. a `vpn` configuration).
+ * The server of an end-to-end test: a real server started as `vserver-local start` does ({@link startTestServer}),
+ * on any free port. `listen`: the address to listen on; a node in a container needs `0.0.0.0` (it comes from the
+ * Docker bridge).
  */
-export async function startE2eServer(listen = '127.0.0.1', options: TestAppOptions = {}): Promise<E2eServer> {
-  const sockets = new SocketServer();
-  const t = await startTestApp({ ...options, events: sockets.events });
-  sockets.bind(t.ctx);
-  sockets.attach(t.app.server);
-  await t.app.listen({ host: listen, port: 0 });
-  const port = (t.app.server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
+export async function startE2eServer(
+  listen = '127.0.0.1',
+  options: E2eServerOptions = {},
+): Promise<E2eServer> {
+  const server = await startTestServer({
+    ip: listen,
+    config: {
+      ...options.config,
+      ...(options.auditDir !== undefined ? { audit: { directory: options.auditDir } } : {}),
+    },
+  });
+  const { handle, rootToken } = server;
+  const url = `http://127.0.0.1:${handle.port}`;
   return {
-    t,
-    sockets,
+    server,
+    ctx: handle.ctx,
+    sockets: handle.sockets,
+    fx: new Fixtures(handle.ctx),
+    rootToken,
+    logs: server.logs,
     url,
-    port,
-    api: async (method, path, body, token = t.rootToken) => {
+    port: handle.port,
+    api: async (method, path, body, token = rootToken) => {
       const res = await fetch(`${url}/api${path}`, {
         method,
         headers: {
@@ -54,10 +78,7 @@ export async function startE2eServer(listen = '127.0.0.1', options: TestAppOptio
       const text = await res.text();
       return { status: res.status, body: text ? JSON.parse(text) : null };
     },
-    close: async () => {
-      await sockets.close();
-      await t.close();
-    },
+    close: () => server.close(),
   };
 }
 
