@@ -9,20 +9,22 @@ from .task_events import SAFETY_READ_SECONDS, EventWatch
 
 
 def follow_log(read: Callable[[bool], Dict[str, Any]], interval: float,
-               watch_for: Optional[Callable[[Dict[str, Any]], EventWatch]] = None) -> Iterator[str]:
+               watch_for: Optional[Callable[[Dict[str, Any]], EventWatch]] = None,
+               open_log: Callable[[str], str] = lambda log: log) -> Iterator[str]:
     """The new pieces of a run's log until it has finished. The node's final report replaces the live log with the
     whole container log: what it holds beyond the part already given comes as one more piece.
 
     ``read(first)`` reads the run (``first``: the first read, which ``watch_for`` needs, e.g. with its task).
     With ``watch_for``, the run is read again when the server's socket says its log grew or its status changed
     (and every ``max(5 × interval, 5)`` seconds in case an event was missed); without, or when no socket listens,
-    every ``interval`` seconds."""
+    every ``interval`` seconds. ``open_log`` turns the stored log into the text to show (a sealed log of an
+    encrypted collaboration is decrypted)."""
     seen = ""
     watch: Optional[EventWatch] = None
     run = read(True)
     try:
         while True:
-            log = run.get("log") or ""
+            log = open_log(run.get("log") or "")
             same = 0
             for a, b in zip(seen, log):
                 if a != b:

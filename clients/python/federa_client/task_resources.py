@@ -12,6 +12,7 @@ from .encryption import EncryptionError, decrypt_stream
 from .exceptions import DecryptionError, EncryptionSetupError
 from .resource_base import IdLike, Pair, _id, _keep_fields, _opt_id, _Resource
 from .run_logs import follow_log
+from .sealed_log import SealedLogOpener, is_sealed_log
 from .task_events import watch_run
 
 __all__ = ["TaskResource", "ResultResource"]
@@ -92,6 +93,8 @@ class ResultResource(_Resource):
         if isinstance(item, dict) and item.get("result") is not None:
             item = dict(item)
             item["result"] = self._client.decrypt_payload(item["result"], f"result {item.get('id')}")
+        if isinstance(item, dict) and is_sealed_log(item.get("log")):
+            item = {**item, "log": SealedLogOpener(self._client.cryptor).open(item["log"])}
         return item
 
     def _decode_lenient(self, item: Dict[str, Any]) -> Dict[str, Any]:
@@ -141,14 +144,17 @@ class ResultResource(_Resource):
 
         The run is read again when the server's socket says its log grew (``run_log_update``) or its status
         changed, and every ``max(5 × interval, 5)`` seconds in case an event was missed; without python-socketio,
-        or when no socket gets the run's events, every ``interval`` seconds."""
+        or when no socket gets the run's events, every ``interval`` seconds. In an encrypted collaboration the log
+        is sealed for the organization that created the task and decrypted with the key of ``setup_encryption``
+        (``EncryptionSetupError`` without one, ``DecryptionError`` with another organization's)."""
         path = f"/result/{_id(id_)}"
+        opener = SealedLogOpener(self._client.cryptor)
         if not follow:
-            return self._client.request_json("GET", path).get("log") or ""
+            return opener.open(self._client.request_json("GET", path).get("log") or "")
         client = self._client
         return follow_log(
             lambda first: client.request_json("GET", path, params={"include": "task"} if first else None),
-            interval, lambda run: watch_run(client, run))
+            interval, lambda run: watch_run(client, run), opener.open)
 
     def iter_output(self, id_: IdLike, chunk_size: int = 1024 * 1024) -> Iterator[bytes]:
         """Federa: the plaintext output of a run as an iterator of pieces, downloaded (``GET /result/{id}/output``)

@@ -14,6 +14,8 @@ import pytest
 
 from conftest import COMMON_DIST, REPO, build_if_needed
 from federa_client.encryption import RSACryptor
+from federa_client.exceptions import DecryptionError, EncryptionSetupError
+from federa_client.sealed_log import SEALED_LOG_HEADER, SealedLogOpener
 from federa_client.serialization import deserialize
 from nodesim import NodeSim
 
@@ -54,6 +56,27 @@ def test_python_encrypts_typescript_decrypts(ts, keys):
         data = cryptor.encrypt_bytes_to_str(plaintext, cryptor.public_key_str)
         answer = ts("decrypt", private_key_pem=key.read_text(), data=data)
         assert base64.b64decode(answer["plaintext_b64"]) == plaintext
+
+
+def test_python_opens_a_run_log_the_typescript_node_sealed(ts, keys):
+    """docs/run-logs.md#encrypted-collaborations: the same framing on both sides; a growing log is opened piece by
+    piece; another key or none is a clear error."""
+    key = keys("interop-sealed-log")
+    cryptor = RSACryptor(key)
+    note = "[federa server] the live log of this run reached 1024 characters\n"
+    pieces = ["row 1\n", "héllo ✓ row 2\n", "partial"]
+    log = ts("seal_log", private_key_pem=key.read_text(), public_key_b64=cryptor.public_key_str, pieces=pieces,
+             note=note)["log"]
+    assert log.startswith(SEALED_LOG_HEADER) and "row" not in log
+    opener = SealedLogOpener(cryptor)
+    lines = log.split("\n")
+    assert opener.open("\n".join(lines[:2]) + "\n") == "row 1\n"
+    assert opener.open(log) == "".join(pieces) + note
+    with pytest.raises(DecryptionError, match=r"^line 2 of this run's log does not decrypt with this private key"):
+        SealedLogOpener(RSACryptor(keys("interop-sealed-log-other"))).open(log)
+    with pytest.raises(EncryptionSetupError, match="setup_encryption"):
+        SealedLogOpener(None).open(log)
+    assert SealedLogOpener(None).open("a plain log\n") == "a plain log\n"
 
 
 def test_fixture_vector_of_the_typescript_module(ts):

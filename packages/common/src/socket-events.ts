@@ -78,7 +78,10 @@ export interface RunLogBatch {
   result_id: number;
   /** How many characters of this run's log the node sent before this batch (what the server has taken). */
   offset: number;
+  /** The log text; in an encrypted collaboration, sealed pieces (`sealed:…` lines, docs/run-logs.md). */
   text: string;
+  /** A sealed batch: how many characters of log it holds (what `offset` counts). Absent for plain text. */
+  plain_length?: number;
 }
 
 /** The server's answer to `run_log`. */

@@ -1,4 +1,4 @@
-import { decodeBase64Lenient, type Cryptor } from '@federa/common';
+import { SealedLogOpener, decodeBase64Lenient, isSealedLog, type Cryptor } from '@federa/common';
 
 import { FederaClientError } from '../errors.js';
 import { deserializePayload } from '../payload.js';
@@ -39,21 +39,59 @@ export function outputBytes(cryptor: Cryptor | null, text: string): Buffer {
 }
 
 /**
- * Decrypts and parses the `result` of one item. Failures are recorded in `decryptionError` (the raw string is
- * kept) unless `strict`, in which case they are thrown.
+ * Opens the logs of one run with the key given to `setupEncryption` (docs/run-logs.md#encrypted-collaborations): a
+ * sealed log is decrypted (only what was added since the last call, for a followed log), a plain one kept as is.
+ */
+export function logOpener(cryptor: Cryptor | null): (log: string) => string {
+  let opener: SealedLogOpener | null = null;
+  return (log) => {
+    if (!isSealedLog(log)) return log;
+    if (cryptor === null) {
+      throw new FederaClientError(
+        "This run's log is encrypted for the organization that created the task: call setupEncryption(privateKeyPath) " +
+          "with that organization's private key, then read it again.",
+      );
+    }
+    opener ??= new SealedLogOpener(cryptor);
+    return opener.open(log);
+  };
+}
+
+const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Decrypts and parses the `result` of one item, and opens a sealed `log`. Failures are recorded in
+ * `decryptionError` (the raw string is kept) unless `strict`, in which case they are thrown.
  */
 export function decryptResult(cryptor: Cryptor | null, item: Result, strict: boolean): DecryptedResult {
   const ids = {
     taskId: typeof item.task === 'number' ? item.task : item.task.id,
     organizationId: typeof item.organization === 'number' ? item.organization : item.organization.id,
   };
-  if (item.result === null || item.result === '') return { ...item, ...ids, result: null };
+  const problems: string[] = [];
+  let log = item.log;
+  if (isSealedLog(log)) {
+    try {
+      log = logOpener(cryptor)(log);
+    } catch (error) {
+      if (strict) throw error;
+      problems.push(`the log of result ${item.id}: ${reasonOf(error)}`);
+    }
+  }
+  const done = (result: unknown): DecryptedResult => ({
+    ...item,
+    ...ids,
+    log,
+    result,
+    ...(problems.length > 0 ? { decryptionError: problems.join('; ') } : {}),
+  });
+  if (item.result === null || item.result === '') return done(null);
   try {
-    return { ...item, ...ids, result: deserializePayload(outputBytes(cryptor, item.result)) };
+    return done(deserializePayload(outputBytes(cryptor, item.result)));
   } catch (error) {
     if (strict) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    return { ...item, ...ids, decryptionError: `result ${item.id}: ${reason}` };
+    problems.unshift(`result ${item.id}: ${reasonOf(error)}`);
+    return done(item.result);
   }
 }
 
@@ -98,7 +136,9 @@ export class ResultResource extends ResourceGroup {
   /**
    * The run's log (docs/run-logs.md): without `follow`, the log as it is now (one piece, none when empty); with
    * `follow: true`, each new piece as the run prints it, ending when the run has finished. Followed on the server's
-   * socket events (`run_log_update`), polling every `intervalMs` only when no socket is connected.
+   * socket events (`run_log_update`), polling every `intervalMs` only when no socket is connected. A log sealed in
+   * an encrypted collaboration is decrypted with the key given to `setupEncryption`.
+   * @throws FederaClientError when the log is sealed and no key was set up; EncryptionError with a wrong key.
    *
    * ```ts
    * for await (const piece of client.result.logs(id, { follow: true })) process.stdout.write(piece);
@@ -110,6 +150,7 @@ export class ResultResource extends ResourceGroup {
       () => this.getJson<RunLogView>(`/result/${id}`),
       options,
       subscribe ? { resultId: id, subscribe: (onEvent) => subscribe(onEvent) } : null,
+      logOpener(this.ctx.cryptor()),
     );
   }
 

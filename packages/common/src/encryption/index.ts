@@ -22,3 +22,13 @@ export {
   type GenerateKeyOptions,
   type WritePrivateKeyOptions,
 } from './keys.js';
+export {
+  SEALED_LOG_HEADER,
+  SEALED_PIECE_PREFIX,
+  SealedLogOpener,
+  isSealedBatch,
+  isSealedLog,
+  openSealedLog,
+  sealLog,
+  sealLogPiece,
+} from './sealed-log.js';

@@ -20,6 +20,11 @@ export interface LiveLogOptions {
   readonly send: LogBatchSender;
   readonly log: Logger;
   /**
+   * Seals a piece of log for the task's initiator (an encrypted collaboration, docs/run-logs.md): each batch is then
+   * the sealed piece, with `plain_length`. Absent: plain text.
+   */
+  readonly seal?: ((text: string) => string) | undefined;
+  /**
    * The most characters in one batch.
    * @default 16384
    */
@@ -37,7 +42,7 @@ export interface LiveLogOptions {
 }
 
 export class LiveLog {
-  readonly #o: Required<LiveLogOptions>;
+  readonly #o: Required<Omit<LiveLogOptions, 'seal'>> & Pick<LiveLogOptions, 'seal'>;
   readonly #abort = new AbortController();
   #pending = '';
   /** Characters the server has taken (the offset of the next batch). */
@@ -92,7 +97,7 @@ export class LiveLog {
   }
 
   async #sendLoop(): Promise<void> {
-    const { send, resultId, batchChars, intervalMs, log } = this.#o;
+    const { send, resultId, batchChars, intervalMs, log, seal } = this.#o;
     const signal = this.#abort.signal;
     let failures = 0;
     while (!signal.aborted) {
@@ -107,9 +112,23 @@ export class LiveLog {
       }
       if (this.#pending === '') continue;
       const text = this.#pending.slice(0, batchChars);
+      let batch: RunLogBatch;
+      try {
+        batch = seal
+          ? { result_id: resultId, offset: this.#sent, text: seal(text), plain_length: text.length }
+          : { result_id: resultId, offset: this.#sent, text };
+      } catch (e) {
+        // Never sent as plain text instead: the log arrives (sealed, or left out) with the final report.
+        log.warn(
+          { event: 'run.live_log_seal_failed', result_id: resultId, err: String(e) },
+          'the live log cannot be sealed for the task initiator; it is not streamed',
+        );
+        this.#abort.abort();
+        return;
+      }
       let ack: RunLogAck;
       try {
-        ack = await send({ result_id: resultId, offset: this.#sent, text });
+        ack = await send(batch);
         failures = 0;
       } catch {
         failures++;

@@ -5,6 +5,7 @@
  * reported, or stays in the run store to be reattached after a restart.
  */
 import type { Logger } from 'pino';
+import { sealLogPiece } from '@federa/common';
 
 import { NodeStoppedError } from '../errors.js';
 import type { ContainerHandle, ContainerRuntime } from '../runtime/index.js';
@@ -19,7 +20,7 @@ import { hostRunFiles, readRunOutput, removeRunFiles, runOutputSize } from './ru
 import type { RunFinisher } from './run-finisher.js';
 import { emitRunStatus, mark, nodeNote, runLog, type RunInfo } from './run-info.js';
 import type { RunManagerOptions } from './run-options.js';
-import type { RunOutcome, RunReporter } from './run-reporter.js';
+import type { RecipientKey, RunOutcome, RunReporter } from './run-reporter.js';
 import { RunStatus } from './run-status.js';
 import { checkTask } from './task-check.js';
 
@@ -202,7 +203,7 @@ export class RunExecution {
     // The initiator's public key is looked up while the algorithm runs (and again at the end of a long run).
     const key = reporter.recipientKey(run.resultId, run.initiator);
     key.catch(() => undefined);
-    const live = this.#liveLog(run, handle, active);
+    const live = this.#liveLog(run, handle, key, active);
     let exitCode: number;
     try {
       ({ exitCode } = await waitUnlessStopped(runtime, handle, this.#o.signal));
@@ -245,23 +246,27 @@ export class RunExecution {
 
   /**
    * The run's live log (live-log.ts), started once the server has the run `active` (an `active` report clears the
-   * log): none when the node keeps its logs (`share_logs: false`) or cannot send them.
+   * log): none when the node keeps its logs (`share_logs: false`) or cannot send them. In an encrypted collaboration
+   * each batch is sealed for the task's initiator (`key`); without the key, nothing is streamed.
    */
   #liveLog(
     run: RunInfo,
     handle: ContainerHandle,
+    key: Promise<RecipientKey>,
     active?: Promise<void>,
   ): Promise<LiveLog | undefined> | undefined {
-    const { sendLog, config, runtime, log } = this.#o;
+    const { sendLog, config, runtime, log, cryptor } = this.#o;
     if (!sendLog || !config.shareLogs) return undefined;
-    return (active ?? Promise.resolve()).then(
-      () => {
+    const ready = Promise.all([active, cryptor.encrypted ? key : undefined]);
+    return ready.then(
+      ([, recipient]) => {
         const live = new LiveLog({
           runtime,
           handle,
           resultId: run.resultId,
           send: sendLog,
           log: runLog(log, run),
+          seal: recipient ? (text) => sealLogPiece(cryptor, text, recipient.publicKey) : undefined,
         });
         live.start();
         return live;

@@ -1,6 +1,7 @@
 /**
  * Reporting a finished run (docs/node-protocol.md#running-a-result): the output encrypted for the task's initiator (base64 when the
- * collaboration is not encrypted), the container log, the finish time and the status, in one PATCH.
+ * collaboration is not encrypted), the container log (sealed for the initiator when it is, docs/run-logs.md), the
+ * finish time and the status, in one PATCH.
  *
  * A report is made once (`prepare`), kept in the run store by the caller, and sent until the server takes it
  * (`deliver`): a 5xx answer or an unreachable server is never final, and a report is idempotent, so sending it
@@ -8,7 +9,7 @@
  */
 import { createReadStream } from 'node:fs';
 import type { Logger } from 'pino';
-import type { Cryptor } from '@federa/common';
+import { sealLog, type Cryptor } from '@federa/common';
 
 import { ServerRequestError } from '../errors.js';
 import { persist } from '../server-client/persist.js';
@@ -110,6 +111,8 @@ export class RunReporter {
           `${outcome.outputFile.path}.sealed`,
         );
       else result = this.#cryptor.encryptBytesToString(outcome.output, recipient.publicKey);
+      // An encrypted collaboration's log is sealed for the initiator like the output (docs/run-logs.md).
+      if (this.#cryptor.encrypted) log = sealLog(this.#cryptor, log, recipient.publicKey);
     } catch (error) {
       if (error instanceof ServerRequestError && error.status === 404) {
         this.#log.warn(
@@ -124,7 +127,9 @@ export class RunReporter {
         'cannot encrypt the result for the initiator',
       );
       status = 'failed';
-      log = `${log}\n[federa node] the output could not be encrypted for the task's initiator: ${(error as Error).message}`;
+      const note = `[federa node] the output could not be encrypted for the task's initiator: ${(error as Error).message}`;
+      // Unsealed, the container's log would reach the server as plain text: only the note goes then.
+      log = this.#cryptor.encrypted ? `${note}\n` : `${log}\n${note}`;
       result = '';
       sealed = undefined;
     }

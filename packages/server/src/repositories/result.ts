@@ -5,7 +5,7 @@ import type { Caller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { callerCollaborations } from '../auth/scope.js';
 import type { RunChanges, StoredOutput } from '../runs/run-update.js';
-import { RunStatus } from '@federa/common';
+import { RunStatus, SEALED_LOG_HEADER } from '@federa/common';
 import { nowStored } from '../http/datetime.js';
 import { loadTasksWithResults, type TaskWithResultsOut } from '../serializers/task.js';
 
@@ -285,18 +285,29 @@ export type LogAppendOutcome =
 export const liveLogCapNote = (cap: number): string =>
   `\n[federa server] the live log of this run reached ${cap} characters; the rest is not shown while it runs\n`;
 
+/** A batch to append: plain text, or (encrypted collaboration) sealed pieces holding `plainLength` characters. */
+export interface LogBatch {
+  readonly offset: number;
+  readonly text: string;
+  /** Set for a sealed batch: the characters of log it holds, which `offset` and `log_received` count. */
+  readonly plainLength?: number;
+}
+
 /**
- * Appends `text` to the log of open, active run `id` when `offset` is what the server has taken for it
+ * Appends a batch to the log of open, active run `id` when its `offset` is what the server has taken for it
  * (`log_received`); a batch sent again after its answer was lost is taken once. At `cap` characters the log ends
- * with one truncation note and takes no more.
+ * with one truncation note and takes no more. A sealed batch is never cut (a piece is whole or absent): the first
+ * one is preceded by the sealed log's header, and the one that would cross the cap is replaced by the note.
  */
 export async function appendRunLog(
   db: Kysely<Database>,
   id: number,
-  offset: number,
-  text: string,
+  batch: LogBatch,
   cap: number,
 ): Promise<LogAppendOutcome> {
+  const { offset, text } = batch;
+  const sealed = batch.plainLength !== undefined;
+  const taken = batch.plainLength ?? text.length;
   const row = await db
     .selectFrom('result')
     .select(['status', 'finished_at', 'log_received', sql<number>`length(coalesce(log, ''))`.as('length')])
@@ -309,18 +320,24 @@ export async function appendRunLog(
   const length = Number(row.length);
   if (offset !== received) {
     // The same batch again (its answer was lost): taken already.
-    if (offset < received && offset + text.length <= received)
+    if (offset < received && offset + taken <= received)
       return { kind: 'appended', offset: received, stop: length >= cap };
     return { kind: 'refused', offset: received, stop: false, reason: `expected offset ${received}` };
   }
   if (length >= cap) return { kind: 'appended', offset: received, stop: true };
-  const full = length + text.length > cap;
-  const piece = full ? text.slice(0, cap - length) + liveLogCapNote(cap) : text;
+  const whole = (sealed && length === 0 ? SEALED_LOG_HEADER : '') + text;
+  const full = length + whole.length > cap;
+  const note = liveLogCapNote(cap);
+  const piece = !full
+    ? whole
+    : sealed
+      ? (length === 0 ? SEALED_LOG_HEADER : '') + note.trimStart()
+      : text.slice(0, cap - length) + note;
   const written = await db
     .updateTable('result')
     .set({
       log: sql<string>`coalesce(log, '') || ${piece}`,
-      log_received: sql<number>`log_received + ${text.length}`,
+      log_received: sql<number>`log_received + ${taken}`,
     })
     .where('id', '=', id)
     .where('finished_at', 'is', null)
@@ -328,5 +345,5 @@ export async function appendRunLog(
     .executeTakeFirst();
   if (Number(written.numUpdatedRows) === 0)
     return { kind: 'refused', offset: received, stop: false, reason: 'the run changed meanwhile' };
-  return { kind: 'appended', offset: received + text.length, stop: full, logLength: length + piece.length };
+  return { kind: 'appended', offset: received + taken, stop: full, logLength: length + piece.length };
 }

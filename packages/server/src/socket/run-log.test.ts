@@ -11,6 +11,7 @@ import type {
   RunLogUpdatePayload,
   ServerToClientEvents,
 } from '@federa/common';
+import { SEALED_LOG_HEADER } from '@federa/common';
 import { startTestApp, type TestApp } from '@federa/testing';
 import { SocketServer } from './socket-server.js';
 
@@ -57,10 +58,10 @@ async function connect(token: string): Promise<Client> {
 const send = (c: Client, result_id: number, offset: number, text: string): Promise<RunLogAck> =>
   c.timeout(5_000).emitWithAck('run_log', { result_id, offset, text });
 
-/** Two organizations with a node each, a researcher, and a task with one run at each; the first run active. */
-async function world() {
+/** Two organizations with a node each, a researcher, and a task with one run at each. */
+async function world(options: { encrypted?: boolean } = {}) {
   const orgs = [await t.fx.organization(), await t.fx.organization()];
-  const collab = await t.fx.collaboration(orgs);
+  const collab = await t.fx.collaboration(orgs, options);
   const nodes = [await t.fx.node(orgs[0]!, collab), await t.fx.node(orgs[1]!, collab)];
   const task = await t.fx.task(collab, orgs);
   const researcher = await t.fx.user(orgs[0]!, { roles: ['Researcher'] });
@@ -137,6 +138,42 @@ describe('run_log', () => {
     expect(otherNode).toEqual(expected);
     expect(outsider).toEqual([]);
     expect(await logOf(researcherToken, id)).toHaveLength(21);
+  });
+
+  it('in an encrypted collaboration stores only sealed pieces, after the header, and refuses plain text', async () => {
+    const { task, nodeToken, researcherToken } = await world({ encrypted: true });
+    const id = task.resultIds[0]!;
+    await patch(nodeToken, id, { status: 'active' });
+    const c = await connect(nodeToken);
+    const plain = await c
+      .timeout(5_000)
+      .emitWithAck('run_log', { result_id: id, offset: 0, text: 'secret rows\n' });
+    expect(plain).toMatchObject({ ok: false, stop: true });
+    expect(plain.error).toMatch(/this collaboration is encrypted: a batch must be sealed pieces/);
+    const forged = await c.timeout(5_000).emitWithAck('run_log', {
+      result_id: id,
+      offset: 0,
+      text: 'secret rows\n',
+      plain_length: 12,
+    });
+    expect(forged).toMatchObject({ ok: false, stop: true });
+    expect(await logOf(researcherToken, id)).toBeNull();
+    // Sealed pieces (the server checks only their form): offsets count the characters of log they hold.
+    const piece1 = 'sealed:QUFB$QkJC$Q0ND\n';
+    const piece2 = 'sealed:REVE$RUVF$\n';
+    const sendSealed = (offset: number, text: string, plain_length: number): Promise<RunLogAck> =>
+      c.timeout(5_000).emitWithAck('run_log', { result_id: id, offset, text, plain_length });
+    expect(await sendSealed(0, piece1, 12)).toEqual({ ok: true, offset: 12, stop: false });
+    expect(await sendSealed(0, piece1, 12)).toEqual({ ok: true, offset: 12, stop: false });
+    expect(await sendSealed(12, piece2, 5)).toEqual({ ok: true, offset: 17, stop: false });
+    expect(await logOf(researcherToken, id)).toBe(SEALED_LOG_HEADER + piece1 + piece2);
+    // At the cap a piece is left out whole, and the server's note is a line of its own.
+    const big = `sealed:${'A'.repeat(CAP)}$QkJC$\n`;
+    expect(await sendSealed(17, big, 700)).toEqual({ ok: true, offset: 717, stop: true });
+    const log = (await logOf(researcherToken, id))!;
+    expect(log).toBe(
+      `${SEALED_LOG_HEADER}${piece1}${piece2}[federa server] the live log of this run reached ${CAP} characters; the rest is not shown while it runs\n`,
+    );
   });
 
   it('ends a run’s live log at the cap with one note and takes nothing after it', async () => {
