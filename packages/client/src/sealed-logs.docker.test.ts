@@ -66,7 +66,7 @@ beforeAll(async () => {
   keyPem = join(node.dataDir, 'private_key.pem');
   wrongKeyPem = join(mkdtempSync(join(tmpdir(), `federa-${tag}-`)), 'other.pem');
   await createPrivateKeyFile(wrongKeyPem, { modulusBits: 2048 });
-  researcher = await server.t.fx.user(fed.orgs[0]!.id, { roles: ['Researcher'] });
+  researcher = await server.fx.user(fed.orgs[0]!.id, { roles: ['Researcher'] });
 }, 120_000);
 
 afterAll(async () => {
