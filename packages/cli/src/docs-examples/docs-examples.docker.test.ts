@@ -296,21 +296,24 @@ describe('docs/algorithm-development.md: the algorithms of the page, built into 
     await run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', project], {
       cwd: project,
     });
-    const image = `federa-docs/${tag}-average-ts:local`;
-    const dist = (name: string): string => readFileSync(join(project, 'dist', name), 'utf8');
-    buildDocImage(
-      image,
-      readFileSync(join(REPO, 'algorithms/average-ts/Dockerfile'), 'utf8'),
+    // Bundled with the checkout's @federa/algorithm-tools, as scripts/build-algorithms.sh bundles the example.
+    const bundle = join(project, 'dist', 'main.bundle.mjs');
+    await run(
+      join(REPO, 'node_modules/esbuild/bin/esbuild'),
       [
-        'packages/algorithm-tools/package.json',
-        'packages/algorithm-tools/dist',
-        'algorithms/average-ts/package.json',
+        join(project, 'dist', 'main.js'),
+        '--bundle',
+        '--platform=node',
+        '--format=esm',
+        '--log-level=warning',
+        `--outfile=${bundle}`,
       ],
-      {
-        'algorithms/average-ts/dist/average.js': dist('average.js'),
-        'algorithms/average-ts/dist/main.js': dist('main.js'),
-      },
+      { cwd: project, env: { NODE_PATH: join(REPO, 'node_modules') } },
     );
+    const image = `federa-docs/${tag}-average-ts:local`;
+    buildDocImage(image, readFileSync(join(REPO, 'algorithms/average-ts/Dockerfile'), 'utf8'), [], {
+      'algorithms/average-ts/dist/main.bundle.mjs': readFileSync(bundle, 'utf8'),
+    });
     images.push(image);
     expect(await centralAverage(image)).toEqual({ average, count });
   }, 240_000);
