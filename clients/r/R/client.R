@@ -329,7 +329,8 @@ Client <- R6::R6Class("Client",
     #' The log of every run of a task: a named character vector (names: organization ids).
     getTaskLogs = function(task_id) {
       items <- self$getTaskResults(task_id, decrypt = FALSE)
-      logs <- vapply(items, function(r) if (is.null(r$log)) "" else as.character(r$log), "")
+      # A sealed log (encrypted collaboration) is decrypted with the organization's key (docs/run-logs.md).
+      logs <- vapply(items, function(r) if (is.null(r$log)) "" else open_sealed_log(as.character(r$log), private$key), "")
       names(logs) <- vapply(items, function(r) format(result_organization(r)), "")
       logs
     },
@@ -503,6 +504,7 @@ Client <- R6::R6Class("Client",
       if (is.list(item) && !is.null(item$result)) {
         item$result <- self$decryptPayload(item$result, sprintf("result %s", format(item$id)))
       }
+      if (is.list(item) && is.character(item$log)) item$log <- open_sealed_log(item$log, private$key)
       item
     }
   )

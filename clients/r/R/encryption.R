@@ -127,3 +127,38 @@ decrypt_string <- function(data, key) {
   if (!length(ciphertext)) return(raw(0))
   as.vector(openssl::aes_ctr_decrypt(ciphertext, aes, iv))
 }
+
+#' The first line of a sealed run log (docs/run-logs.md#encrypted-collaborations), as the other clients write it.
+SEALED_LOG_HEADER <- paste0("[federa sealed log v1] encrypted for the organization that created the task; a Federa ",
+                            "client with its private key shows it (docs/run-logs.md)\n")
+
+#' The plain text of a run's log. In an encrypted collaboration the log is sealed for the organization that created
+#' the task: the header, then one "sealed:<piece>" line per piece (each encrypted like a result), and the server's
+#' notes as plain lines; each piece is decrypted with `key` (openssl key or file path). A plain log is returned as it
+#' is. Raises federa_encryption_error without a key, or naming the line that does not decrypt with another key.
+#' @export
+open_sealed_log <- function(log, key) {
+  if (is.null(log) || !startsWith(log, SEALED_LOG_HEADER)) return(log)
+  if (is.null(key)) {
+    federa_stop("encryption_error", paste0(
+      "this run's log is encrypted for the organization that created the task: call ",
+      "client$setupEncryption('<private key file of that organization>') first"))
+  }
+  if (is.character(key)) key <- read_private_key(key)
+  body <- substring(log, nchar(SEALED_LOG_HEADER) + 1L)
+  lines <- strsplit(body, "\n", fixed = TRUE)[[1]]
+  if (!endsWith(body, "\n")) lines <- utils::head(lines, -1L) # a line not yet whole
+  out <- vapply(seq_along(lines), function(i) {
+    line <- lines[[i]]
+    if (!startsWith(line, "sealed:")) return(paste0(line, "\n"))
+    raw <- tryCatch(decrypt_string(substring(line, 8L), key), federa_error = function(e) {
+      federa_stop("encryption_error", sprintf(paste0(
+        "line %d of this run's log does not decrypt with this private key (%s): the log is encrypted for the ",
+        "organization that created the task; use that organization's private key"), i + 1L, conditionMessage(e)))
+    })
+    text <- rawToChar(raw)
+    Encoding(text) <- "UTF-8"
+    text
+  }, "")
+  paste(out, collapse = "")
+}

@@ -94,3 +94,19 @@ test_that("payloads are json.-prefixed JSON; pickles are refused with a clear me
                class = "federa_encryption_error")
   expect_error(deserialize_payload(as.raw(c(0x80, 0x04, 0x95))), "bare pickle", class = "federa_encryption_error")
 })
+
+test_that("a run log sealed by the TypeScript node opens in R; another key or none is a clear error", {
+  key <- test_settings()$keys[[1]]
+  note <- "[federa server] the live log of this run reached 1024 characters\n"
+  pieces <- list("row 1\n", "h\u00e9llo row 2\n", "partial")
+  sealed <- ts_crypto(list(op = "seal_log", private_key_pem = key_pem(key), public_key_b64 = public_key_base64(key),
+                           pieces = pieces, note = note))$log
+  expect_true(startsWith(sealed, SEALED_LOG_HEADER))
+  expect_false(grepl("row", sealed, fixed = TRUE))
+  expect_identical(open_sealed_log(sealed, key), paste0(paste(unlist(pieces), collapse = ""), note))
+  expect_identical(open_sealed_log("a plain log\n", NULL), "a plain log\n")
+  expect_error(open_sealed_log(sealed, test_settings()$keys[[2]]),
+               "^line 2 of this run's log does not decrypt with this private key .*use that organization's private key$",
+               class = "federa_encryption_error")
+  expect_error(open_sealed_log(sealed, NULL), "setupEncryption", class = "federa_encryption_error")
+})

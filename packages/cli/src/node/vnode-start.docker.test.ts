@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RsaCryptor } from '@federa/common';
+import { RsaCryptor, openSealedLog } from '@federa/common';
 import {
   docker,
   dockerQuiet,
@@ -222,7 +222,10 @@ describe('vnode start with the node image, at a server started by vserver', () =
     }
     const bad = await call<{ status: string; log: string | null }[]>('GET', `/task/${misspelt.id}/result`);
     expect(bad[0]?.status).toBe('crashed'); // the algorithm raised: a failure, not 'completed'
-    expect(bad[0]?.log ?? '').toMatch(/no column 'agee' in the data; its columns are: age/);
+    // Sealed for the organization in this encrypted collaboration (docs/run-logs.md).
+    expect(openSealedLog(researcher, bad[0]?.log ?? '')).toMatch(
+      /no column 'agee' in the data; its columns are: age/,
+    );
 
     expect((await vnode('stop', '-n', nodeName)).code).toBe(0);
     // The node in Docker kept its audit log in the host's data folder (mounted at /mnt/audit, out of the data volume

@@ -11,7 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RsaCryptor, generatePrivateKeyPem } from '@federa/common';
+import { RsaCryptor, generatePrivateKeyPem, openSealedLog } from '@federa/common';
 
 import {
   createFederation,
@@ -279,7 +279,8 @@ describe.each<NodeMode>(['host', 'dockerized'])('a node (%s) survives any task',
     for (const [taskId, row] of all) {
       const r = finished.get(taskId)!;
       expect({ what: row.what, status: r.status }).toEqual({ what: row.what, status: row.status });
-      expect(r.log, row.what).toMatch(row.log);
+      // The log is sealed for the initiator (encrypted collaboration, docs/run-logs.md).
+      expect(openSealedLog(cryptor, r.log ?? ''), row.what).toMatch(row.log);
       const lines = log.filter((l) => l.event === 'run.finished' && l.task_id === taskId);
       expect(lines, `${row.what}: one run.finished line`).toHaveLength(1);
       const line = lines[0]!;
@@ -315,7 +316,7 @@ describe.each<NodeMode>(['host', 'dockerized'])('a node (%s) survives any task',
     expect(done.status, done.log ?? '').toBe('completed');
     const folder = `task-${String(done.id).padStart(9, '0')}`;
     expect(cryptor.decryptStringToBytes(done.result!).toString()).toBe(`json.{"ran": "${folder}"}`);
-    expect(done.log).toContain(`started ${folder}`);
+    expect(openSealedLog(cryptor, done.log ?? '')).toContain(`started ${folder}`);
 
     const after = np.log();
     const started = (taskId: number): NodeLogLine[] =>
