@@ -2,7 +2,10 @@
  * The node's REST connection to the server (docs/node-protocol.md#rest-calls): API-key login, `Authorization: Bearer`,
  * token refresh ahead of expiry and on 401/422, and retries with backoff when the server cannot be reached.
  */
-import { Readable } from 'node:stream';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 
 import { NodeStoppedError, ServerRequestError, WrongApiKeyError } from '../errors.js';
@@ -222,16 +225,17 @@ export class RestClient {
     if (token) headers.authorization = `Bearer ${token}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     const { upload } = options;
-    if (upload) Object.assign(headers, { 'content-type': 'application/octet-stream' }, upload.headers);
+    if (upload) {
+      Object.assign(headers, { 'content-type': 'application/octet-stream' }, upload.headers);
+      const url = buildUrl(this.#o.apiBase, path, options.query);
+      return sendStream(method, url, headers, upload.open(), this.#o.signal);
+    }
     const timeout = AbortSignal.timeout(this.#o.requestTimeoutMs ?? 60_000);
     const res = await fetch(buildUrl(this.#o.apiBase, path, options.query), {
       method,
       headers,
       ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-      ...(upload
-        ? { body: Readable.toWeb(upload.open()) as ReadableStream<Uint8Array>, duplex: 'half' as const }
-        : {}),
-      signal: upload ? this.#o.signal : AbortSignal.any([timeout, this.#o.signal]),
+      signal: AbortSignal.any([timeout, this.#o.signal]),
     });
     const text = await res.text();
     let body: unknown = text;
@@ -281,4 +285,44 @@ function causeText(error: unknown): string {
   const cause =
     error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
   return cause?.code ?? cause?.message ?? String(error);
+}
+
+/**
+ * Sends `body` as the request's body with node:http, at the pace the socket takes it: fetch (undici) reads a fast
+ * source (a file) far ahead of the socket, which held a 200 MB upload in memory (bench/large-result). A connection
+ * that fails is a `TypeError` with the cause, as fetch reports it, so that it is retried the same way.
+ */
+async function sendStream(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: Readable,
+  signal: AbortSignal,
+): Promise<ApiAnswer> {
+  const send = url.startsWith('https:') ? httpsRequest : httpRequest;
+  const req = send(url, { method, headers, signal });
+  const answered = new Promise<IncomingMessage>((resolve, reject) => {
+    req.once('response', resolve);
+    req.once('error', reject);
+  });
+  let text: string;
+  let status: number;
+  try {
+    const [, res] = await Promise.all([pipeline(body, req), answered]);
+    const chunks: Buffer[] = [];
+    for await (const chunk of res) chunks.push(chunk as Buffer);
+    text = Buffer.concat(chunks).toString('utf8');
+    status = res.statusCode ?? 0;
+  } catch (error) {
+    body.destroy();
+    if (signal.aborted) throw error;
+    throw new TypeError(`the upload to ${url} failed: ${(error as Error).message}`, { cause: error });
+  }
+  let parsed: unknown = text;
+  try {
+    parsed = text === '' ? null : JSON.parse(text);
+  } catch {
+    /* not JSON: keep the text for the error message */
+  }
+  return { status, body: parsed };
 }
