@@ -16,3 +16,8 @@ export { WrongApiKeyError, StartupError, ServerRequestError } from './errors.js'
 export { NODE_VERSION } from './version.js';
 export * from './runtime/index.js';
 export { removeHostGuard } from './runs/host-guard.js';
+export {
+  SocketChannel,
+  type SocketChannelOptions,
+  type SocketHandlers,
+} from './server-client/socket-channel.js';

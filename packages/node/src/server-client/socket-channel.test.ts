@@ -20,9 +20,12 @@ afterEach(async () => {
 
 async function serve(
   refuse: (attempt: number) => number | null,
-): Promise<{ url: string; attempts: number[] }> {
+  transports: ('polling' | 'websocket')[] = ['polling', 'websocket'],
+): Promise<{ url: string; attempts: number[]; transports: string[] }> {
   http = createServer();
-  io = new Server(http);
+  io = new Server(http, { transports });
+  const used: string[] = [];
+  io.of('/tasks').on('connection', (s) => used.push(s.conn.transport.name));
   const attempts: number[] = [];
   io.of('/tasks').use((_socket, next) => {
     attempts.push(performance.now());
@@ -33,7 +36,7 @@ async function serve(
     next(busy);
   });
   await new Promise<void>((r) => http!.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`, attempts };
+  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`, attempts, transports: used };
 }
 
 function open(url: string, random = Math.random): { connects: number[] } {
@@ -62,6 +65,21 @@ const until = async (ok: () => boolean, timeoutMs = 10_000): Promise<void> => {
     await new Promise((r) => setTimeout(r, 10));
   }
 };
+
+describe('SocketChannel transports', () => {
+  it('opens a WebSocket at once, and falls back to long-polling where WebSockets do not pass', async () => {
+    const direct = await serve(() => null);
+    const first = open(direct.url);
+    await until(() => first.connects.length === 1);
+    expect(direct.transports).toEqual(['websocket']);
+    await channel?.close();
+    await io?.close();
+    const pollingOnly = await serve(() => null, ['polling']);
+    const second = open(pollingOnly.url);
+    await until(() => second.connects.length === 1);
+    expect(pollingOnly.transports).toEqual(['polling']);
+  });
+});
 
 describe('SocketChannel reconnecting', () => {
   it('comes back when a busy server says, not before, and connects then', async () => {

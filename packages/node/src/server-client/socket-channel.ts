@@ -86,6 +86,10 @@ export class SocketChannel {
     this.#socket = io(url, {
       path: SOCKET_PATH,
       extraHeaders: { Authorization: `Bearer ${options.token}` },
+      // A WebSocket at once (one HTTP upgrade instead of a polling handshake, its requests and then the upgrade);
+      // long-polling only when the WebSocket cannot be opened (a proxy that does not pass it).
+      transports: ['websocket', 'polling'],
+      tryAllTransports: true,
       // Reconnection is the channel's own (#retry): socket.io-client's does not hear the server's retry hint.
       reconnection: false,
       timeout: 60_000,
