@@ -9,7 +9,7 @@ import Fastify from 'fastify';
 import { Server } from 'socket.io';
 
 const app = Fastify();
-const io = new Server(app.server, { transports: ['websocket'] });
+const io = new Server(app.server);
 const tasks = io.of('/tasks');
 tasks.on('connection', (socket) => socket.on('ping', () => socket.emit('pong')));
 let n = 0;
@@ -32,7 +32,7 @@ app.post('/emit', async (request, reply) => {
   reply.raw.once('finish', () => tasks.emit('new_task', sent));
   return { sent };
 });
-await app.listen({ port: 0, host: '127.0.0.1' });
+await app.listen({ port: Number(process.argv[2] ?? 0), host: '127.0.0.1' });
 process.stdout.write(`${JSON.stringify({ port: app.server.address().port })}\n`);
 process.on('SIGTERM', () => {
   io.close();

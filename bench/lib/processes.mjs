@@ -68,8 +68,18 @@ export function rssMb(pid) {
 
 /** The bare Fastify + socket.io ceiling (bare-server.mjs) in its own process. */
 export async function startBare() {
-  const { child, port } = await startScript(bareScript);
-  return { child, port, url: `http://127.0.0.1:${port}`, stop: () => stopChild(child) };
+  const bare = { url: '' };
+  const start = async (port = 0) => {
+    const { child, port: listening } = await startScript(bareScript, [String(port)]);
+    Object.assign(bare, { child, port: listening, url: `http://127.0.0.1:${listening}` });
+  };
+  await start();
+  bare.stop = () => stopChild(bare.child);
+  bare.restart = async () => {
+    await stopChild(bare.child);
+    await start(bare.port);
+  };
+  return bare;
 }
 
 /**
@@ -118,7 +128,7 @@ export async function startFederaProcess({ postgres = false, extra = {} } = {}) 
     ...extra,
   };
   writeFileSync(configFile, JSON.stringify({ application: {}, environments: { prod } }));
-  const server = { dbLabel: db.label };
+  const server = { dbLabel: db.label, configFile };
   const start = async (port = 0) => {
     const { child, port: listening } = await startScript(instanceScript, [configFile, String(port)]);
     Object.assign(server, { child, port: listening, url: `http://127.0.0.1:${listening}` });
