@@ -29,7 +29,8 @@ afterAll(async () => {
 
 /** A finished run whose output `plain` was uploaded to the store, encrypted for the researcher's organization. */
 async function storedRun(plain: Buffer, encrypted: boolean) {
-  const { t, port } = server;
+  const { port } = server;
+  const t = server;
   const org = await t.fx.organization();
   const collab = await t.fx.collaboration([org]);
   const node = await t.fx.node(org, collab);
@@ -57,7 +58,7 @@ async function storedRun(plain: Buffer, encrypted: boolean) {
   });
   expect(up.status).toBe(201);
   const body = { status: 'completed', result_stored: { sha256, size: text.length } };
-  expect((await t.api('PATCH', `/result/${id}`, { token: nodeToken, body })).status).toBe(200);
+  expect((await t.api('PATCH', `/result/${id}`, body, nodeToken)).status).toBe(200);
   const client = new UserClient({ host: 'http://127.0.0.1', port, apiPath: '/api', warn: () => undefined });
   await client.authenticate(user.username, user.password);
   return { id, client, keyFile };
