@@ -106,21 +106,28 @@ const nodes = await inParallel(fed.nodes, 20, async (n) => {
 });
 const connectS = (performance.now() - connectStart) / 1000;
 log(`${orgCount} nodes connected in ${ms(connectS)} s (server RSS ${server.rss()} MB)`);
-// Each node fetches its run on `new_task`, as a node does.
+// Each node fetches its run on `new_task`, as a node does: a refused fetch (e.g. 503 with Retry-After) is tried
+// again after a second, up to 5 times; the refusals are counted and printed.
 const fetched = new Map();
-for (const node of nodes)
-  node.onNewTask = (taskId) =>
-    setImmediate(
-      () =>
-        void node
-          .get(`/result?state=open&include=task&node_id=${node.node.id}&task_id=${taskId}`)
-          .then((runs) => {
-            if ((runs.data ?? runs).length !== 1)
-              throw new Error(`node ${node.node.id}: no run for task ${taskId}`);
-            fetched.set(taskId, (fetched.get(taskId) ?? 0) + 1);
-          })
-          .catch((e) => console.error(`[fan-out] ${e.message}`)),
-    );
+let refusals = 0;
+const fetchRun = async (node, taskId) => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const runs = await node.get(
+        `/result?state=open&include=task&node_id=${node.node.id}&task_id=${taskId}`,
+      );
+      if ((runs.data ?? runs).length !== 1)
+        throw new Error(`node ${node.node.id}: no run for task ${taskId}`);
+      fetched.set(taskId, (fetched.get(taskId) ?? 0) + 1);
+      return;
+    } catch (e) {
+      refusals += 1;
+      if (attempt === 5) return console.error(`[fan-out] node ${node.node.id} gave up: ${e.message}`);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+};
+for (const node of nodes) node.onNewTask = (taskId) => setImmediate(() => void fetchRun(node, taskId));
 
 const fedRounds = [];
 const input = new TextEncoder().encode(JSON.stringify({ method: 'average', kwargs: { column: 'age' } }));
@@ -174,6 +181,7 @@ console.table([
 ]);
 console.log(
   `seeding ${orgCount} organizations and nodes through the API: ${ms(seedS)} s; ` +
+    `nodes' fetches refused and tried again: ${refusals}; ` +
     `server RSS at the end: ${rss} MB; load average at the end ${loadavg()[0].toFixed(2)}.\n` +
     `Target: answered and received by all ${orgCount} nodes within 1 s.`,
 );
