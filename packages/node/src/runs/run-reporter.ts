@@ -8,6 +8,7 @@
  * again after an accepted one is harmless (docs/reliability.md).
  */
 import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { sealLog, type Cryptor } from '@federa/common';
 
@@ -149,13 +150,17 @@ export class RunReporter {
    * is finished already (killed meanwhile, or this very report accepted before a restart) or gone.
    */
   async deliver(resultId: number, report: StoredReport): Promise<boolean> {
-    const { upload, ...body } = report;
-    if (
-      upload !== undefined &&
-      body.result_stored &&
-      !(await this.#upload(resultId, upload, body.result_stored))
-    )
-      return false;
+    const { upload, ...stored } = report;
+    let body: Omit<StoredReport, 'upload'> = stored;
+    if (upload !== undefined && stored.result_stored) {
+      const uploaded = await this.#upload(resultId, upload, stored.result_stored);
+      if (uploaded === 'refused') return false;
+      if (uploaded === 'unsupported') {
+        // A server without the large path (vantage6): the output goes inline, as 3.x; it is held whole then.
+        const { result_stored: _named, ...inline } = stored;
+        body = { ...inline, result: await readFile(upload, 'latin1') };
+      }
+    }
     const answer = await this.#persist(`report of result ${resultId}`, async () => {
       const a = await this.#rest.request('PATCH', `/result/${resultId}`, { body, allowError: true });
       if (a.status >= 500 || a.status === 429)
@@ -178,7 +183,11 @@ export class RunReporter {
    * a 5xx (a full store too) or an unreachable server is tried again, the file read afresh each time. False when the
    * server refuses it for good (the run finished meanwhile, or is gone).
    */
-  async #upload(resultId: number, file: string, stored: { sha256: string; size: number }): Promise<boolean> {
+  async #upload(
+    resultId: number,
+    file: string,
+    stored: { sha256: string; size: number },
+  ): Promise<'uploaded' | 'refused' | 'unsupported'> {
     const path = `/result/${resultId}/output`;
     const started = Date.now();
     const answer = await this.#persist(`output of result ${resultId}`, async () => {
@@ -197,14 +206,22 @@ export class RunReporter {
         { event: 'run.output_uploaded', result_id: resultId, bytes: stored.size, ms: Date.now() - started },
         'large output uploaded',
       );
-      return true;
+      return 'uploaded';
+    }
+    const code = (answer.body as { code?: unknown } | null)?.code;
+    if ((answer.status === 404 || answer.status === 405) && code !== 'not_found') {
+      this.#log.warn(
+        { event: 'run.output_inline', result_id: resultId, status: answer.status, bytes: stored.size },
+        'the server has no upload of large outputs; the output goes in the report, as vantage6 3.x',
+      );
+      return 'unsupported';
     }
     if (answer.status === 400 || answer.status === 404) {
       this.#log.warn(
         { event: 'run.report_refused', result_id: resultId, status: answer.status, body: answer.body },
         'the server refused the output (the run is finished already, or gone)',
       );
-      return false;
+      return 'refused';
     }
     throw new ServerRequestError('PUT', path, answer.status, answer.body);
   }
