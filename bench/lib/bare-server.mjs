@@ -32,7 +32,8 @@ app.post('/emit', async (request, reply) => {
   reply.raw.once('finish', () => tasks.emit('new_task', sent));
   return { sent };
 });
-await app.listen({ port: Number(process.argv[2] ?? 0), host: '127.0.0.1' });
+// The same listen backlog as the Federa server (packages/server/src/server.ts).
+await app.listen({ port: Number(process.argv[2] ?? 0), host: '127.0.0.1', backlog: 4096 });
 process.stdout.write(`${JSON.stringify({ port: app.server.address().port })}\n`);
 process.on('SIGTERM', () => {
   io.close();

@@ -132,4 +132,6 @@ process.on('message', async (msg) => {
     process.send({ type: 'error', cmd: msg.cmd, message: String(error?.message ?? error) });
   }
 });
+// The bench gone (ended, killed): so is the fleet.
+process.on('disconnect', () => process.exit(0));
 process.send({ type: 'ready' });

@@ -15,6 +15,13 @@ import { SocketServer } from './socket/index.js';
 import { createSocketBroker, RABBITMQ_NOT_USED_MESSAGE } from './socket/broker.js';
 import type { SocketBroker } from './broker/socket-broker.js';
 
+/**
+ * Connections the kernel keeps waiting to be accepted (capped by net.core.somaxconn). Node's default, 511, is
+ * overrun when the nodes of a restarted server all return at once: the connections beyond it are dropped and their
+ * clients try again only after TCP's 1, 3, 7, 15 s retransmissions (docs/performance.md, node-sockets).
+ */
+const LISTEN_BACKLOG = 4096;
+
 export { serverDataDir };
 
 /** How long stopping waits for connections (websockets above all) to end by themselves before cutting them. */
@@ -226,7 +233,7 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
       socket.once('close', () => connections.delete(socket));
     });
     const ip = options.ip ?? config.ip;
-    await app.listen({ host: ip, port: options.port ?? config.port });
+    await app.listen({ host: ip, port: options.port ?? config.port, backlog: LISTEN_BACKLOG });
     const address = app.server.address();
     const port =
       typeof address === 'object' && address !== null ? address.port : (options.port ?? config.port);
