@@ -12,9 +12,10 @@ export const SocketRooms = {
   collaborationOrganization: (collaborationId: number, organizationId: number): string =>
     `collaboration_${collaborationId}_organization_${organizationId}`,
   /**
-   * Where the events of a run go (`status_update`, `algorithm_status_change`, `run_log_update`, `kill_containers`):
-   * the collaboration's room, and the organization rooms of the organizations it concerns (the run's, the task's
-   * initiator), where users with only *event view organization* are. A socket in several gets one emit once.
+   * Where every event of a run goes (`status_update`, `algorithm_status_change`, `run_log_update`, `kill_containers`;
+   * docs/socket-protocol.md#a-runs-audience): the collaboration's room, and the organization rooms of the
+   * organizations it concerns (the run's, the task's initiator), where users with only *event view organization*
+   * are; no other member's. A socket in several gets one emit once.
    */
   runAudience: (collaborationId: number, organizationIds: readonly number[]): string[] => [
     `collaboration_${collaborationId}`,

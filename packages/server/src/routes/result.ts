@@ -228,7 +228,7 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
           );
         // The final report's log replaces the live log: followers read it (and see the run finished).
         if (plan.changes.log != null || plan.changes.finished_at != null)
-          await announceRunLog(ctx, result.collaboration_id, {
+          announceRunLog(ctx, result, {
             result_id: result.id,
             task_id: result.task_id,
             offset: plan.changes.log?.length ?? 0,

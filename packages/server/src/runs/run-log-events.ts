@@ -1,26 +1,25 @@
 /**
  * `run_log_update` (docs/run-logs.md, docs/socket-protocol.md#events-from-the-server): a run's log changed. Sent to
- * `collaboration_<c>` and to `collaboration_<c>_organization_<o>` of every member, because researchers (whose
- * default role has only *event view organization*) are in the latter; one emit, so a socket in several of these
- * rooms gets it once. It carries ids and a length, never log text: clients read the log through `GET /result/{id}`.
+ * the run's audience (`SocketRooms.runAudience`: the collaboration's room and the rooms of the run's and the
+ * initiator's organization), like the run's other events; one emit, so a socket in several of these rooms gets it
+ * once. It carries ids and a length, never log text: clients read the log through `GET /result/{id}`.
  */
 import { SocketRooms, type RunLogUpdatePayload } from '@federa/common';
 import type { AppContext } from '../context.js';
-import { memberIds } from '../repositories/collaboration.js';
+
+/** The run whose log changed: its organization and its task's collaboration and initiator. */
+export interface LoggedRun {
+  collaboration_id: number | null;
+  organization_id: number;
+  initiator_id: number;
+}
 
 /** Announces a change of a run's log; a failure is logged, never thrown (the log is stored already). */
-export async function announceRunLog(
-  ctx: AppContext,
-  collaborationId: number,
-  payload: RunLogUpdatePayload,
-): Promise<void> {
+export function announceRunLog(ctx: AppContext, run: LoggedRun, payload: RunLogUpdatePayload): void {
+  if (run.collaboration_id === null) return;
   try {
-    const members = await memberIds(ctx.dbh.db, collaborationId);
-    const rooms = [
-      SocketRooms.collaboration(collaborationId),
-      ...members.map((o) => SocketRooms.collaborationOrganization(collaborationId, o)),
-    ];
-    ctx.events.emit(rooms, 'run_log_update', payload);
+    const audience = SocketRooms.runAudience(run.collaboration_id, [run.organization_id, run.initiator_id]);
+    ctx.events.emit(audience, 'run_log_update', payload);
   } catch (error) {
     // Followers see the change at their next read (a later event, or their safety or fallback polling).
     ctx.log.warn(

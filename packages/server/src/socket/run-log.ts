@@ -2,7 +2,7 @@
  * `run_log` from a node (docs/run-logs.md, docs/socket-protocol.md#events-from-clients): the next batch of an active
  * run's log, appended to the run's `log` and acknowledged with where the node's next batch starts. The node waits
  * for the answer before it sends more (back-pressure); each run's live log ends at the configured cap. Each append
- * is announced to the collaboration's room as `run_log_update` (ids and length only, never log text).
+ * is announced to the run's audience as `run_log_update` (ids and length only, never log text).
  */
 import { isSealedBatch, type RunLogAck } from '@federa/common';
 import type { AppContext } from '../context.js';
@@ -69,7 +69,7 @@ export async function receiveRunLog(
     if (outcome.kind === 'appended') {
       // Clients following this log read it again through GET /result/{id}, which checks who may see it.
       if (outcome.logLength !== undefined)
-        await announceRunLog(ctx, run.collaboration_id, {
+        announceRunLog(ctx, run, {
           result_id: run.id,
           task_id: run.task_id,
           offset: outcome.logLength,

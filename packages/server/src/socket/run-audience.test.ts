@@ -1,0 +1,136 @@
+/**
+ * A run's audience (docs/socket-protocol.md#a-runs-audience): every event about a run (`status_update`,
+ * `algorithm_status_change`, `run_log_update`, `kill_containers`) reaches the users who may watch the whole
+ * collaboration and, among those with only *event view organization*, the users of the run's organization and of
+ * the organization that posted the task, and nobody else. Real server on port 0, real socket.io clients.
+ */
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { io as connectClient, type Socket } from 'socket.io-client';
+import type { ClientToServerEvents, ServerToClientEvents } from '@federa/common';
+import { startTestApp, type TestApp } from '@federa/testing';
+import { SocketServer } from './socket-server.js';
+
+type Client = Socket<ServerToClientEvents, ClientToServerEvents>;
+type RunEvent = 'status_update' | 'algorithm_status_change' | 'run_log_update' | 'kill_containers';
+const RUN_EVENTS: RunEvent[] = [
+  'status_update',
+  'algorithm_status_change',
+  'run_log_update',
+  'kill_containers',
+];
+
+let t: TestApp;
+let sockets: SocketServer;
+let url: string;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  sockets = new SocketServer();
+  t = await startTestApp({ events: sockets.events });
+  sockets.bind(t.ctx);
+  sockets.attach(t.app.server);
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+});
+afterEach(() => {
+  for (const c of clients.splice(0)) c.disconnect();
+});
+afterAll(async () => {
+  await sockets.close();
+  await t.close();
+});
+
+async function connect(token: string): Promise<Client> {
+  const c: Client = connectClient(`${url}/tasks`, {
+    forceNew: true,
+    reconnection: false,
+    transports: ['websocket'],
+    extraHeaders: { Authorization: `Bearer ${token}` },
+  });
+  clients.push(c);
+  await new Promise<void>((resolve, reject) => {
+    c.once('connect', () => resolve());
+    c.once('connect_error', reject);
+  });
+  return c;
+}
+
+/** A socket that records the names of the run events it receives, in order. */
+async function listen(token: string): Promise<RunEvent[]> {
+  const got: RunEvent[] = [];
+  const c = await connect(token);
+  for (const event of RUN_EVENTS) c.on(event, () => got.push(event));
+  return got;
+}
+
+const patch = async (token: string, id: number, body: Record<string, unknown>): Promise<void> => {
+  const r = await t.api('PATCH', `/result/${id}`, { token, body });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+};
+
+describe("a run's events", () => {
+  it("reach the initiator's and the run's researchers and the collaboration's watchers, not a third member's researcher", async () => {
+    // Three members: the initiator (no run of its own), the organization that runs the task, and a bystander.
+    const [initiator, runner, bystander] = [
+      await t.fx.organization(),
+      await t.fx.organization(),
+      await t.fx.organization(),
+    ];
+    const collab = await t.fx.collaboration([initiator!, runner!, bystander!]);
+    const node = await t.fx.node(runner!, collab);
+    const researcher = await t.fx.user(initiator!, { roles: ['Researcher'] });
+    const researcherToken = await researcher.token();
+    const task = await t.fx.task(collab, [runner!], { initiatorId: initiator! });
+    const toKill = await t.fx.task(collab, [runner!], { initiatorId: initiator! });
+    const runId = task.resultIds[0]!;
+
+    // Researchers and Viewers hold only *event view organization*; a Collaboration Admin holds *event view collaboration*.
+    const initiators = await listen(researcherToken);
+    const runners = await listen(await (await t.fx.user(runner!, { roles: ['Viewer'] })).token());
+    const bystanders = await listen(await (await t.fx.user(bystander!, { roles: ['Researcher'] })).token());
+    const bystanderViewer = await listen(await (await t.fx.user(bystander!, { roles: ['Viewer'] })).token());
+    const watcher = await listen(
+      await (await t.fx.user(bystander!, { roles: ['Collaboration Admin'] })).token(),
+    );
+    const nodeToken = await node.token();
+    const n = await connect(nodeToken);
+    await new Promise((r) => setTimeout(r, 300)); // the sockets' rooms are joined
+
+    await patch(nodeToken, runId, { status: 'active' });
+    n.emit('algorithm_status_change', {
+      node_id: node.id,
+      status: 'active',
+      result_id: runId,
+      task_id: task.id,
+      collaboration_id: collab,
+      organization_id: runner!,
+      parent_id: null,
+    });
+    expect(
+      await n.timeout(5_000).emitWithAck('run_log', { result_id: runId, offset: 0, text: 'line 1\n' }),
+    ).toMatchObject({ ok: true });
+    await patch(nodeToken, runId, { status: 'completed', result: '', log: 'line 1\n' });
+    const kill = await t.api('POST', '/kill/task', { token: researcherToken, body: { id: toKill.id } });
+    expect(kill.status, JSON.stringify(kill.body)).toBe(200);
+
+    // status_update (active), the relay, the live batch, the final report (status and log), the kill.
+    const all: RunEvent[] = [
+      'status_update',
+      'algorithm_status_change',
+      'run_log_update',
+      'status_update',
+      'run_log_update',
+      'kill_containers',
+    ];
+    await expect.poll(() => initiators.length).toBe(all.length);
+    await expect.poll(() => watcher.length).toBe(all.length);
+    await expect.poll(() => runners.length).toBe(all.length);
+    await new Promise((r) => setTimeout(r, 300)); // anything else on its way arrives
+    expect([...initiators].sort()).toEqual([...all].sort());
+    expect([...runners].sort()).toEqual([...all].sort());
+    expect([...watcher].sort()).toEqual([...all].sort());
+    expect(bystanders).toEqual([]);
+    expect(bystanderViewer).toEqual([]);
+  });
+});
