@@ -60,6 +60,14 @@ beforeAll(async () => {
           id: 7,
           result: master.encryptBytesToString(Buffer.from([1, 2, 3]), master.publicKeyBase64),
         });
+      if (url === '/api/result/8')
+        return json(200, { id: 8, result: null, result_stored: { size: 1, sha256: 'x' } });
+      if (url === '/api/result/8/output') {
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        return res.end(
+          master.encryptBytesToString(Buffer.from('json.{"large":true}'), master.publicKeyBase64),
+        );
+      }
       if (url === '/api/flaky')
         return flaky++ < 2 ? json(503, { msg: 'busy' }) : json(200, { ok: true, tries: flaky });
       if (url === '/api/missing') return json(404, { msg: 'no such thing' });
@@ -163,6 +171,10 @@ describe('local proxy', () => {
       expect(seen.at(-1)!.url).toBe('/api/task/5/result?page=1');
       const one = (await (await fetch(`${url}/result/7`, { headers: auth })).json()) as { result: string };
       expect([...Buffer.from(one.result, 'base64')]).toEqual([1, 2, 3]);
+      // An output held in the server's result store reaches the algorithm as any other (docs/large-results.md).
+      const stored = (await (await fetch(`${url}/result/8`, { headers: auth })).json()) as { result: string };
+      expect(Buffer.from(stored.result, 'base64').toString()).toBe('json.{"large":true}');
+      expect(seen.at(-1)).toMatchObject({ url: '/api/result/8/output', auth: 'Bearer container-token' });
     });
   });
 

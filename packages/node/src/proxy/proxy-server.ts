@@ -117,7 +117,7 @@ async function handle(
     } catch {
       return relay(res, up);
     }
-    return sendJson(res, 200, decryptResults(o, parsed));
+    return sendJson(res, 200, decryptResults(o, await inlineStored(o, parsed, auth)));
   }
 
   if (!['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].includes(method)) {
@@ -230,6 +230,33 @@ async function waitForTask(
   if (outcome === 'closed' || !reading) return;
   if (outcome !== 'refused') res.setHeader(WAIT_HEADER, outcome);
   return relay(res, reading as Upstream);
+}
+
+/**
+ * Puts the text of every output held in the server's result store (`result: null`, `result_stored`;
+ * docs/large-results.md) into `result`, read with `GET /result/{id}/output`, so that an algorithm reads its
+ * sub-tasks' large outputs as any other (held whole by the node while it passes). One that cannot be read stays null.
+ */
+async function inlineStored(o: ProxyOptions, parsed: unknown, auth: string | undefined): Promise<unknown> {
+  const one = async (item: unknown): Promise<unknown> => {
+    if (!item || typeof item !== 'object') return item;
+    const r = item as { id?: unknown; result?: unknown; result_stored?: unknown };
+    if (r.result !== null || !r.result_stored || typeof r.id !== 'number') return item;
+    const up = await forward(o, 'GET', `/result/${r.id}/output`, undefined, auth);
+    if (up.status !== 200) {
+      o.log.warn(
+        { event: 'proxy.output_unread', result_id: r.id, status: up.status },
+        'cannot read a stored output; passing the result on without it',
+      );
+      return item;
+    }
+    return { ...r, result: up.body.toString('latin1') };
+  };
+  if (Array.isArray(parsed)) return Promise.all(parsed.map(one));
+  if (parsed && typeof parsed === 'object' && Array.isArray((parsed as { data?: unknown }).data)) {
+    return { ...(parsed as object), data: await Promise.all((parsed as { data: unknown[] }).data.map(one)) };
+  }
+  return one(parsed);
 }
 
 /** Replaces every non-empty `result` by base64 of its plaintext; failures are logged and left as they are. */
