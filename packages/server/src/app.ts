@@ -17,7 +17,7 @@ import { authenticate, bearerToken, touchLastSeen } from './auth/authenticate.js
 import type { Caller } from './auth/caller.js';
 import type { CachedAnswer } from './http/read-cache.js';
 import { registerRoutes } from './routes/index.js';
-import { isConnectionError } from './db/renewable-pool.js';
+import { isConnectionError, isPoolBusy } from './db/renewable-pool.js';
 import { registerConfiguredUi } from './http/ui-static.js';
 import { DATA_FIELDS, guardBody, guardParameters, limitRouteSchemas } from './http/input-guard.js';
 import { installAuditHooks } from './audit/audit-hooks.js';
@@ -299,6 +299,17 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       return reply
         .status(fe.statusCode)
         .send({ msg: fe.message.replace(/\/[^\s]*\//g, ''), code: 'bad_request' });
+    }
+    if (isPoolBusy(error)) {
+      // Every database connection stayed busy for connect_timeout_ms: the server is saturated (docs/reliability.md).
+      request.log.warn(
+        { event: 'db.pool_busy', url: request.url, method: request.method },
+        'no database connection came free in time',
+      );
+      return reply.status(503).header('Retry-After', String(ctx.config.database.retry_after_seconds)).send({
+        msg: 'The server is busy: no database connection came free in time; retry later.',
+        code: 'unavailable',
+      });
     }
     if (isConnectionError(error instanceof ApiError ? error.cause : error)) {
       // The database is unreachable (refused, reset or silent connection): callers retry (docs/reliability.md).

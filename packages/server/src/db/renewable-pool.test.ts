@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '@federa/testing';
-import { RenewablePool } from './renewable-pool.js';
+import { isConnectionError, isPoolBusy, RenewablePool } from './renewable-pool.js';
 
 // Always PostgreSQL: replacing the pool must never cut a query under way nor strand a caller waiting for a
 // connection (docs/reliability.md, "Server and database faults").
@@ -34,6 +34,48 @@ describe('renewing the pool', () => {
       // The waiting query did not wait for the slow one: the new pool served it.
       expect(order).toEqual(['waiting', 'slow']);
       expect((await sql<{ n: number }>`SELECT 3 AS n`.execute(k)).rows).toEqual([{ n: 3 }]);
+    } finally {
+      await k.destroy();
+    }
+  });
+});
+
+describe('a saturated pool', () => {
+  it('says no connection came free in time, not that the database is unreachable', async () => {
+    const pool = new RenewablePool({ connectionString: db.uri, max: 1, connectionTimeoutMillis: 300 });
+    const k = new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool }) });
+    try {
+      const slow = sql`SELECT pg_sleep(1.5)`.execute(k);
+      await new Promise((r) => setTimeout(r, 100));
+      const error = await sql`SELECT 2`.execute(k).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(isPoolBusy(error)).toBe(true);
+      expect(isConnectionError(error)).toBe(false);
+      expect(String(error)).toContain('no database connection came free in time');
+      await slow;
+      // Once the connection is free again, queries are served as before.
+      expect((await sql<{ n: number }>`SELECT 3 AS n`.execute(k)).rows).toEqual([{ n: 3 }]);
+    } finally {
+      await k.destroy();
+    }
+  });
+
+  it('still calls a database that does not answer unreachable', async () => {
+    const pool = new RenewablePool({
+      connectionString: 'postgres://127.0.0.1:1/none',
+      max: 1,
+      connectionTimeoutMillis: 300,
+    });
+    const k = new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool }) });
+    try {
+      const error = await sql`SELECT 1`.execute(k).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(isConnectionError(error)).toBe(true);
+      expect(isPoolBusy(error)).toBe(false);
     } finally {
       await k.destroy();
     }

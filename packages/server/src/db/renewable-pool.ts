@@ -25,6 +25,28 @@ const CONNECTION_CODES = new Set([
 const CONNECTION_MESSAGES =
   /Connection terminated|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|connection is closed|Client was closed|Cannot use a pool after calling end/i;
 
+/**
+ * Every connection of the pool was busy for the whole `connect_timeout_ms`: the server is saturated, the
+ * database is reachable. pg-pool says "timeout exceeded when trying to connect" for both; this error tells them
+ * apart so that callers are not told the database is unreachable (docs/reliability.md).
+ */
+export class PoolBusyError extends Error {
+  readonly code = 'POOL_BUSY';
+  constructor() {
+    super('no database connection came free in time');
+    this.name = 'PoolBusyError';
+  }
+}
+
+/** True when an error (or its cause) is a {@link PoolBusyError}. */
+export function isPoolBusy(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
+    if (e instanceof PoolBusyError) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** A promise with its resolver, resolved when the pool is renewed. */
 function signal(): { promise: Promise<void>; resolve: () => void } {
   let resolve: () => void = () => undefined;
@@ -66,11 +88,13 @@ export class RenewablePool implements PostgresPool {
   #idleErrors = 0;
   #lastReport = 0;
   #renewed = signal();
+  readonly #max: number;
   /** When a query last got its answer (ms since the epoch): a pool that answers someone is busy, not broken. */
   lastAnswer = 0;
 
   constructor(config: pg.PoolConfig, log?: PoolLog) {
     this.#log = log;
+    this.#max = config.max ?? 10;
     this.#make = () => {
       const pool = new pg.Pool(config);
       // An idle connection that fails (reset by the network, database restarted) is dropped by pg-pool; the
@@ -98,7 +122,7 @@ export class RenewablePool implements PostgresPool {
     for (;;) {
       const pool = this.#pool;
       const renewed = this.#renewed.promise;
-      const pending = pool.connect();
+      const pending = this.#connect(pool);
       const first = await Promise.race([pending, renewed.then(() => null)]);
       if (first) return first;
       // The old pool would never serve this waiter: take one from the new pool, give the old one back.
@@ -106,6 +130,18 @@ export class RenewablePool implements PostgresPool {
         (c) => c.release(),
         () => undefined,
       );
+    }
+  }
+
+  /** A connection of `pool`; a time-out while all its connections were in use is a {@link PoolBusyError}. */
+  async #connect(pool: pg.Pool): Promise<pg.PoolClient> {
+    try {
+      return await pool.connect();
+    } catch (error) {
+      const timedOut =
+        error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message);
+      if (timedOut && pool.totalCount >= this.#max && pool.idleCount === 0) throw new PoolBusyError();
+      throw error;
     }
   }
 
