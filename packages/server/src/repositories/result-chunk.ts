@@ -27,6 +27,11 @@ export async function deleteChunks(db: Kysely<Database>, key: string): Promise<v
   await db.deleteFrom('result_chunk').where('key', '=', key).execute();
 }
 
+/** Deletes the objects whose key starts with `prefix` (a store key: no LIKE wildcard), except `keep`. */
+export async function deleteOtherChunks(db: Kysely<Database>, prefix: string, keep: string): Promise<void> {
+  await db.deleteFrom('result_chunk').where('key', 'like', `${prefix}%`).where('key', '!=', keep).execute();
+}
+
 /** The number of pieces and bytes of an object; pieces 0 when there is none. */
 export async function chunkTotals(
   db: Kysely<Database>,

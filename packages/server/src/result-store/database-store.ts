@@ -6,6 +6,7 @@ import type { Database } from '../db/schema.js';
 import {
   chunkTotals,
   deleteChunks,
+  deleteOtherChunks,
   insertChunk,
   readChunk,
   renameChunks,
@@ -85,5 +86,9 @@ export class DatabaseResultStore implements ResultStore {
 
   async delete(key: string): Promise<void> {
     await deleteChunks(this.#db(), checkKey(key));
+  }
+
+  async deleteOthers(prefix: string, keep: string): Promise<void> {
+    await deleteOtherChunks(this.#db(), checkKey(prefix), checkKey(keep));
   }
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 
 import { ResultStoreFullError, checkKey, type ResultStore } from './result-store.js';
@@ -67,5 +67,19 @@ export class FolderResultStore implements ResultStore {
 
   async delete(key: string): Promise<void> {
     await rm(this.#path(key), { force: true });
+  }
+
+  async deleteOthers(prefix: string, keep: string): Promise<void> {
+    checkKey(prefix);
+    checkKey(keep);
+    let names: string[];
+    try {
+      names = await readdir(this.#dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    for (const name of names)
+      if (name.startsWith(prefix) && name !== keep) await rm(this.#path(name), { force: true });
   }
 }

@@ -10,7 +10,7 @@ import { startTestApp, type TestApp } from '@federa/testing';
 
 import { DatabaseResultStore } from './database-store.js';
 import { FolderResultStore } from './folder-store.js';
-import { ResultStoreFullError, outputKey, type ResultStore } from './result-store.js';
+import { ResultStoreFullError, outputKey, outputKeyPrefix, type ResultStore } from './result-store.js';
 
 let t: TestApp;
 let dir: string;
@@ -66,6 +66,19 @@ describe.each(stores)('the %s result store', (_kind, make) => {
     const again = randomBytes(1_500_000);
     await store.put(key, pieces(again));
     expect((await buffer((await store.get(key))!.stream)).equals(again)).toBe(true);
+  });
+
+  it("removes a result's other objects, and only that result's", async () => {
+    const store = make();
+    const keys = ['c', 'd', 'e'].map((c) => outputKey(40, c.repeat(64)));
+    const neighbours = [outputKey(4, 'c'.repeat(64)), outputKey(400, 'c'.repeat(64))];
+    for (const key of [...keys, ...neighbours]) await store.put(key, pieces(Buffer.from(key)));
+    await store.deleteOthers(outputKeyPrefix(40), keys[1]!);
+    expect(await store.get(keys[0]!)).toBeUndefined();
+    expect(await store.get(keys[2]!)).toBeUndefined();
+    expect((await buffer((await store.get(keys[1]!))!.stream)).toString()).toBe(keys[1]);
+    for (const key of neighbours) expect((await store.get(key))?.size).toBe(key.length);
+    await expect(store.deleteOthers('../', keys[1]!)).rejects.toThrow(TypeError);
   });
 
   it.each(['../etc/passwd', 'a/b', '.tmp-x', '', 'A', '/abs', 'x'.repeat(129), 'a\u0000b'])(

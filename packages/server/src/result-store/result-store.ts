@@ -22,6 +22,9 @@ export interface ResultStore {
 
   /** Removes the object under `key` (nothing happens when there is none). */
   delete(key: string): Promise<void>;
+
+  /** Removes every object whose key starts with `prefix`, except the one under `keep`. */
+  deleteOthers(prefix: string, keep: string): Promise<void>;
 }
 
 /** The store has no room left for an object (a full disk, a quota): the upload is discarded. */
@@ -38,7 +41,10 @@ export function checkKey(key: string): string {
   return key;
 }
 
+/** The start of the keys of every output of result `resultId`. */
+export const outputKeyPrefix = (resultId: number): string => `result-${resultId}-`;
+
 /** The key of the output of result `resultId` whose SHA-256 is `sha256` (64 hex digits). */
 export function outputKey(resultId: number, sha256: string): string {
-  return checkKey(`result-${resultId}-${sha256}`);
+  return checkKey(`${outputKeyPrefix(resultId)}${sha256}`);
 }

@@ -193,6 +193,24 @@ describe('an output too large for a JSON body', () => {
     expect(await readdir(dir)).not.toContain(file);
   });
 
+  it('keeps one upload per run: each new output of an open run replaces the one before in the store', async () => {
+    const r = await run();
+    const files = async () => (await readdir(dir)).filter((f) => f.startsWith(`result-${r.id}-`));
+    // A node uploading output after output (a hostile one fills the disk so) holds one object at a time.
+    const outputs = [output(40_000), output(40_000), output(40_000)];
+    for (const data of outputs) expect((await r.upload(data)).status).toBe(201);
+    const last = outputs[2] as Buffer;
+    expect(await files()).toEqual([`result-${r.id}-${sha(last)}`]);
+    // The same output again keeps it; the report names it and it downloads.
+    expect((await r.upload(last)).status).toBe(201);
+    expect(
+      (await r.patch({ status: 'completed', result_stored: { sha256: sha(last), size: last.length } }))
+        .status,
+    ).toBe(200);
+    expect((await r.download()).body.equals(last)).toBe(true);
+    expect(await files()).toEqual([`result-${r.id}-${sha(last)}`]);
+  });
+
   it('is refused past result_store.max_mb', async () => {
     const r = await run();
     const big = await r.upload(output(9 * 1024 * 1024));

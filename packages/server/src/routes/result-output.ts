@@ -10,7 +10,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Caller } from '../auth/caller.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { findRunOutput } from '../repositories/result.js';
-import { ResultStoreFullError, outputKey, type ResultStore } from '../result-store/result-store.js';
+import {
+  ResultStoreFullError,
+  outputKey,
+  outputKeyPrefix,
+  type ResultStore,
+} from '../result-store/result-store.js';
 import type { StoredOutput } from '../runs/run-update.js';
 import { IdParams, errorResponses } from '../serializers/common.js';
 import { findAddressedResult, findVisibleResult } from './result-access.js';
@@ -111,6 +116,15 @@ export const resultOutputRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }
         throw error;
       }
+      // One object per run: this upload replaces the run's earlier ones (a node cannot fill the store with
+      // outputs of one run), unless the run finished meanwhile naming another, which then stays and this goes.
+      const key = outputKey(result.id, sha256);
+      const named = (await findRunOutput(db(), result.id)).stored;
+      if (named && named.sha256 !== sha256) {
+        await ctx.results.delete(key);
+        throw badRequest(`Result ${result.id} has finished and its report can no longer be changed.`);
+      }
+      await ctx.results.deleteOthers(outputKeyPrefix(result.id), key);
       request.log.info(
         {
           event: 'result.uploaded',
