@@ -101,4 +101,47 @@ describe('socket admission on a real server', () => {
     expect(sockets.admission?.pending).toBe(0);
     for (const c of clients) c.disconnect();
   }, 60_000);
+
+  it('does not count handshakes without a token, or with a forged one: a flood of them keeps no node out', async () => {
+    const org = await t.fx.organization();
+    const collab = await t.fx.collaboration([org]);
+    const token = await (await t.fx.node(org, collab)).token();
+    const before = { ...sockets.admission!.stats };
+    const answers: string[] = [];
+    const open = (headers: Record<string, string>): Promise<Socket> =>
+      new Promise((done) => {
+        let answered = false;
+        const resolve = (c: Socket, answer?: string): void => {
+          if (answered) return;
+          answered = true;
+          if (answer !== undefined) answers.push(answer);
+          done(c);
+        };
+        const c = connectClient(`${url}/tasks`, {
+          forceNew: true,
+          reconnection: false,
+          transports: ['websocket'],
+          extraHeaders: headers,
+        });
+        c.on('expired_token', () => resolve(c, 'expired_token'));
+        c.on('connect', () => {
+          if (headers.Authorization === `Bearer ${token}`) resolve(c);
+        });
+        c.on('connect_error', (err: Error & { data?: { code?: string } }) =>
+          resolve(c, err.data?.code ?? err.message),
+        );
+      });
+    const forged = `${token.slice(0, -4)}AAAA`;
+    const flood = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => open(i % 2 ? { Authorization: `Bearer ${forged}` } : {})),
+    );
+    // Every anonymous socket is connected and told expired_token; none took a place or a retry slot.
+    expect(answers).toEqual(Array.from({ length: 40 }, () => 'expired_token'));
+    expect(sockets.admission!.stats).toEqual(before);
+    // The node is admitted at its first try.
+    const node = await open({ Authorization: `Bearer ${token}` });
+    expect(node.connected).toBe(true);
+    expect(sockets.admission!.stats).toEqual({ admitted: before.admitted + 1, refused: before.refused });
+    for (const c of [...flood, node]) c.disconnect();
+  }, 60_000);
 });

@@ -19,6 +19,24 @@ export function handshakeToken(socket: Pick<TasksSocket, 'handshake'>): string |
   return null;
 }
 
+/**
+ * Whether the handshake carries a token signed by this server (no database lookup). Only such sockets take a place
+ * in admission: an anonymous or forged handshake costs no lookup, so a flood of them keeps no node out.
+ */
+export async function hasSignedToken(
+  ctx: AppContext,
+  socket: Pick<TasksSocket, 'handshake'>,
+): Promise<boolean> {
+  const token = handshakeToken(socket);
+  if (token === null) return false;
+  try {
+    await ctx.tokens.verify(token);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export type IdentifyOutcome =
   { identity: SocketIdentity; sid: string | undefined } | { identity: null; problem: string };
 

@@ -1,6 +1,6 @@
 import { SocketRooms, type AlgorithmStatusChangePayload, type NodePresencePayload } from '@federa/common';
 import type { AppContext } from '../context.js';
-import { identify } from './identify.js';
+import { hasSignedToken, identify } from './identify.js';
 import { presenceRoom, roomsOf, sessionRoom, watchRooms } from './rooms.js';
 import { nodeInfoRows } from './node-info.js';
 import { replaceNodeConfig } from '../repositories/node.js';
@@ -38,19 +38,26 @@ export function installTasksNamespace(
   presence: Presence,
   admission: Admission,
 ): void {
-  // Admission: beyond `socket_max_pending` handshakes at a time, refused with a time to come back.
+  // Admission: beyond `socket_max_pending` handshakes at a time, refused with a time to come back. Only handshakes
+  // with a token this server signed are counted (docs/socket-protocol.md#admission).
   nsp.use((socket, next) => {
-    const answer = admission.enter(socket.id);
-    if (answer.admitted) {
-      socket.conn.once('close', () => admission.done(socket.id));
-      next();
-      return;
-    }
-    const busy: Error & { data?: SocketRefusal } = new Error(
-      `server busy: connect again in ${answer.retryAfterMs} ms`,
-    );
-    busy.data = { code: 'server_busy', retry_after_ms: answer.retryAfterMs };
-    next(busy);
+    void hasSignedToken(ctx, socket).then((signed) => {
+      if (!signed) {
+        next();
+        return;
+      }
+      const answer = admission.enter(socket.id);
+      if (answer.admitted) {
+        socket.conn.once('close', () => admission.done(socket.id));
+        next();
+        return;
+      }
+      const busy: Error & { data?: SocketRefusal } = new Error(
+        `server busy: connect again in ${answer.retryAfterMs} ms`,
+      );
+      busy.data = { code: 'server_busy', retry_after_ms: answer.retryAfterMs };
+      next(busy);
+    });
   });
   // Authentication: never refuses; a socket without identity is told `expired_token` once connected.
   nsp.use((socket, next) => {
