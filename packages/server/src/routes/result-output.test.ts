@@ -232,6 +232,31 @@ describe('an output too large for a JSON body', () => {
     expect((await r.download(r.nodeToken)).body.equals(data)).toBe(true);
   });
 
+  it('stays out of reach of an organization that joined the collaboration after the task was posted, and of its node', async () => {
+    const r = await run();
+    const data = output(1000);
+    expect((await r.upload(data)).status).toBe(201);
+    await r.patch({ status: 'completed', result_stored: { sha256: sha(data), size: data.length } });
+    const taskBody = (await r.view()).task as { id: number };
+    const task = (await t.api('GET', `/task/${taskBody.id}`, { token: t.rootToken })).body as {
+      collaboration: { id: number };
+    };
+    const late = await t.fx.organization();
+    const join = await t.api('POST', `/collaboration/${task.collaboration.id}/organization`, {
+      token: t.rootToken,
+      body: { id: late },
+    });
+    expect(join.status).toBe(200);
+    const lateUser = await t.fx.user(late, { roles: ['Researcher'] });
+    const lateNode = await t.fx.node(late, task.collaboration.id);
+    for (const token of [await lateUser.token(), await lateNode.token()]) {
+      const refused = await r.download(token);
+      expect(refused.status).toBe(401);
+      expect(parse(refused.body).msg).toMatch(/members of its task's collaboration when the task was posted/);
+      expect(refused.body.includes(data)).toBe(false);
+    }
+  });
+
   it('is also how an inline result downloads, and a result without output is a 404', async () => {
     const r = await run();
     expect((await r.download()).status).toBe(404);
