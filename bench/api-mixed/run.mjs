@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // Benchmark: a mixed load of researchers and nodes against one Federa server (its own process), beside bare
 // Fastify driven by the same load generator with the same concurrency, in the same run.
-//   node bench/api-mixed/run.mjs [--users 20] [--nodes 20] [--duration 10] [--postgres]
+//   node bench/api-mixed/run.mjs [--users 20] [--nodes 20] [--duration 10] [--postgres] [--instances 2]
+//     [--cache-off]
+// --instances 2: two instances on PostgreSQL connected through Redis behind nginx (bench/lib/processes.mjs);
+// --cache-off: the read cache turned off (response_cache_mb: 0).
 // Issue 18 asks for 100 users and 200 nodes: `--users 100 --nodes 200` (seeding takes minutes on a loaded
 // machine). Each user is one connection looping over the mix below with their own token; each node keeps a
 // socket open, pings every second, and on `new_task` fetches its open runs and reports each one (two PATCHes).
@@ -26,7 +29,9 @@ import { inParallel, seedNodes, SimNode } from '../lib/sim-nodes.mjs';
 const userCount = numberOption('users', 20);
 const nodeCount = numberOption('nodes', 20);
 const duration = numberOption('duration', 10);
-const postgres = flag('postgres');
+const instances = numberOption('instances', 1);
+const postgres = flag('postgres') || instances > 1;
+const cacheOff = flag('cache-off');
 const log = (msg) => console.log(`[api-mixed] ${msg}`);
 
 /** Latencies (ms) per route name, and failures. */
@@ -97,7 +102,11 @@ await bare.stop();
 const bareResult = bareRec.rows(duration);
 
 // 2. Federa: the federation, the users, the nodes.
-const server = await startFederaProcess({ postgres });
+const server = await startFederaProcess({
+  postgres,
+  instances,
+  extra: cacheOff ? { response_cache_mb: 0 } : {},
+});
 log(
   `Federa on ${server.dbLabel}: seeding ${nodeCount} organizations with a node each and ${userCount} users…`,
 );
@@ -225,7 +234,7 @@ await server.close();
 
 const result = rec.rows(duration, bareResult.rps);
 console.log(
-  `\n${machineHeader(`Mixed API load: ${userCount} users (own tokens), ${nodeCount} nodes (sockets, pings every 1 s, runs fetched and reported), ${duration} s, Federa on ${server.dbLabel}`)}`,
+  `\n${machineHeader(`Mixed API load: ${userCount} users (own tokens), ${nodeCount} nodes (sockets, pings every 1 s, runs fetched and reported), ${duration} s, Federa on ${server.dbLabel}${cacheOff ? ', read cache off' : ''}`)}`,
 );
 console.log(`users' mix: ${MIX.map(([r, w]) => `${r} ${w}%`).join(', ')}`);
 console.table([...bareResult.rows.slice(0, 1), ...result.rows]);

@@ -2,7 +2,9 @@
 // Benchmark: Federa API throughput beside a bare Fastify hello-world, same machine, same run.
 // autocannon (20 connections, 10 s each) runs as a separate process; the servers run in this one.
 // Prints req/s, p50/p99 latency and the ratio to bare Fastify. Needs `npx tsc --build` first.
-//   node bench/api-throughput/run.mjs [--duration 10] [--connections 20] [--writes 50] [--profile out.cpuprofile]
+//   node bench/api-throughput/run.mjs [--duration 10] [--connections 20] [--writes 50] [--postgres]
+//     [--profile out.cpuprofile]
+// --postgres: a new PostgreSQL database (FEDERA_BENCH_PG) instead of the SQLite file.
 // --profile writes a CPU profile of this (server) process while autocannon loads Federa (open it in Chrome
 // DevTools or speedscope).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,12 +15,25 @@ import Fastify from 'fastify';
 import pino from 'pino';
 import { buildApp, createContext, parseServerConfig } from '@federa/server';
 import { apiCaller, cannon, numberOption, seedFederation } from '../lib/load.mjs';
+import { benchDatabase, flag, machineHeader } from '../lib/processes.mjs';
 
 const duration = numberOption('duration', 10);
 const profileIndex = process.argv.indexOf('--profile');
 const profilePath = profileIndex > 0 ? process.argv[profileIndex + 1] : undefined;
 const connections = numberOption('connections', 20);
-const load = (url, headers = {}) => cannon(url, { headers, duration, connections });
+const postgres = flag('postgres');
+// Taken now: the load average when the run started.
+const header = machineHeader(
+  `API throughput on ${postgres ? 'PostgreSQL' : 'SQLite'} (${connections} connections, ${duration} s each; target: Federa >= 40% of bare Fastify, the uncached task list >= 15%)`,
+);
+// The server runs in this process: its CPU time per request (user + system) is measured beside the rates. It
+// varies far less with other work on the machine than req/s does (PostgreSQL's own CPU is not in it).
+const load = async (url, headers = {}) => {
+  const before = process.cpuUsage();
+  const r = await cannon(url, { headers, duration, connections });
+  const used = process.cpuUsage(before);
+  return { ...r, cpuUs: r.total > 0 ? (used.user + used.system) / r.total : NaN };
+};
 
 const results = [];
 const report = (name, r, base) =>
@@ -29,6 +44,7 @@ const report = (name, r, base) =>
     'p99 ms': r.p99,
     'vs bare': base ? `${((r.rps / base.rps) * 100).toFixed(0)}%` : '100%',
     'non-2xx': r.non2xx + r.errors,
+    'server CPU µs/req': Math.round(r.cpuUs),
   });
 
 // 1. bare Fastify
@@ -43,10 +59,11 @@ report('bare Fastify GET /hello', bareResult);
 // 2. Federa on its embedded SQLite database (a file, as in production): first as configured by default, with the
 // read cache (answers of GETs kept until the database changes), then over the same file with the cache off.
 const dir = mkdtempSync(join(tmpdir(), 'federa-bench-'));
+const db = await benchDatabase(dir, postgres);
 const configWith = (extra) =>
   parseServerConfig(
     {
-      uri: `sqlite:///${join(dir, 'bench.sqlite')}`,
+      uri: db.uri,
       jwt_secret_key: 'bench-secret-key-that-is-long-enough',
       root_user: { email: 'root@example.org', password: 'Bench-Root-1!' },
       bcrypt_rounds: 4,
@@ -122,9 +139,8 @@ if (profiler) {
   profiler.disconnect();
   console.log(`CPU profile of the server side written to ${profilePath}`);
 }
+await db.drop();
 rmSync(dir, { recursive: true, force: true });
 
-console.log(
-  `\nAPI throughput (${connections} connections, ${duration} s each, node ${process.version}, target: Federa >= 40% of bare Fastify)`,
-);
+console.log(`\n${header}`);
 console.table(results);

@@ -11,7 +11,7 @@ export const numberOption = (name, dflt) => {
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 };
 
-/** Runs autocannon against `url`; resolves with req/s, p50/p99 latency (ms) and the failures. */
+/** Runs autocannon against `url`; resolves with req/s, p50/p99 latency (ms), the failures and the requests sent. */
 export function cannon(url, { headers = {}, duration, connections }) {
   return new Promise((resolve, reject) => {
     const args = [autocannonBin, '-c', String(connections), '-d', String(duration), '-j'];
@@ -29,6 +29,7 @@ export function cannon(url, { headers = {}, duration, connections }) {
         p99: r.latency.p99,
         non2xx: r.non2xx,
         errors: r.errors,
+        total: r.requests.total,
       });
     });
   });

@@ -108,26 +108,36 @@ export async function benchDatabase(dir, postgres) {
   };
 }
 
-/**
- * A Federa server (bench/lib/instance.mjs) in its own process with a configuration of its own in a temporary
- * directory: quiet logs, fast password hashing, `extra` keys on top. `restart()` starts it again on the same port
- * over the same database; `close()` stops it and removes the directory and the database.
- */
-export async function startFederaProcess({ postgres = false, extra = {} } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'federa-bench-'));
-  const db = await benchDatabase(dir, postgres);
+/** Writes the configuration file of a benchmark server in `dir`: quiet logs, fast password hashing, `keys` on top. */
+function writeConfig(dir, keys) {
   const configFile = join(dir, 'bench.yaml');
   const prod = {
-    uri: db.uri,
     jwt_secret_key: 'bench-secret-key-that-is-long-enough',
     root_user: { email: 'root@example.org', password: ROOT_PASSWORD },
     bcrypt_rounds: 4,
     password_policy: { max_failed_attempts_per_address: 100000 },
     directories: { data: join(dir, 'data'), log: join(dir, 'log') },
     logging: { level: 'ERROR', use_console: false },
-    ...extra,
+    ...keys,
   };
   writeFileSync(configFile, JSON.stringify({ application: {}, environments: { prod } }));
+  return configFile;
+}
+
+/**
+ * A Federa server (bench/lib/instance.mjs) in its own process with a configuration of its own in a temporary
+ * directory: quiet logs, fast password hashing, `extra` keys on top. `restart()` starts it again on the same port
+ * over the same database; `close()` stops it and removes the directory and the database.
+ *
+ * With `instances` > 1 (PostgreSQL only): that many instances on one database, connected through Redis
+ * (FEDERA_BENCH_REDIS, default redis://127.0.0.1:6379, a channel of this run), behind nginx (round robin, the
+ * balancer of @federa/testing); `url` and `api` are the balancer's, `rss()` adds the instances' memory.
+ */
+export async function startFederaProcess({ postgres = false, extra = {}, instances = 1 } = {}) {
+  if (instances > 1) return startFederaCluster({ extra, instances });
+  const dir = mkdtempSync(join(tmpdir(), 'federa-bench-'));
+  const db = await benchDatabase(dir, postgres);
+  const configFile = writeConfig(dir, { uri: db.uri, ...extra });
   const server = { dbLabel: db.label, configFile };
   const start = async (port = 0) => {
     const { child, port: listening } = await startScript(instanceScript, [configFile, String(port)]);
@@ -147,6 +157,39 @@ export async function startFederaProcess({ postgres = false, extra = {} } = {}) 
     rmSync(dir, { recursive: true, force: true });
   };
   return server;
+}
+
+async function startFederaCluster({ extra, instances }) {
+  const { startBalancer } = await import('@federa/testing');
+  const dir = mkdtempSync(join(tmpdir(), 'federa-bench-'));
+  const db = await benchDatabase(dir, true);
+  const redis = process.env.FEDERA_BENCH_REDIS ?? 'redis://127.0.0.1:6379';
+  const channel = `federa-bench-${randomBytes(4).toString('hex')}`;
+  const configFile = writeConfig(dir, {
+    uri: db.uri,
+    message_broker: `${redis}?channel=${channel}`,
+    ...extra,
+  });
+  const started = [];
+  // One after the other: the first migrates the database and creates the root user.
+  for (let i = 0; i < instances; i++) started.push(await startScript(instanceScript, [configFile, '0']));
+  const balancer = await startBalancer({ dir: join(dir, 'nginx'), upstreams: started.map((s) => s.port) });
+  const stopAll = async () => {
+    await balancer.stop();
+    await Promise.all(started.map((s) => stopChild(s.child)));
+  };
+  return {
+    dbLabel: `PostgreSQL, ${instances} instances behind nginx with Redis`,
+    url: balancer.url,
+    api: `${balancer.url}/api`,
+    rss: () => started.reduce((sum, s) => sum + rssMb(s.child.pid), 0),
+    stop: stopAll,
+    close: async () => {
+      await stopAll();
+      await db.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** The first lines of a benchmark's report: what ran, where, and how loaded the machine was. */

@@ -16,6 +16,7 @@ import { POLICIES, policyKey, type RoutePolicy } from './auth/policy.js';
 import { authenticate, bearerToken, touchLastSeen } from './auth/authenticate.js';
 import type { Caller } from './auth/caller.js';
 import type { CachedAnswer } from './http/read-cache.js';
+import type { ClockReading } from './db/change-clock.js';
 import { registerRoutes } from './routes/index.js';
 import { isConnectionError, isPoolBusy } from './db/renewable-pool.js';
 import { registerConfiguredUi } from './http/ui-static.js';
@@ -30,7 +31,8 @@ declare module 'fastify' {
     caller: Caller | null;
     /** Set when the answer of this GET may be kept in the read cache: its key and the clock's reading. */
     readCacheKey: string | null;
-    readCacheReading: number;
+    /** The read cache's clock reading taken before this request's queries (GET with the cache on). */
+    readCacheReading: ClockReading | null;
   }
   interface FastifyContextConfig {
     policy?: RoutePolicy;
@@ -110,7 +112,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.decorate('ctx', ctx);
   app.decorateRequest('caller', null);
   app.decorateRequest('readCacheKey', null);
-  app.decorateRequest('readCacheReading', 0);
+  app.decorateRequest('readCacheReading', null);
 
   const apiPath = ctx.config.api_path;
   const known = FindMyWay();
@@ -188,26 +190,38 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     const policy = request.routeOptions.config.policy;
     if (!policy) return;
     // Keyed by the whole Authorization header: an answer only ever goes back to the token it was made for.
+    // Public answers are never kept (nobody authenticated them), so public routes do not read the clock either.
     const key =
-      cache && request.method === 'GET' ? `${request.headers.authorization ?? ''} ${request.url}` : null;
+      cache && request.method === 'GET' && policy.callers !== 'public'
+        ? `${request.headers.authorization ?? ''} ${request.url}`
+        : null;
     if (key !== null && cache) {
-      const kept = cache.answer(key);
+      let reading = await cache.refresh();
+      const kept = cache.answer(key, reading);
       if (kept && kept.until > Date.now()) {
         request.auditActor = { kind: kept.caller.kind, id: kept.caller.id };
         const seen = touchLastSeen(ctx, kept.caller.kind, kept.caller.id);
         if (!seen) return reply.headers(kept.headers).send(kept.body);
         await seen; // recording last_seen changed the database: the answer is computed afresh
+        reading = await cache.refresh();
       }
+      request.readCacheReading = reading;
     }
     request.caller = await authenticate(ctx, request, policy);
     if (key !== null && cache && request.caller) {
       request.readCacheKey = key;
-      request.readCacheReading = cache.reading();
+      request.readCacheReading ??= await cache.refresh();
     }
   });
   if (cache) {
     app.addHook('onSend', (request, reply, payload, done) => {
-      if (request.readCacheKey !== null && reply.statusCode === 200 && typeof payload === 'string') {
+      const reading = request.readCacheReading;
+      if (
+        request.readCacheKey !== null &&
+        reading !== null &&
+        reply.statusCode === 200 &&
+        typeof payload === 'string'
+      ) {
         const headers: CachedAnswer['headers'] = {};
         for (const [name, value] of Object.entries(reply.getHeaders())) {
           if (value !== undefined && name !== 'content-length' && !name.startsWith('access-control-'))
@@ -219,7 +233,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
           request.caller?.validUntil ?? Infinity,
         );
         if (caller && until > Date.now()) {
-          cache.keepAnswer(request.readCacheKey, request.readCacheReading, {
+          cache.keepAnswer(request.readCacheKey, reading, {
             headers,
             body: Buffer.from(payload),
             caller: { kind: caller.kind, id: caller.id },

@@ -77,7 +77,7 @@ export async function createContext(
         config.password_policy.address_window_minutes * 60_000,
       ),
       readCache:
-        dbh.changes && config.response_cache_mb > 0
+        config.response_cache_mb > 0
           ? new ReadCache(dbh.changes, config.response_cache_mb * 1024 * 1024)
           : null,
       vpn,

@@ -4,11 +4,19 @@ import type { AppContext } from '../context.js';
 import { formatStored, nowStored } from '../http/datetime.js';
 import { describeRule } from './rules.js';
 import type { CallerKind, RoutePolicy } from './policy.js';
-import { containerCaller, nodeCaller, userCaller, type Caller } from './caller.js';
+import {
+  containerCaller,
+  nodeCaller,
+  nodeCallerInSession,
+  userCaller,
+  userCallerInSession,
+  type Caller,
+} from './caller.js';
 import type { ContainerIdentity, TokenClaims } from './tokens.js';
-import { liveSession } from './sessions.js';
+import { checkSession, liveSession } from './sessions.js';
 import { containerRunState, recordSeen } from '../repositories/caller.js';
 import { findNode } from '../repositories/node.js';
+import type { ClockReading } from '../db/change-clock.js';
 
 /** Reads `Authorization: Bearer <token>`: missing → 401, malformed → 422. */
 export function bearerToken(header: string | undefined): string {
@@ -35,11 +43,24 @@ export async function callerFromClaims(ctx: AppContext, claims: TokenClaims): Pr
   }
   const id = claims.sub;
   if (typeof id !== 'number') throw new ApiError('invalid_token', 'Invalid token subject');
+  if (claims.client_type === 'user' && typeof claims.sid === 'string') {
+    // The user, their rules and the token's session in one round trip.
+    const found = await userCallerInSession(db, id, claims.sid);
+    if (!found) throw new ApiError('identity_missing', `Error loading the user ${id}`);
+    checkSession(claims, found.session);
+    return found.caller;
+  }
   if (claims.client_type === 'user') {
     const caller = await userCaller(db, id);
     if (!caller) throw new ApiError('identity_missing', `Error loading the user ${id}`);
     await liveSession(ctx, claims);
     return caller;
+  }
+  if (typeof claims.sid === 'string') {
+    const found = await nodeCallerInSession(db, id, claims.sid);
+    if (!found) throw new ApiError('identity_missing', `Error loading the node ${id}`);
+    checkSession(claims, found.session);
+    return found.caller;
   }
   const node = await findNode(db, id);
   if (!node) throw new ApiError('identity_missing', `Error loading the node ${id}`);
@@ -90,7 +111,7 @@ export async function authenticate(
     return callerFromClaims(ctx, { ...claims, type: 'access' });
   }
   if (claims.type === 'refresh') throw new ApiError('invalid_token', 'Only non-refresh tokens are allowed');
-  const caller = await accessCaller(ctx, token, claims);
+  const caller = await accessCaller(ctx, token, claims, request.readCacheReading);
   if (!policy.callers.includes(caller.kind)) {
     throw new ApiError('wrong_caller', `This endpoint is not available to ${caller.kind}s`);
   }
@@ -101,7 +122,11 @@ export async function authenticate(
     );
   }
   const seen = touchLastSeen(ctx, caller.kind, caller.id);
-  if (seen) await seen;
+  if (seen) {
+    await seen;
+    // This request changed the database: a reading taken before is no longer the state its queries will see.
+    request.readCacheReading = null;
+  }
   return caller;
 }
 
@@ -109,12 +134,18 @@ export async function authenticate(
  * The caller of an access token. While the database is unchanged the caller loaded before is reused (the read
  * cache drops it at the next change, so a changed role or a deleted user applies to the next request).
  */
-async function accessCaller(ctx: AppContext, token: string, claims: TokenClaims): Promise<Caller> {
+async function accessCaller(
+  ctx: AppContext,
+  token: string,
+  claims: TokenClaims,
+  taken: ClockReading | null,
+): Promise<Caller> {
   const cache = ctx.readCache;
   if (!cache) return callerFromClaims(ctx, claims);
-  const known = cache.caller(token);
+  // A GET took its reading before anything else; other requests take one now, before the caller's queries.
+  const reading = taken ?? (await cache.refresh());
+  const known = cache.caller(token, reading);
   if (known && (known.validUntil ?? Infinity) > Date.now()) return known;
-  const reading = cache.reading();
   const caller = await callerFromClaims(ctx, claims);
   cache.keepCaller(token, reading, caller);
   return caller;

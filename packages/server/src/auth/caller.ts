@@ -3,7 +3,13 @@ import type { Database, Node, User } from '../db/schema.js';
 import type { ContainerIdentity } from './tokens.js';
 import { ruleKeyOf, type RuleKey } from './rules.js';
 import { parseIdList } from '../db/id-list.js';
-import { fixedRoleRuleIds, ruleCatalogue, userWithRuleIds } from '../repositories/caller.js';
+import {
+  fixedRoleRuleIds,
+  ruleCatalogue,
+  userWithRuleIds,
+  userWithRuleIdsAndSession,
+  nodeWithRuleIdsAndSession,
+} from '../repositories/caller.js';
 import type { CallerKind } from './policy.js';
 
 /** The identity behind a request, with the rules it holds. */
@@ -52,17 +58,109 @@ async function loadUser(
   const [row] = await userWithRuleIds(db, userId);
   if (!row) return undefined;
   const { role_rule_ids, direct_rule_ids, ...user } = row;
+  return { user, rules: await rulesOfLists(db, role_rule_ids, direct_rule_ids) };
+}
+
+/** The rules of a user's id lists (role rules, direct rules). */
+async function rulesOfLists(
+  db: Kysely<Database>,
+  roleRuleIds: string | null,
+  directRuleIds: string | null,
+): Promise<ReadonlySet<RuleKey>> {
   // The same id lists always name the same rules (the catalogue does not change), so their set is reused.
   let sets = ruleSetsByDb.get(db);
   if (!sets) ruleSetsByDb.set(db, (sets = new Map()));
-  const key = `${role_rule_ids ?? ''}|${direct_rule_ids ?? ''}`;
+  const key = `${roleRuleIds ?? ''}|${directRuleIds ?? ''}`;
   let rules = sets.get(key);
   if (!rules) {
-    rules = await ruleKeys(db, [...parseIdList(role_rule_ids), ...parseIdList(direct_rule_ids)]);
+    rules = await ruleKeys(db, [...parseIdList(roleRuleIds), ...parseIdList(directRuleIds)]);
     if (sets.size >= 1000) sets.clear();
     sets.set(key, rules);
   }
-  return { user, rules };
+  return rules;
+}
+
+/** What a request's authentication needs to know of the token's session (null fields: no such session). */
+export interface SessionState {
+  kind: string | null;
+  subject_id: number | null;
+  expires_at: string | null;
+  ended_at: string | null;
+  end_reason: string | null;
+}
+
+/**
+ * The caller a user id names and the state of the session `sessionId`, in one query; undefined when the user does
+ * not exist.
+ */
+export async function userCallerInSession(
+  db: Kysely<Database>,
+  userId: number,
+  sessionId: string,
+): Promise<{ caller: Caller; session: SessionState } | undefined> {
+  const [row] = await userWithRuleIdsAndSession(db, userId, sessionId);
+  if (!row) return undefined;
+  const { role_rule_ids, direct_rule_ids, ...rest } = row;
+  const { session, identity: user } = splitSession(rest);
+  const rules = await rulesOfLists(db, role_rule_ids, direct_rule_ids);
+  return {
+    caller: {
+      kind: 'user',
+      id: user.id,
+      organizationId: user.organization_id,
+      collaborationId: null,
+      rules,
+      user,
+    },
+    session,
+  };
+}
+
+/** The caller a node id names and the state of the session `sessionId`, in one query; undefined without node. */
+export async function nodeCallerInSession(
+  db: Kysely<Database>,
+  nodeId: number,
+  sessionId: string,
+): Promise<{ caller: Caller; session: SessionState } | undefined> {
+  const [row] = await nodeWithRuleIdsAndSession(db, nodeId, sessionId);
+  if (!row) return undefined;
+  const { rule_ids, ...rest } = row;
+  const { session, identity: node } = splitSession(rest);
+  return {
+    caller: {
+      kind: 'node',
+      id: node.id,
+      organizationId: node.organization_id,
+      collaborationId: node.collaboration_id,
+      rules: await ruleKeys(db, parseIdList(rule_ids)),
+      node,
+    },
+    session,
+  };
+}
+
+/** A row of an identity with the `session_` columns beside it: the identity's fields, and the session's. */
+function splitSession<T extends Record<`session_${keyof SessionState}`, unknown>>(
+  row: T,
+): { session: SessionState; identity: Omit<T, `session_${keyof SessionState}`> } {
+  const {
+    session_kind,
+    session_subject_id,
+    session_expires_at,
+    session_ended_at,
+    session_end_reason,
+    ...identity
+  } = row;
+  return {
+    session: {
+      kind: session_kind as string | null,
+      subject_id: session_subject_id as number | null,
+      expires_at: session_expires_at as string | null,
+      ended_at: session_ended_at as string | null,
+      end_reason: session_end_reason as string | null,
+    },
+    identity,
+  };
 }
 
 /** The rules of the user's roles and their direct rules. */

@@ -4,6 +4,7 @@ import type { Session } from '../db/schema.js';
 import { ApiError } from '../errors.js';
 import { formatStored, nowStored } from '../http/datetime.js';
 import type { SessionRef, TokenClaims } from './tokens.js';
+import type { SessionState } from './caller.js';
 import {
   deleteSessionsBefore,
   endOpenSessions,
@@ -118,11 +119,24 @@ export async function liveSession(ctx: AppContext, claims: TokenClaims): Promise
   const sid = claims.sid;
   if (typeof sid !== 'string') throw ended('the token belongs to no session');
   const row = await findSession(ctx.dbh.db, sid);
+  checkSession(claims, row);
+  return row;
+}
+
+/**
+ * Refuses a token whose session (read with the caller, `SessionState`) is missing, another identity's, ended or
+ * past its absolute end.
+ * @throws ApiError `session_ended`, as {@link liveSession}.
+ */
+export function checkSession<T extends SessionState>(
+  claims: TokenClaims,
+  row: T | undefined,
+): asserts row is T {
   if (!row || row.kind !== claims.client_type || row.subject_id !== claims.sub)
     throw ended('the token belongs to no session');
   if (row.ended_at !== null) throw ended(END_TEXT[row.end_reason as EndReason] ?? 'it was ended');
-  if (storedMs(row.expires_at) <= Date.now()) throw ended('it reached its maximum lifetime');
-  return row;
+  if (row.expires_at === null || storedMs(row.expires_at) <= Date.now())
+    throw ended('it reached its maximum lifetime');
 }
 
 /**

@@ -153,8 +153,8 @@ export const ServerConfigSchema = Type.Object(
       { default: {}, additionalProperties: true },
     ),
     /**
-     * Memory (MiB) for answers of authenticated GET requests, kept until the database changes (SQLite only; see
-     * http/read-cache.ts). 0 turns the cache off.
+     * Memory (MiB) for answers of authenticated GET requests, kept until the database changes (SQLite and
+     * PostgreSQL; see http/read-cache.ts). 0 turns the cache off.
      */
     response_cache_mb: Type.Number({ minimum: 0, default: 64 }),
     /**

@@ -1,12 +1,27 @@
+import { sql, type Kysely } from 'kysely';
 import type SQLite from 'better-sqlite3';
+import type { Database } from './schema.js';
+
+/** A reading of a {@link ReadClock}: two equal readings mean that the database did not change in between. */
+export type ClockReading = number | string;
 
 /**
- * Tells whether the database may have changed since an earlier look. `now()` returns a number that moves when
- * this process ran a statement that writes, or when another connection (another process on the same SQLite file,
- * `vserver-local import`, the `sqlite3` shell) committed a change (SQLite's `PRAGMA data_version`). The read cache
- * keeps an answer only as long as this number stays the same (see http/read-cache.ts).
+ * Tells whether the database may have changed since an earlier look. The read cache (http/read-cache.ts) keeps
+ * an answer only while the reading stays the same.
  */
-export class ChangeClock {
+export interface ReadClock {
+  /** The reading now. */
+  now(): ClockReading | Promise<ClockReading>;
+  /** The reading now when it costs no round trip to the database; undefined when it would. */
+  peek(): ClockReading | undefined;
+}
+
+/**
+ * SQLite: `now()` returns a number that moves when this process ran a statement that writes, or when another
+ * connection (another process on the same SQLite file, `vserver-local import`, the `sqlite3` shell) committed a
+ * change (SQLite's `PRAGMA data_version`).
+ */
+export class ChangeClock implements ReadClock {
   #count = 0;
   #dataVersion: unknown;
   #probe: SQLite.Statement | null = null;
@@ -30,5 +45,37 @@ export class ChangeClock {
       this.#count += 1;
     }
     return this.#count;
+  }
+
+  peek(): number {
+    return this.now();
+  }
+}
+
+/**
+ * PostgreSQL: the reading is the database cluster's transaction snapshot (`pg_current_snapshot()`: the oldest
+ * transaction still running, the one after the newest finished, and the ones running in between). It changes the
+ * moment any transaction that wrote commits or rolls back, whichever process or instance ran it (another Federa
+ * instance, `psql`, an import), and a transaction that commits is in it until its commit is visible to every
+ * later query. So a reading taken before a request's queries and found again unchanged later proves that nothing
+ * was committed in between, across instances, with no message to carry and nothing to lose (docs/scaling.md,
+ * "The read cache on several instances"). Costs one trivial query per reading.
+ */
+export class SnapshotClock implements ReadClock {
+  readonly #db: () => Kysely<Database>;
+
+  constructor(db: () => Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async now(): Promise<string> {
+    const { rows } = await sql<{ s: string }>`SELECT pg_current_snapshot()::text AS s`.execute(this.#db());
+    const reading = rows[0]?.s;
+    if (typeof reading !== 'string') throw new Error('pg_current_snapshot() gave no answer');
+    return reading;
+  }
+
+  peek(): undefined {
+    return undefined;
   }
 }

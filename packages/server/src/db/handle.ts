@@ -2,7 +2,7 @@ import { Migrator, sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { FederaMigrations } from './migrations/index.js';
 import type { RenewablePool } from './renewable-pool.js';
-import { ChangeClock } from './change-clock.js';
+import { ChangeClock, SnapshotClock, type ReadClock } from './change-clock.js';
 import { dialectFor } from './dialects/index.js';
 import type { DatabaseOptions } from './options.js';
 import type { DatabaseTarget, DialectName } from './uri.js';
@@ -45,10 +45,10 @@ export class DatabaseHandle {
   readonly target: DatabaseTarget;
   resets = 0;
   /**
-   * SQLite: moves whenever the database may have changed. PostgreSQL: null (several instances may write to one
-   * database, and nothing tells this process cheaply that another one did).
+   * Moves whenever the database may have changed: SQLite's is kept in memory, PostgreSQL's is the cluster's
+   * transaction snapshot, which every instance sharing the database reads alike (change-clock.ts).
    */
-  readonly changes: ChangeClock | null;
+  readonly changes: ReadClock;
   readonly #clock: ChangeClock;
 
   readonly #options: DatabaseOptions;
@@ -57,7 +57,7 @@ export class DatabaseHandle {
     this.target = target;
     this.#options = options;
     this.#clock = new ChangeClock();
-    this.changes = target.dialect === 'sqlite' ? this.#clock : null;
+    this.changes = target.dialect === 'sqlite' ? this.#clock : new SnapshotClock(() => this.#db);
     const created = dialectFor(target.dialect).open(target.location, options, this.#clock);
     this.#db = created.db;
     this.#pool = created.pool;

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import pg from 'pg';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 
@@ -148,8 +149,17 @@ export class RenewablePool implements PostgresPool {
   async connect(): Promise<PostgresPoolClient> {
     const client = await this.#client();
     let broken = false;
+    // pg writes each message of a query (parse, bind, describe, execute, sync) to the socket on its own: one system
+    // call each. Corked, they leave in one.
+    const stream = (client as unknown as { connection?: { stream?: Socket } }).connection?.stream;
     const query = ((...args: [string, unknown[]]) => {
-      const out = client.query(...args) as unknown;
+      stream?.cork();
+      let out: unknown;
+      try {
+        out = client.query(...args) as unknown;
+      } finally {
+        stream?.uncork();
+      }
       if (out instanceof Promise)
         return out.then(
           (value: unknown) => {

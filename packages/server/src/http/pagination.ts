@@ -3,7 +3,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { withoutIds } from '../serializers/schema-utils.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { countIds, pageOfIds, type IdQuery } from '../repositories/listing.js';
+import { countedPage, pageOfIds, type IdQuery } from '../repositories/listing.js';
 
 /** Query parameters every paginated listing accepts (docs/api.md#pagination). */
 export const PaginationQuery = {
@@ -67,6 +67,12 @@ function pageUrl(request: FastifyRequest, page: number): string {
   return `${path}?${new URLSearchParams(out).toString()}`;
 }
 
+/** Every id of an unpaged listing, and their number. */
+async function allIds(ids: IdQuery): Promise<{ total: number; ids: number[] }> {
+  const all = await pageOfIds(ids);
+  return { total: all.length, ids: all };
+}
+
 /**
  * Runs a paginated listing. `ids` selects the matching ids in their listing order; `load` turns a page of ids
  * into serialized items (same order). Sets `total-count` and `Link`; answers a bare array, or `{data, links}`
@@ -84,8 +90,9 @@ export async function paginate<T>(
   const paged = q.page !== undefined;
   const perPage = q.per_page ?? 10;
   const page = q.page ?? 1;
-  const total = await countIds(db, ids);
-  const pageIds = await pageOfIds(ids, paged ? { limit: perPage, offset: (page - 1) * perPage } : undefined);
+  const { total, ids: pageIds } = paged
+    ? await countedPage(db, ids, { limit: perPage, offset: (page - 1) * perPage })
+    : await allIds(ids);
   const items = pageIds.length ? await load(pageIds) : [];
   const last = paged ? Math.max(1, Math.ceil(total / perPage)) : 1;
   const links: Record<string, string> = {};

@@ -168,13 +168,4 @@ describe('read cache settings', () => {
       await t.close();
     }
   });
-
-  it('is off on PostgreSQL, where several instances may write to one database', async () => {
-    const t = await startTestApp({ dialect: 'postgres' });
-    try {
-      expect(t.ctx.readCache).toBeNull();
-    } finally {
-      await t.close();
-    }
-  });
 });

@@ -1,4 +1,4 @@
-import type { ChangeClock } from '../db/change-clock.js';
+import type { ClockReading, ReadClock } from '../db/change-clock.js';
 import type { Caller } from '../auth/caller.js';
 import type { CallerKind } from '../auth/policy.js';
 
@@ -11,38 +11,51 @@ export interface CachedAnswer {
   until: number;
 }
 
+interface Kept<T> {
+  value: T;
+  reading: ClockReading;
+}
+
 /**
  * Answers of authenticated GET requests, and the callers tokens name, kept while the database stays unchanged.
  *
- * Every entry belongs to one reading of the database's {@link ChangeClock}: as soon as the clock moves (any
- * write of this process, or a commit by another connection), everything is dropped, so an answer is never older
- * than the data it shows. A role change, a new task, a node going offline: the next request computes afresh.
- * Entries are keyed by the bearer token and the URL, so nobody ever receives an answer computed for someone
- * else's permissions. A kept answer went out once after the full authentication and the policy's checks at the
- * same state of the database, so it is given again without them, but only until its token expires; `last_seen`
- * is still recorded.
+ * Every entry belongs to the reading of the database's {@link ReadClock} taken before the answer was computed. A
+ * request takes a reading first ({@link refresh}) and is given only entries of that very reading; as soon as a
+ * reading differs (any write of this process, a commit by another connection or, on PostgreSQL, by another
+ * instance), everything is dropped, so an answer is never older than the data it shows. A role change, a new task,
+ * a node going offline: the next request computes afresh. Entries are keyed by the bearer token and the URL, so
+ * nobody ever receives an answer computed for someone else's permissions. A kept answer went out once after the
+ * full authentication and the policy's checks at the same state of the database, so it is given again without
+ * them, but only until its token expires; `last_seen` is still recorded.
  *
- * Only SQLite databases have a clock (one file, and `data_version` tells of other writers); on PostgreSQL, where
- * several instances may share the database, the server runs without this cache.
+ * SQLite's clock is read in memory; PostgreSQL's is the cluster's transaction snapshot, one trivial query per
+ * request, which every instance sharing the database sees alike (db/change-clock.ts).
  */
 export class ReadCache {
-  readonly #clock: ChangeClock;
+  readonly #clock: ReadClock;
   readonly #maxBytes: number;
-  #reading = Number.NaN;
+  #reading: ClockReading = Number.NaN;
   #bytes = 0;
-  readonly #answers = new Map<string, CachedAnswer>();
-  readonly #callers = new Map<string, Caller>();
+  readonly #answers = new Map<string, Kept<CachedAnswer>>();
+  readonly #callers = new Map<string, Kept<Caller>>();
   /** Counters for the logs and the benchmark. */
   readonly stats = { hits: 0, stored: 0, cleared: 0 };
 
-  constructor(clock: ChangeClock, maxBytes: number) {
+  constructor(clock: ReadClock, maxBytes: number) {
     this.#clock = clock;
     this.#maxBytes = maxBytes;
   }
 
-  /** The clock's reading now; entries of an earlier reading are dropped. */
-  reading(): number {
+  /**
+   * Reads the clock now (a promise on PostgreSQL). Entries of another reading are dropped. Take it before the
+   * queries of a request: what they see is at least as new as the reading.
+   */
+  refresh(): ClockReading | Promise<ClockReading> {
     const now = this.#clock.now();
+    return typeof now === 'object' ? now.then((r) => this.#observe(r)) : this.#observe(now);
+  }
+
+  #observe(now: ClockReading): ClockReading {
     if (now !== this.#reading) {
       if (this.#answers.size > 0 || this.#callers.size > 0) this.stats.cleared += 1;
       this.#answers.clear();
@@ -53,40 +66,50 @@ export class ReadCache {
     return now;
   }
 
-  answer(key: string): CachedAnswer | undefined {
-    this.reading();
+  /** The answer kept for `key` at exactly `reading` (a reading the request took itself). */
+  answer(key: string, reading: ClockReading): CachedAnswer | undefined {
     const hit = this.#answers.get(key);
-    if (hit) this.stats.hits += 1;
-    return hit;
+    if (!hit || hit.reading !== reading) return undefined;
+    this.stats.hits += 1;
+    return hit.value;
   }
 
-  /** Keeps an answer computed while the clock read `reading`; an answer computed across a change is dropped. */
-  keepAnswer(key: string, reading: number, answer: CachedAnswer): void {
-    if (this.reading() !== reading || answer.body.length > this.#maxBytes / 8) return;
+  /**
+   * Keeps an answer computed after the clock read `reading`; dropped when the clock has moved since (known
+   * without a round trip: SQLite's clock, or a later request's reading).
+   */
+  keepAnswer(key: string, reading: ClockReading, answer: CachedAnswer): void {
+    if (!this.#current(reading) || answer.body.length > this.#maxBytes / 8) return;
     const earlier = this.#answers.get(key);
     if (earlier) {
       this.#answers.delete(key);
-      this.#bytes -= earlier.body.length + key.length;
+      this.#bytes -= earlier.value.body.length + key.length;
     }
     this.#bytes += answer.body.length + key.length;
     // Oldest first out: a Map iterates in insertion order.
     for (const [oldKey, old] of this.#answers) {
       if (this.#bytes <= this.#maxBytes) break;
       this.#answers.delete(oldKey);
-      this.#bytes -= old.body.length + oldKey.length;
+      this.#bytes -= old.value.body.length + oldKey.length;
     }
-    this.#answers.set(key, answer);
+    this.#answers.set(key, { value: answer, reading });
     this.stats.stored += 1;
   }
 
-  caller(token: string): Caller | undefined {
-    this.reading();
-    return this.#callers.get(token);
+  caller(token: string, reading: ClockReading): Caller | undefined {
+    const kept = this.#callers.get(token);
+    return kept && kept.reading === reading ? kept.value : undefined;
   }
 
-  keepCaller(token: string, reading: number, caller: Caller): void {
-    if (this.reading() !== reading) return;
+  keepCaller(token: string, reading: ClockReading, caller: Caller): void {
+    if (!this.#current(reading)) return;
     if (this.#callers.size >= 10_000) this.#callers.clear();
-    this.#callers.set(token, caller);
+    this.#callers.set(token, { value: caller, reading });
+  }
+
+  #current(reading: ClockReading): boolean {
+    const peeked = this.#clock.peek();
+    if (peeked !== undefined) this.#observe(peeked);
+    return this.#reading === reading;
   }
 }

@@ -5,7 +5,7 @@ import type { Dialect } from './dialect.js';
 
 /**
  * PostgreSQL through a pool of `pg` connections that `/health/fix` can replace (renewable-pool.ts). Several
- * server instances may share the database, so it never moves the change clock.
+ * server instances may share the database; its change clock is the transaction snapshot (change-clock.ts).
  */
 export const postgresDialect: Dialect = {
   open(location, options) {
