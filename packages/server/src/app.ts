@@ -21,6 +21,7 @@ import { registerRoutes } from './routes/index.js';
 import { isConnectionError, isPoolBusy } from './db/renewable-pool.js';
 import { registerConfiguredUi } from './http/ui-static.js';
 import { DATA_FIELDS, guardBody, guardParameters, limitRouteSchemas } from './http/input-guard.js';
+import { addRequestTimeouts } from './http/request-timeout.js';
 import { installAuditHooks } from './audit/audit-hooks.js';
 
 declare module 'fastify' {
@@ -89,10 +90,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: ctx.config.body_limit_bytes,
-    // A request whose headers or body never arrive is answered 408 and its connection closed (docs/security.md).
-    requestTimeout: ctx.config.http.request_timeout_ms,
+    // A request whose headers or body never arrive is answered 408 and its connection closed (docs/security.md):
+    // the headers by Node's server, the whole request by addRequestTimeouts (per route: an output's upload and
+    // download are bounded by an idle time instead, docs/large-results.md).
+    requestTimeout: 0,
     http: {
-      requestTimeout: ctx.config.http.request_timeout_ms,
+      requestTimeout: 0,
       headersTimeout: Math.min(ctx.config.http.headers_timeout_ms, ctx.config.http.request_timeout_ms),
       connectionsCheckingInterval: Math.max(
         50,
@@ -113,6 +116,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.decorateRequest('caller', null);
   app.decorateRequest('readCacheKey', null);
   app.decorateRequest('readCacheReading', null);
+  addRequestTimeouts(app, {
+    requestMs: ctx.config.http.request_timeout_ms,
+    outputIdleMs: ctx.config.http.output_idle_timeout_ms,
+    idleRoutes: new Set([`${ctx.config.api_path}/result/:id/output`]),
+  });
 
   const apiPath = ctx.config.api_path;
   const known = FindMyWay();

@@ -180,6 +180,11 @@ export const ServerConfigSchema = Type.Object(
         request_timeout_ms: Type.Integer({ minimum: 100, default: 120_000 }),
         /** The headers must have arrived within this time (at most request_timeout_ms). */
         headers_timeout_ms: Type.Integer({ minimum: 100, default: 30_000 }),
+        /**
+         * The upload and download of a large output (`/result/{id}/output`) have no whole-request time-out: they are
+         * cut when no bytes moved for this long (docs/large-results.md).
+         */
+        output_idle_timeout_ms: Type.Integer({ minimum: 100, default: 60_000 }),
       },
       { default: {}, additionalProperties: false },
     ),
