@@ -312,3 +312,16 @@ describe('a full result store', () => {
     }
   }, 30_000);
 });
+
+describe('an upload that no report names', () => {
+  it('is removed from the store when its run finishes without naming it', async () => {
+    const r = await run();
+    const data = output(2000);
+    expect((await r.upload(data)).status).toBe(201);
+    const file = `result-${r.id}-${sha(data)}`;
+    expect(await readdir(dir)).toContain(file);
+    expect((await r.patch({ status: 'failed', log: 'crashed after the upload' })).status).toBe(200);
+    expect(await readdir(dir)).not.toContain(file);
+    expect(await r.view()).toMatchObject({ status: 'failed', result_stored: null });
+  });
+});

@@ -26,6 +26,7 @@ import {
 } from '../repositories/result.js';
 import { findAddressedResult, findVisibleResult } from './result-access.js';
 import { StoredOutputSchema, checkUploaded } from './result-output.js';
+import { outputKeyPrefix } from '../result-store/result-store.js';
 import { findNode } from '../repositories/node.js';
 
 const ResultItem = Type.Union([ResultWithTaskSchema, ResultSchema]);
@@ -207,6 +208,15 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
         result.finished_at === null && failureCancelsSiblings(plan.status)
           ? await cancelPendingSiblings(db(), result.task_id, result.id)
           : [];
+      // A run that finished without naming an upload leaves none in the store (docs/large-results.md), nor do the
+      // runs this failure cancelled.
+      const finishedNow = result.finished_at === null && plan.changes.finished_at != null;
+      const orphaned = [
+        ...(finishedNow && !uploaded && !stored.stored ? [result.id] : []),
+        ...cancelled.map((r) => r.id),
+      ];
+      for (const id of orphaned)
+        await ctx.results.deleteOthers(outputKeyPrefix(id), `${outputKeyPrefix(id)}none`);
       if (cancelled.length > 0)
         request.log.info(
           {
