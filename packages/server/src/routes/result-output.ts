@@ -89,6 +89,9 @@ export const resultOutputRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      // An upload refused before its last byte leaves a body nobody reads: its connection is closed with the
+      // answer rather than kept open for it (one upload per connection).
+      reply.header('connection', 'close');
       const result = await findAddressedResult(db(), request.caller as Caller, request.params.id);
       if (request.headers['content-type']?.split(';')[0]?.trim() !== 'application/octet-stream')
         throw badRequest('The output is sent as Content-Type: application/octet-stream.');
