@@ -228,7 +228,14 @@ export class RestClient {
     if (upload) {
       Object.assign(headers, { 'content-type': 'application/octet-stream' }, upload.headers);
       const url = buildUrl(this.#o.apiBase, path, options.query);
-      return sendStream(method, url, headers, upload.open(), this.#o.signal);
+      return sendStream(
+        method,
+        url,
+        headers,
+        upload.open(),
+        this.#o.signal,
+        this.#o.requestTimeoutMs ?? 60_000,
+      );
     }
     const timeout = AbortSignal.timeout(this.#o.requestTimeoutMs ?? 60_000);
     const res = await fetch(buildUrl(this.#o.apiBase, path, options.query), {
@@ -298,9 +305,13 @@ async function sendStream(
   headers: Record<string, string>,
   body: Readable,
   signal: AbortSignal,
+  idleMs: number,
 ): Promise<ApiAnswer> {
   const send = url.startsWith('https:') ? httpsRequest : httpRequest;
   const req = send(url, { method, headers, signal });
+  // No time limit on the whole upload (a large output over a slow link takes minutes, docs/large-results.md); a
+  // connection on which nothing moved for `idleMs` is given up, and the upload tried again.
+  req.setTimeout(idleMs, () => req.destroy(new Error(`nothing moved for ${idleMs} ms`)));
   const answered = new Promise<IncomingMessage>((resolve, reject) => {
     req.once('response', resolve);
     req.once('error', reject);
