@@ -6,6 +6,7 @@ import { callerCollaborations } from '../auth/scope.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { MessageSchema, errorResponses } from '../serializers/common.js';
 import { findNode } from '../repositories/node.js';
+import { outputKeyPrefix } from '../result-store/result-store.js';
 import { findTask, hasOpenRunInTree, killNodeRuns, killTask } from '../repositories/task/index.js';
 import type { Kysely } from 'kysely';
 import type { Database, Task } from '../db/schema.js';
@@ -50,6 +51,9 @@ export const killRoutes: FastifyPluginAsyncTypebox = async (app) => {
           `Task ${task.id} and its sub-tasks have already finished; there is nothing to kill.`,
         );
       const killed = await killTask(db(), ctx.events, task);
+      // A killed run names no upload: one it made before the kill leaves the store (docs/large-results.md).
+      for (const { result_id: id } of killed)
+        await ctx.results.deleteOthers(outputKeyPrefix(id), `${outputKeyPrefix(id)}none`);
       request.log.info(
         { event: 'task.killed', task_id: task.id, runs: killed.length, by: caller.id },
         'task killed',

@@ -324,4 +324,20 @@ describe('an upload that no report names', () => {
     expect(await readdir(dir)).not.toContain(file);
     expect(await r.view()).toMatchObject({ status: 'failed', result_stored: null });
   });
+
+  it('is removed from the store when its task is killed', async () => {
+    const r = await run();
+    const data = output(2000);
+    expect((await r.upload(data)).status).toBe(201);
+    const file = `result-${r.id}-${sha(data)}`;
+    expect(await readdir(dir)).toContain(file);
+    const taskId = (await r.view()).task.id as number;
+    expect((await t.api('POST', '/kill/task', { token: t.rootToken, body: { id: taskId } })).status).toBe(
+      200,
+    );
+    expect(await readdir(dir)).not.toContain(file);
+    const view = await r.view();
+    expect(view).toMatchObject({ result_stored: null });
+    expect(String(view.status)).toContain('kill');
+  });
 });
