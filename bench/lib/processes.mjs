@@ -173,7 +173,12 @@ async function startFederaCluster({ extra, instances }) {
   const started = [];
   // One after the other: the first migrates the database and creates the root user.
   for (let i = 0; i < instances; i++) started.push(await startScript(instanceScript, [configFile, '0']));
-  const balancer = await startBalancer({ dir: join(dir, 'nginx'), upstreams: started.map((s) => s.port) });
+  const balancer = await startBalancer({
+    dir: join(dir, 'nginx'),
+    upstreams: started.map((s) => s.port),
+    // Users, node sockets and their requests, each held on both sides of nginx.
+    workerConnections: 16384,
+  });
   const stopAll = async () => {
     await balancer.stop();
     await Promise.all(started.map((s) => stopChild(s.child)));

@@ -18,6 +18,12 @@ export interface BalancerOptions {
    * @default 'round-robin'
    */
   balancing?: 'round-robin' | 'ip_hash';
+  /**
+   * nginx's connections at once, client and upstream sides together (each proxied request holds two): a benchmark
+   * with hundreds of users and node sockets needs more than the default.
+   * @default 1024
+   */
+  workerConnections?: number;
 }
 
 export interface Balancer {
@@ -34,12 +40,14 @@ export interface Balancer {
  */
 export function balancerConfig(port: number, options: BalancerOptions): string {
   const { dir } = options;
+  const connections = options.workerConnections ?? 1024;
   return `daemon off;
 master_process on;
 worker_processes 1;
+worker_rlimit_nofile ${connections * 2};
 pid ${join(dir, 'nginx.pid')};
 error_log ${join(dir, 'error.log')} warn;
-events { worker_connections 1024; }
+events { worker_connections ${connections}; }
 http {
   access_log off;
   client_body_temp_path ${join(dir, 'tmp-body')};
