@@ -165,7 +165,7 @@ describe('what a node chooses before it runs a task', () => {
     expect(task.complete).toBe(true);
   }, 60_000);
 
-  it("keeps one network helper ready, removes each run's helper with its container, and the spare when it stops", async () => {
+  it("keeps three network helpers ready, removes each run's helper with its container, and the spares when it stops", async () => {
     const helpers = (): string[] =>
       execFileSync(
         'docker',
@@ -176,13 +176,14 @@ describe('what a node chooses before it runs a task', () => {
         .filter(Boolean);
     await node.node.runs.idle();
     const before = helpers();
-    expect(before).toHaveLength(1);
+    expect(before).toHaveLength(3);
     const r = await runTask(DB_IMAGE);
     expect(r.status, r.log ?? '').toBe('completed');
     await node.node.runs.idle();
-    // The run took the spare (removed with the run's container); a new spare is ready.
+    // The run took a spare (removed with the run's container); a new spare is ready in its place.
     const after = helpers();
-    expect(after).toHaveLength(1);
+    expect(after).toHaveLength(3);
+    expect(after.filter((h) => before.includes(h))).toHaveLength(2);
     expect(after).not.toEqual(before);
     await node.node.stop();
     expect(helpers()).toHaveLength(0);
