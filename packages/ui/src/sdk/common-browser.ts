@@ -1,7 +1,7 @@
 /**
  * The part of `@federa/common` the SDK needs in a browser: socket event names, run statuses, the wire types and the list
  * unwrapper, the JWT reader and the payload format detector, the encryption error and base64 helpers, and the
- * unencrypted cryptor. Key files cannot be read from disk in a browser: the UI reads the file the user picks and
+ * unencrypted cryptor, the sealed-log reader. Key files cannot be read from disk in a browser: the UI reads the file the user picks and
  * gives the SDK a {@link BrowserRsaCryptor} (see docs/ui.md). The build points the `@federa/common` import of the
  * SDK here.
  */
@@ -16,6 +16,7 @@ export * from '../../../common/src/jwt.js';
 export * from '../../../common/src/payload-format.js';
 export { EncryptionError, type EncryptionErrorReason } from '../../../common/src/encryption/errors.js';
 export { decodeBase64Lenient, encodeBase64 } from '../../../common/src/encryption/base64.js';
+export * from '../../../common/src/encryption/sealed-log.js';
 export { encryptForOrganizations } from '../../../common/src/encryption/organization-inputs.js';
 export { DummyCryptor };
 export type { Cryptor };
