@@ -16,6 +16,7 @@ describe('the exit-code table', () => {
       timeout: 8,
       unavailable: 9,
       tampered: 10,
+      input: 11,
     });
   });
 
