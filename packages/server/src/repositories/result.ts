@@ -30,6 +30,25 @@ export async function findRunOutput(
   };
 }
 
+/** The SHA-256 of the stored output each of the runs `ids` names (`result_stored`); a run naming none is absent. */
+export async function namedOutputs(
+  db: Kysely<Database>,
+  ids: readonly number[],
+): Promise<Map<number, string>> {
+  const named = new Map<number, string>();
+  // In slices: a database takes a bounded number of parameters per statement.
+  for (let at = 0; at < ids.length; at += 500) {
+    const rows = await db
+      .selectFrom('result')
+      .select(['id', 'result_sha256'])
+      .where('id', 'in', ids.slice(at, at + 500))
+      .where('result_sha256', 'is not', null)
+      .execute();
+    for (const row of rows) if (row.result_sha256 !== null) named.set(row.id, row.result_sha256);
+  }
+  return named;
+}
+
 /**
  * Writes a node's report (runs/run-update.ts) over the state it was planned from: an open run only while still
  * open (a kill that finished it meanwhile wins), a finished one only while it has neither output nor log. Returns

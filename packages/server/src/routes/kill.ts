@@ -6,7 +6,7 @@ import { callerCollaborations } from '../auth/scope.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { MessageSchema, errorResponses } from '../serializers/common.js';
 import { findNode } from '../repositories/node.js';
-import { outputKeyPrefix } from '../result-store/result-store.js';
+import { removeUnnamedUploads } from '../result-store/remove-unnamed.js';
 import { findTask, hasOpenRunInTree, killNodeRuns, killTask } from '../repositories/task/index.js';
 import type { Kysely } from 'kysely';
 import type { Database, Task } from '../db/schema.js';
@@ -51,9 +51,13 @@ export const killRoutes: FastifyPluginAsyncTypebox = async (app) => {
           `Task ${task.id} and its sub-tasks have already finished; there is nothing to kill.`,
         );
       const killed = await killTask(db(), ctx.events, task);
-      // A killed run names no upload: one it made before the kill leaves the store (docs/large-results.md).
-      for (const { result_id: id } of killed)
-        await ctx.results.deleteOthers(outputKeyPrefix(id), `${outputKeyPrefix(id)}none`);
+      // A killed run names no upload: one it made before the kill leaves the store (docs/large-results.md); the
+      // runs of the tree that had finished keep the output they named.
+      await removeUnnamedUploads(
+        db(),
+        ctx.results,
+        killed.map((k) => k.result_id),
+      );
       request.log.info(
         { event: 'task.killed', task_id: task.id, runs: killed.length, by: caller.id },
         'task killed',
@@ -88,7 +92,13 @@ export const killRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       if (node.collaboration_id === null)
         throw badRequest(`Node ${node.id} is in no collaboration, so it has no runs to kill.`);
-      const runs = await killNodeRuns(db(), ctx.events, { ...node, collaboration_id: node.collaboration_id });
+      const killed = await killNodeRuns(db(), ctx.events, {
+        ...node,
+        collaboration_id: node.collaboration_id,
+      });
+      // As for a killed task: the uploads the killed runs made leave the store (docs/large-results.md).
+      await removeUnnamedUploads(db(), ctx.results, killed);
+      const runs = killed.length;
       request.log.info(
         {
           event: 'node.tasks_killed',

@@ -79,6 +79,7 @@ async function run() {
   const userToken = await user.token();
   return {
     id,
+    nodeId: node.id,
     nodeToken,
     userToken,
     otherNodeToken: await otherNode.token(),
@@ -339,5 +340,54 @@ describe('an upload that no report names', () => {
     const view = await r.view();
     expect(view).toMatchObject({ result_stored: null });
     expect(String(view.status)).toContain('kill');
+  });
+
+  it("is removed from the store when its node's runs are killed (POST /kill/node/tasks), as for a killed task", async () => {
+    const r = await run();
+    const data = output(3000);
+    expect((await r.upload(data)).status).toBe(201);
+    const file = `result-${r.id}-${sha(data)}`;
+    expect(await readdir(dir)).toContain(file);
+    const kill = await t.api('POST', '/kill/node/tasks', { token: t.rootToken, body: { id: r.nodeId } });
+    expect(kill.status).toBe(200);
+    expect(kill.body.msg).toContain('1 open runs are marked killed');
+    expect(await readdir(dir)).not.toContain(file);
+    expect(await r.view()).toMatchObject({ status: 'killed by user', result_stored: null });
+    expect((await r.download()).status).toBe(404);
+  });
+
+  it("a kill keeps the output a run that had already finished named, and removes only the killed runs' uploads", async () => {
+    // A task for two organizations: one run finished with a stored output, the other is killed after an upload.
+    const org = await t.fx.organization();
+    const other = await t.fx.organization();
+    const collab = await t.fx.collaboration([org, other]);
+    const nodes = [await t.fx.node(org, collab), await t.fx.node(other, collab)];
+    const user = await t.fx.user(org, { roles: ['Researcher'] });
+    const task = await t.fx.task(collab, [org, other]);
+    const [done, open] = task.resultIds as [number, number];
+    const kept = output(4000);
+    const lost = output(5000);
+    const put = async (id: number, token: string, body: Buffer) =>
+      send('PUT', `/result/${id}/output`, token, body, {
+        'content-type': 'application/octet-stream',
+        'x-federa-sha256': sha(body),
+      });
+    const [doneToken, openToken] = [await nodes[0]!.token(), await nodes[1]!.token()];
+    expect((await put(done, doneToken, kept)).status).toBe(201);
+    const report = await t.api('PATCH', `/result/${done}`, {
+      token: doneToken,
+      body: { status: 'completed', log: 'ok', result_stored: { sha256: sha(kept), size: kept.length } },
+    });
+    expect(report.status).toBe(200);
+    expect((await put(open, openToken, lost)).status).toBe(201);
+    expect((await t.api('POST', '/kill/task', { token: t.rootToken, body: { id: task.id } })).status).toBe(
+      200,
+    );
+    const files = await readdir(dir);
+    expect(files).toContain(`result-${done}-${sha(kept)}`);
+    expect(files).not.toContain(`result-${open}-${sha(lost)}`);
+    const down = await send('GET', `/result/${done}/output`, await user.token(), Buffer.alloc(0), {});
+    expect(down.status).toBe(200);
+    expect(down.body.equals(kept)).toBe(true);
   });
 });

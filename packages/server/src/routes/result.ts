@@ -26,7 +26,7 @@ import {
 } from '../repositories/result.js';
 import { findAddressedResult, findVisibleResult } from './result-access.js';
 import { StoredOutputSchema, checkUploaded } from './result-output.js';
-import { outputKeyPrefix } from '../result-store/result-store.js';
+import { removeUnnamedUploads } from '../result-store/remove-unnamed.js';
 import { findNode } from '../repositories/node.js';
 
 const ResultItem = Type.Union([ResultWithTaskSchema, ResultSchema]);
@@ -215,8 +215,7 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...(finishedNow && !uploaded && !stored.stored ? [result.id] : []),
         ...cancelled.map((r) => r.id),
       ];
-      for (const id of orphaned)
-        await ctx.results.deleteOthers(outputKeyPrefix(id), `${outputKeyPrefix(id)}none`);
+      await removeUnnamedUploads(db(), ctx.results, orphaned);
       if (cancelled.length > 0)
         request.log.info(
           {

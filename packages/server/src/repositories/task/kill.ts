@@ -107,13 +107,13 @@ export async function killTask(
 
 /**
  * `POST /kill/node/tasks`: marks every open run addressed to the node (its organization's, in its collaboration)
- * `killed by user`, then emits `kill_containers` for the node. Returns how many runs were open.
+ * `killed by user`, then emits `kill_containers` for the node. Returns the ids of the runs that were open.
  */
 export async function killNodeRuns(
   db: Kysely<Database>,
   events: EventBus,
   node: { id: number; organization_id: number; collaboration_id: number },
-): Promise<number> {
+): Promise<number[]> {
   const open = await db
     .selectFrom('result')
     .innerJoin('task', 'task.id', 'result.task_id')
@@ -131,5 +131,5 @@ export async function killNodeRuns(
     node_id: node.id,
     collaboration_id: node.collaboration_id,
   });
-  return open.length;
+  return open.map((r) => r.id);
 }

@@ -1,0 +1,27 @@
+import type { Kysely } from 'kysely';
+
+import type { Database } from '../db/schema.js';
+import { namedOutputs } from '../repositories/result.js';
+import { outputKey, outputKeyPrefix, type ResultStore } from './result-store.js';
+
+/**
+ * Removes from the store every upload of the runs `resultIds` except the output a run's report named
+ * (`result_stored`): what a run that finished, was killed or was cancelled leaves behind (docs/large-results.md).
+ * A named output is never removed, whatever run it belongs to.
+ */
+export async function removeUnnamedUploads(
+  db: Kysely<Database>,
+  store: ResultStore,
+  resultIds: readonly number[],
+): Promise<void> {
+  if (resultIds.length === 0) return;
+  const named = await namedOutputs(db, resultIds);
+  for (const id of new Set(resultIds)) {
+    const sha256 = named.get(id);
+    // A key no upload can have (not 64 hex digits) when the run names nothing: every upload of the run goes.
+    await store.deleteOthers(
+      outputKeyPrefix(id),
+      sha256 === undefined ? `${outputKeyPrefix(id)}none` : outputKey(id, sha256),
+    );
+  }
+}
