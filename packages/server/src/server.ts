@@ -11,6 +11,7 @@ import { createContext } from './create-context.js';
 import { DatabaseUriError, parseDatabaseUri, type DialectName } from './db/uri.js';
 import { createServerLogger, defaultLogDir, type ServerLogger } from './logging.js';
 import { createMailer, type SmtpMailer } from './mail/smtp-mailer.js';
+import { sweepResultStore } from './result-store/sweep.js';
 import { SocketServer } from './socket/index.js';
 import { createSocketBroker, RABBITMQ_NOT_USED_MESSAGE } from './socket/broker.js';
 import type { SocketBroker } from './broker/socket-broker.js';
@@ -157,6 +158,9 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
   }
   const { ctx, seeded } = created;
   let app: App | null = null;
+  // The start-up sweep of the result store, in the background once listening; stopped and awaited when closing.
+  const sweepStop = new AbortController();
+  let swept: Promise<void> = Promise.resolve();
   const connections = new Set<Socket>();
   const releaseAll = async (): Promise<void> => {
     // A websocket whose peer never answers the close handshake (seen with vantage6 3.x nodes) would hold the HTTP
@@ -179,6 +183,8 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
         .close()
         .catch((error: unknown) => log.error({ err: error }, 'closing the HTTP server failed'));
     clearTimeout(cut);
+    sweepStop.abort();
+    await swept;
     await ctx.audit
       ?.close()
       .catch((error: unknown) => log.error({ err: error }, 'closing the audit log failed'));
@@ -227,6 +233,8 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
         `${instances - 1} other instance(s) already running`,
       );
     sockets.attach(app.server);
+    // Before listening: no upload reached this instance before this time (the sweep's temporaries).
+    const startedMs = Date.now();
     // Every connection, upgraded websockets included, so that stopping never waits on a peer that does not answer.
     app.server.on('connection', (socket: Socket) => {
       connections.add(socket);
@@ -249,6 +257,30 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
         socket_url: `${url}/socket.io/`,
       },
       `Federa server listening: API at ${apiUrl}, documentation at ${url}/apidocs`,
+    );
+
+    // Uploads no run will name (the server stopped between an upload and its report, a task deleted meanwhile,
+    // a write cut by the stop): removed in the background, so listening waits for none of it
+    // (docs/large-results.md#the-start-up-sweep).
+    swept = sweepResultStore({
+      db: () => ctx.dbh.db,
+      dialect: ctx.dbh.dialect,
+      store: ctx.results,
+      startedMs,
+      alone: instances <= 1,
+      idleMs: config.http.output_idle_timeout_ms,
+      signal: sweepStop.signal,
+    }).then(
+      (report) =>
+        log.info(
+          { event: 'result_store.swept', store: ctx.results.kind, ...report },
+          `result store swept: ${report.removed + report.temporaries_removed} leftover uploads removed, ${report.bytes_freed} bytes freed`,
+        ),
+      (error: unknown) =>
+        log.error(
+          { event: 'result_store.sweep_failed', store: ctx.results.kind, err: error },
+          'the start-up sweep of the result store failed; leftover uploads stay until the next start',
+        ),
     );
 
     let closing: Promise<void> | null = null;

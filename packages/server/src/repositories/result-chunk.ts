@@ -58,3 +58,14 @@ export async function readChunk(db: Kysely<Database>, key: string, seq: number):
     .executeTakeFirst();
   return row ? Buffer.from(row.data) : undefined;
 }
+
+/** Every object and temporary, with its size, by key. */
+export async function listChunkObjects(db: Kysely<Database>): Promise<{ key: string; bytes: number }[]> {
+  const rows = await db
+    .selectFrom('result_chunk')
+    .select((eb) => ['key', eb.fn.sum<number | string | null>(eb.fn('length', ['data'])).as('bytes')])
+    .groupBy('key')
+    .orderBy('key')
+    .execute();
+  return rows.map((row) => ({ key: row.key, bytes: Number(row.bytes ?? 0) }));
+}

@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { DialectName } from '../db/uri.js';
 import type { IdQuery } from './listing.js';
 import type { Caller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
@@ -47,6 +48,59 @@ export async function namedOutputs(
     for (const row of rows) if (row.result_sha256 !== null) named.set(row.id, row.result_sha256);
   }
   return named;
+}
+
+/**
+ * The highest result id this database has ever given (deleted runs included), 0 when none: an id above it belongs
+ * to another database.
+ */
+export async function highestResultIdGiven(db: Kysely<Database>, dialect: DialectName): Promise<number> {
+  const given =
+    dialect === 'postgres'
+      ? await sql<{
+          id: string | number | null;
+        }>`SELECT pg_sequence_last_value(pg_get_serial_sequence('result', 'id')::regclass) AS id`.execute(db)
+      : await sql<{
+          id: string | number | null;
+        }>`SELECT seq AS id FROM sqlite_sequence WHERE name = 'result'`.execute(db);
+  const highest = await db
+    .selectFrom('result')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst();
+  // Rows written with their own ids (an import) may not have moved the sequence.
+  return Math.max(Number(given.rows[0]?.id ?? 0), Number(highest?.id ?? 0));
+}
+
+/**
+ * For each of the runs `ids` that exists: whether its node may still report an output (`reportable`: the run is open,
+ * or it was finished by a status alone, a kill, and takes a late report; docs/run-statuses.md), and the checksum of
+ * the output its report named (`named`, null when none).
+ */
+export async function outputOwners(
+  db: Kysely<Database>,
+  ids: readonly number[],
+): Promise<Map<number, { reportable: boolean; named: string | null }>> {
+  const owners = new Map<number, { reportable: boolean; named: string | null }>();
+  for (let at = 0; at < ids.length; at += 500) {
+    const rows = await db
+      .selectFrom('result')
+      .select((eb) => [
+        'id',
+        'result_sha256',
+        // Not the output itself: an inline one may be large.
+        eb
+          .or([
+            eb('finished_at', 'is', null),
+            eb.and([eb('result', 'is', null), eb('log', 'is', null), eb('result_sha256', 'is', null)]),
+          ])
+          .as('reportable'),
+      ])
+      .where('id', 'in', ids.slice(at, at + 500))
+      .execute();
+    for (const row of rows)
+      owners.set(row.id, { reportable: Boolean(Number(row.reportable)), named: row.result_sha256 });
+  }
+  return owners;
 }
 
 /**

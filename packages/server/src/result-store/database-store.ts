@@ -6,12 +6,19 @@ import type { Database } from '../db/schema.js';
 import {
   chunkTotals,
   deleteChunks,
+  listChunkObjects,
   deleteOtherChunks,
   insertChunk,
   readChunk,
   renameChunks,
 } from '../repositories/result-chunk.js';
-import { checkKey, type ResultStore } from './result-store.js';
+import { checkKey, type ResultStore, type StoreEntry } from './result-store.js';
+
+/**
+ * The key of the pieces of a write not finished yet: `tmp-<when it began, base 36 milliseconds>-<16 hex digits>`
+ * (`tmp-<16 hex digits>` before the time was part of it). Never an output's key, which starts with `result-`.
+ */
+const TEMPORARY = /^tmp-(?:([0-9a-z]{1,11})-)?[0-9a-f]{16}$/;
 
 /** The size of the pieces an object is kept in. */
 const PIECE_BYTES = 1024 * 1024;
@@ -32,7 +39,7 @@ export class DatabaseResultStore implements ResultStore {
 
   async put(key: string, data: AsyncIterable<Uint8Array>): Promise<number> {
     checkKey(key);
-    const temporary = `tmp-${randomBytes(8).toString('hex')}`;
+    const temporary = `tmp-${Date.now().toString(36)}-${randomBytes(8).toString('hex')}`;
     let size = 0;
     let seq = 0;
     let piece: Buffer[] = [];
@@ -90,5 +97,25 @@ export class DatabaseResultStore implements ResultStore {
 
   async deleteOthers(prefix: string, keep: string): Promise<void> {
     await deleteOtherChunks(this.#db(), checkKey(prefix), checkKey(keep));
+  }
+
+  async *list(): AsyncGenerator<StoreEntry> {
+    for (const { key, bytes } of await listChunkObjects(this.#db())) {
+      const temporary = TEMPORARY.exec(key);
+      // Pieces carry no time: a temporary tells when its write began, and nothing tells when it last wrote.
+      yield {
+        name: key,
+        temporary: temporary !== null,
+        size: bytes,
+        startedMs: temporary?.[1] === undefined ? 0 : parseInt(temporary[1], 36),
+        writtenMs: null,
+      };
+    }
+  }
+
+  async remove(entry: Pick<StoreEntry, 'name' | 'temporary'>): Promise<void> {
+    if (entry.temporary && !TEMPORARY.test(entry.name))
+      throw new TypeError('not a temporary of the result store');
+    await deleteChunks(this.#db(), checkKey(entry.name));
   }
 }

@@ -1,9 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, opendir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 
-import { ResultStoreFullError, checkKey, type ResultStore } from './result-store.js';
+import {
+  ResultStoreFullError,
+  checkKey,
+  isStoreKey,
+  type ResultStore,
+  type StoreEntry,
+} from './result-store.js';
+
+/** The name of a temporary file of an upload: `.tmp-<16 hex digits>-<key>`. */
+const TEMPORARY = /^\.tmp-[0-9a-f]{16}-[a-z0-9][a-z0-9-]{0,127}$/;
 
 /** A file system has no room (ENOSPC) or the quota is reached (EDQUOT). */
 const FULL = new Set(['ENOSPC', 'EDQUOT']);
@@ -81,5 +90,41 @@ export class FolderResultStore implements ResultStore {
     }
     for (const name of names)
       if (name.startsWith(prefix) && name !== keep) await rm(this.#path(name), { force: true });
+  }
+
+  async *list(): AsyncGenerator<StoreEntry> {
+    let dir;
+    try {
+      dir = await opendir(this.#dir, { bufferSize: 256 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    for await (const entry of dir) {
+      if (!entry.isFile()) continue;
+      const temporary = TEMPORARY.test(entry.name);
+      if (!temporary && !isStoreKey(entry.name)) continue;
+      let info;
+      try {
+        info = await stat(join(this.#dir, entry.name));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // renamed or removed meanwhile
+        throw error;
+      }
+      // The last write is the latest the write can have begun.
+      yield {
+        name: entry.name,
+        temporary,
+        size: info.size,
+        startedMs: info.mtimeMs,
+        writtenMs: info.mtimeMs,
+      };
+    }
+  }
+
+  async remove(entry: Pick<StoreEntry, 'name' | 'temporary'>): Promise<void> {
+    if (!entry.temporary) return this.delete(entry.name);
+    if (!TEMPORARY.test(entry.name)) throw new TypeError('not a temporary of the result folder');
+    await rm(join(this.#dir, entry.name), { force: true });
   }
 }

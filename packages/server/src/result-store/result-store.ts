@@ -25,6 +25,29 @@ export interface ResultStore {
 
   /** Removes every object whose key starts with `prefix`, except the one under `keep`. */
   deleteOthers(prefix: string, keep: string): Promise<void>;
+
+  /**
+   * Every object, and every temporary a write left behind (a server stopped in the middle of an upload), for the
+   * start-up sweep (result-store/sweep.ts). What the store does not recognize as its own is not listed.
+   */
+  list(): AsyncIterable<StoreEntry>;
+
+  /** Removes an object or a temporary that {@link list} gave (nothing happens when it is gone). */
+  remove(entry: Pick<StoreEntry, 'name' | 'temporary'>): Promise<void>;
+}
+
+/** What {@link ResultStore.list} finds. */
+export interface StoreEntry {
+  /** The key of an object, or the name of a temporary. */
+  readonly name: string;
+  /** A write not finished yet, or never to finish (its server stopped). */
+  readonly temporary: boolean;
+  /** The bytes it holds. */
+  readonly size: number;
+  /** When its write began, at the latest (milliseconds since the epoch; 0 when older than the store can tell). */
+  readonly startedMs: number;
+  /** When a byte was last written to it, or null when the store cannot tell. */
+  readonly writtenMs: number | null;
 }
 
 /** The store has no room left for an object (a full disk, a quota): the upload is discarded. */
@@ -35,10 +58,21 @@ export class ResultStoreFullError extends Error {
 /** Keys are made by the server from a result id and a checksum; anything else is refused before it reaches a store. */
 const KEY = /^[a-z0-9][a-z0-9-]{0,127}$/;
 
+/** Whether `name` has the form of a store key. */
+export const isStoreKey = (name: string): boolean => KEY.test(name);
+
 /** @throws TypeError when `key` is not a store key (a path, a dot, an upper-case letter: never from a caller). */
 export function checkKey(key: string): string {
   if (!KEY.test(key)) throw new TypeError(`not a result store key: ${JSON.stringify(key.slice(0, 200))}`);
   return key;
+}
+
+/** The result id and checksum an output's key names, or undefined when `key` is no output's key. */
+export function parseOutputKey(key: string): { resultId: number; sha256: string } | undefined {
+  const match = /^result-([1-9][0-9]{0,15})-([0-9a-f]{64})$/.exec(key);
+  if (!match) return undefined;
+  const resultId = Number(match[1]);
+  return Number.isSafeInteger(resultId) ? { resultId, sha256: match[2]! } : undefined;
 }
 
 /** The start of the keys of every output of result `resultId`. */
