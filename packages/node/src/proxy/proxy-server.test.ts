@@ -3,6 +3,7 @@
  * (it shows exactly what the proxy sends, which the real server cannot); the e2e test runs the proxy against
  * the real server.
  */
+import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
@@ -216,5 +217,118 @@ describe('local proxy', () => {
     } finally {
       await p.close();
     }
+  });
+});
+
+describe('a stored output read over a slow link', () => {
+  // Small limits: one call may take 300 ms; the trickling server takes about 1.2 s for the whole output.
+  const LIMIT_MS = 300;
+  const text = (): string =>
+    master.encryptBytesToString(
+      Buffer.from(`json.${JSON.stringify({ big: 'x'.repeat(20_000) })}`),
+      master.publicKeyBase64,
+    );
+  let slow: Server;
+  let slowBase: string;
+  let output: Buffer;
+  const open = new Set<NodeJS.Timeout>();
+
+  beforeAll(async () => {
+    output = Buffer.from(text(), 'latin1');
+    const sha256 = createHash('sha256').update(output).digest('hex');
+    slow = createServer((req, res) => {
+      const url = req.url ?? '';
+      const m = /^\/api\/result\/(\d+)(\/output)?$/.exec(url);
+      if (!m) return void res.writeHead(404).end();
+      if (!m[2]) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end(
+          JSON.stringify({ id: Number(m[1]), result: null, result_stored: { size: output.length, sha256 } }),
+        );
+      }
+      res.writeHead(200, {
+        'content-type': 'application/octet-stream',
+        'content-length': output.length,
+        'x-federa-sha256': sha256,
+      });
+      // 20 pieces, one every 60 ms: never idle for the limit, four times longer than it in all. Result 31 stalls
+      // after the first half and sends nothing more.
+      const pieces = 20;
+      const size = Math.ceil(output.length / pieces);
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (m[1] === '31' && sent >= pieces / 2) return;
+        res.write(output.subarray(sent * size, (sent + 1) * size));
+        sent += 1;
+        if (sent === pieces) {
+          clearInterval(timer);
+          open.delete(timer);
+          res.end();
+        }
+      }, 60);
+      open.add(timer);
+      res.on('close', () => {
+        clearInterval(timer);
+        open.delete(timer);
+      });
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    slowBase = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/api`;
+  });
+  afterAll(async () => {
+    for (const timer of open) clearInterval(timer);
+    slow.closeAllConnections();
+    await new Promise<void>((r) => slow.close(() => r()));
+  });
+
+  async function through(
+    id: number,
+    lines: Record<string, unknown>[],
+  ): Promise<{ ms: number; body: unknown }> {
+    const p = await startProxy({
+      apiBase: slowBase,
+      cryptor: master,
+      log: pino(
+        { level: 'warn' },
+        { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) },
+      ),
+      host: '127.0.0.1',
+      port: 0,
+      requestTimeoutMs: LIMIT_MS,
+    });
+    try {
+      const started = Date.now();
+      const res = await fetch(`http://127.0.0.1:${p.port}/result/${id}`, { headers: auth });
+      expect(res.status).toBe(200);
+      return { body: await res.json(), ms: Date.now() - started };
+    } finally {
+      await p.close();
+    }
+  }
+
+  it('reaches the algorithm whole while bytes keep coming, however long past the time limit of a call', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const { body, ms } = await through(30, lines);
+    expect(ms).toBeGreaterThan(3 * LIMIT_MS);
+    const result = (body as { result: string }).result;
+    expect(Buffer.from(result, 'base64').toString()).toBe(
+      `json.${JSON.stringify({ big: 'x'.repeat(20_000) })}`,
+    );
+    expect(lines).toEqual([]);
+  });
+
+  it('is given up when no byte comes for the time limit, with a note naming why; the result passes on without it', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const { body } = await through(31, lines);
+    expect(body).toMatchObject({ id: 31, result: null, result_stored: { size: output.length } });
+    const half = Math.ceil(output.length / 20) * 10;
+    expect(lines).toEqual([
+      expect.objectContaining({
+        event: 'proxy.output_unread',
+        result_id: 31,
+        reason: `no byte came for ${LIMIT_MS} ms (after ${half} bytes), at each of 3 attempts`,
+        msg: `cannot read the stored output of result 31: no byte came for ${LIMIT_MS} ms (after ${half} bytes), at each of 3 attempts; passing the result on without it`,
+      }),
+    ]);
   });
 });

@@ -2,14 +2,13 @@
  * The node's REST connection to the server (docs/node-protocol.md#rest-calls): API-key login, `Authorization: Bearer`,
  * token refresh ahead of expiry and on 401/422, and retries with backoff when the server cannot be reached.
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 
 import { NodeStoppedError, ServerRequestError, WrongApiKeyError } from '../errors.js';
 import { backoffMs, sleep } from '../util/sleep.js';
+import { openIdleRequest } from './idle-request.js';
 import { nodeIdFromToken, tokenExpiry } from './jwt.js';
 
 export interface RestClientOptions {
@@ -307,15 +306,9 @@ async function sendStream(
   signal: AbortSignal,
   idleMs: number,
 ): Promise<ApiAnswer> {
-  const send = url.startsWith('https:') ? httpsRequest : httpRequest;
-  const req = send(url, { method, headers, signal });
   // No time limit on the whole upload (a large output over a slow link takes minutes, docs/large-results.md); a
   // connection on which nothing moved for `idleMs` is given up, and the upload tried again.
-  req.setTimeout(idleMs, () => req.destroy(new Error(`nothing moved for ${idleMs} ms`)));
-  const answered = new Promise<IncomingMessage>((resolve, reject) => {
-    req.once('response', resolve);
-    req.once('error', reject);
-  });
+  const { req, response: answered } = openIdleRequest(method, url, { headers, idleMs, signal });
   let text: string;
   let status: number;
   try {
