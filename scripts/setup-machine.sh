@@ -17,7 +17,7 @@ command -v openssl >/dev/null || need+=(openssl)
 command -v nginx >/dev/null || need+=(nginx-light)
 command -v docker-registry >/dev/null || need+=(docker-registry)
 # Debian's R and the R packages of the R client (clients/r) and of the R base image; nothing from CRAN.
-for deb in r-base-core r-cran-r6 r-cran-httr r-cran-jsonlite r-cran-openssl r-cran-testthat; do
+for deb in r-base-core r-cran-r6 r-cran-curl r-cran-httr r-cran-jsonlite r-cran-openssl r-cran-testthat; do
   dpkg -s "$deb" >/dev/null 2>&1 || need+=("$deb")
 done
 # The web UI's browser tests drive Debian's Chromium (no browser download; docs/ui.md).

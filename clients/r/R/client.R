@@ -335,6 +335,28 @@ Client <- R6::R6Class("Client",
       logs
     },
 
+    # ---------------------------------------------------------------- outputs as streams (docs/large-results.md)
+
+    #' The plaintext output of result id, handed to callback(piece) one raw vector at a time as it is downloaded
+    #' (GET /result/{id}/output), checked and decrypted; never held whole. Returns the number of bytes invisibly.
+    streamResultOutput = function(id, callback) {
+      if (!is.function(callback)) federa_stop("validation_error", "callback must be a function of one raw vector")
+      invisible(stream_output(self, private, id, callback))
+    },
+    #' Writes the plaintext output of result id to the file path as it comes; the file appears only once the output
+    #' arrived whole, checked and decrypted (nothing is left behind otherwise). Returns the number of bytes invisibly.
+    saveResultOutput = function(id, path, overwrite = FALSE) {
+      invisible(save_output(self, private, id, path, overwrite))
+    },
+    #' The output of result id read into memory: its value (a json. payload), or with raw = TRUE its bytes. For
+    #' outputs that fit in memory; saveResultOutput() is the way for large ones.
+    readResultOutput = function(id, raw = FALSE) {
+      pieces <- list()
+      stream_output(self, private, id, function(piece) pieces[[length(pieces) + 1L]] <<- piece)
+      bytes <- if (length(pieces)) do.call(c, pieces) else raw(0)
+      if (isTRUE(raw)) bytes else deserialize_payload(bytes, sprintf("the output of result %d", as_id(id)))
+    },
+
     #' Poll the task until it is complete, then return getTaskResults(). Raises federa_task_timeout.
     waitForResults = function(task, interval = 1, timeout = 600) {
       id <- as_id(task, "task")
@@ -503,6 +525,9 @@ Client <- R6::R6Class("Client",
     decode = function(item) {
       if (is.list(item) && !is.null(item$result)) {
         item$result <- self$decryptPayload(item$result, sprintf("result %s", format(item$id)))
+      } else if (is.list(item) && is.list(item$result_stored) && !is.null(item$id)) {
+        # An output in the server's result store (docs/large-results.md): read through the stream, as inline.
+        item$result <- self$readResultOutput(item$id)
       }
       if (is.list(item) && is.character(item$log)) item$log <- open_sealed_log(item$log, private$key)
       item

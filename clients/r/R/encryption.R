@@ -106,9 +106,17 @@ decrypt_string <- function(data, key) {
       "encrypted data must be three base64 parts separated by \"$\" (key block, IV, ciphertext); got ",
       length(parts), " part(s)", if (length(parts) == 1L) " (is this collaboration unencrypted?)" else ""))
   }
-  block <- b64_decode(parts[1], "the key block (first part)")
-  iv <- b64_decode(parts[2], "the IV (second part)")
+  message_key <- unwrap_message_key(parts[1], parts[2], key)
   ciphertext <- b64_decode(parts[3], "the ciphertext (third part)")
+  if (!length(ciphertext)) return(raw(0))
+  as.vector(openssl::aes_ctr_decrypt(ciphertext, message_key$aes, message_key$iv))
+}
+
+# The AES key and IV of one message, from its first two parts (base64 text), with the private key: what
+# decrypt_string and the output stream reader (result-output.R) share.
+unwrap_message_key <- function(block_part, iv_part, key) {
+  block <- b64_decode(block_part, "the key block (first part)")
+  iv <- b64_decode(iv_part, "the IV (second part)")
   if (length(iv) != IV_BYTES) {
     federa_stop("encryption_error", sprintf("the IV (second part) is %d bytes; expected %d", length(iv), IV_BYTES))
   }
@@ -124,8 +132,7 @@ decrypt_string <- function(data, key) {
       "the key block (first part) does not decrypt to a %d-byte AES key with this private key (encrypted ",
       "for another organization's key, or corrupted)"), AES_KEY_BYTES))
   }
-  if (!length(ciphertext)) return(raw(0))
-  as.vector(openssl::aes_ctr_decrypt(ciphertext, aes, iv))
+  list(aes = aes, iv = iv)
 }
 
 #' The first line of a sealed run log (docs/run-logs.md#encrypted-collaborations), as the other clients write it.

@@ -6,6 +6,7 @@
 // (scripts/setup-machine.sh). The package is installed with `R CMD INSTALL` into a temporary library.
 // Everything it makes (server data, keys, node networks and volumes) is removed at the end.
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer, request as httpRequest } from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -27,6 +28,61 @@ const dir = mkdtempSync(join(tmpdir(), 'federa-r-tests-'));
 const tag = `rtest-${process.pid}-${randomBytes(3).toString('hex')}`;
 const nodes = [];
 let server;
+let faultyProxy;
+
+/**
+ * A faulty network between the R client and the server, for the tests of broken output downloads (a real network
+ * cannot be made to fail on purpose; this is the one fake of the suite): `/cut/<path>` forwards to the server and
+ * breaks a download of an output (`GET …/result/{id}/output`) off after half its bytes, `/alter/<path>` changes one
+ * byte in the middle of it. Every other request passes unchanged.
+ */
+async function startFaultyProxy(serverPort) {
+  const proxy = createServer((req, res) => {
+    const match = /^\/(cut|alter)(\/.*)$/.exec(req.url ?? '');
+    if (!match) {
+      res.writeHead(404).end();
+      return;
+    }
+    const [, mode, path] = match;
+    const upstream = httpRequest(
+      { host: '127.0.0.1', port: serverPort, path, method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        const isOutput =
+          req.method === 'GET' &&
+          /\/result\/\d+\/output$/.test(path.split('?')[0]) &&
+          answer.statusCode === 200;
+        if (!isOutput) {
+          answer.pipe(res);
+          return;
+        }
+        const half = Math.floor(Number(answer.headers['content-length']) / 2);
+        let seen = 0;
+        let stopped = false;
+        answer.on('data', (chunk) => {
+          if (stopped) return;
+          if (mode === 'cut' && seen + chunk.length >= half) {
+            stopped = true;
+            answer.destroy();
+            res.write(chunk.subarray(0, half - seen), () => res.destroy());
+            return;
+          }
+          if (mode === 'alter' && seen <= half && half < seen + chunk.length) {
+            chunk = Buffer.from(chunk);
+            chunk[half - seen] = chunk[half - seen] === 0x41 ? 0x42 : 0x41;
+          }
+          seen += chunk.length;
+          res.write(chunk);
+        });
+        answer.on('end', () => res.end());
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise((done) => proxy.listen(0, '127.0.0.1', done));
+  return proxy;
+}
 
 async function main() {
   for (const image of ['federa/average-r:local', 'federa/average-python:local', 'federa/helper:local']) {
@@ -122,6 +178,7 @@ async function main() {
     );
   }
   await waitForNodesOnline(admin, collaboration.id, 2, `logs in ${dir}`);
+  faultyProxy = await startFaultyProxy(server.port);
 
   // ---- what the R tests need, in a file only this run can read
   const all = ages.flat();
@@ -130,6 +187,7 @@ async function main() {
     settings,
     JSON.stringify({
       host: `http://127.0.0.1:${server.port}`,
+      faulty_proxy: `http://127.0.0.1:${faultyProxy.address().port}`,
       api_path: '/api',
       root: { username: 'root', password: rootPassword },
       researcher: { username: `r-researcher-${tag}`, password: researcherPassword },
@@ -184,6 +242,10 @@ async function main() {
 
 async function teardown() {
   for (const n of nodes) await n.running.stop().catch(() => undefined);
+  if (faultyProxy) {
+    faultyProxy.closeAllConnections();
+    await new Promise((done) => faultyProxy.close(done));
+  }
   if (server) await server.close().catch(() => undefined);
   const runtime = createContainerRuntime();
   for (const n of nodes) {

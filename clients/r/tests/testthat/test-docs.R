@@ -2,6 +2,9 @@
 # the address, the user name, the password (read from FEDERA_PASSWORD, as the page advises) and the key file are
 # replaced.
 
+# The plaintext bytes of a run's output, read whole (to compare what the page's example saved with).
+client_output_bytes <- function(client, id) client$readResultOutput(id, raw = TRUE)
+
 test_that("the examples of docs/client-r.md run as written", {
   s <- test_settings()
   text <- paste(readLines(repo_path("docs", "client-r.md"), warn = FALSE), collapse = "\n")
@@ -26,5 +29,7 @@ test_that("the examples of docs/client-r.md run as written", {
   expect_equal(sort(vapply(env$partials, function(p) p$count, 1)), sort(vapply(s$expected$ages, length, 1L)))
   expect_true(all(vapply(env$results, function(r) r$status, "") == "completed"))
   expect_length(env$logs, 2)
+  expect_equal(env$size, length(client_output_bytes(env$client, env$run)))
+  expect_gte(env$pieces, 1)
   expect_false(grepl(s$researcher$password, printed, fixed = TRUE))
 })
