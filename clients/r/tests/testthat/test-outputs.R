@@ -117,6 +117,34 @@ test_that("streamResultOutput hands the plaintext over in many pieces, in order"
   expect_identical(do.call(c, pieces), out$plain)
 })
 
+test_that("an output the node's stream encryption made (@federa/common encryptingStream) decrypts in R", {
+  s <- test_settings()
+  client <- login()
+  client$setupEncryption(s$keys[[1]])
+  node <- played_node(encrypted = TRUE)
+  plain <- openssl::rand_bytes(2 * 1024 * 1024 + 5)
+  plain_file <- tempfile()
+  writeBin(plain, plain_file)
+  text_file <- tempfile()
+  # As the node encrypts a large output: from the output file through encryptingStream into a file beside it.
+  program <- paste(
+    "const [common, key, recipient, from, to] = process.argv.slice(1);",
+    "const { RsaCryptor, encryptingStream } = await import(common);",
+    "const { createReadStream, createWriteStream, readFileSync } = await import('node:fs');",
+    "const { pipeline } = await import('node:stream/promises');",
+    "await pipeline(createReadStream(from), encryptingStream(new RsaCryptor(readFileSync(key, 'utf8')), recipient),",
+    "  createWriteStream(to));")
+  common <- paste0("file://", repo_path("packages", "common", "dist", "index.js"))
+  status <- system2("node", c("--input-type=module", "-e", shQuote(program), common, shQuote(s$keys[[2]]),
+                              public_key_base64(s$keys[[1]]), plain_file, text_file))
+  expect_equal(status, 0L)
+  id <- waiting_result(client, node)
+  store_output(node, id, text_file)
+  target <- tempfile()
+  expect_equal(client$saveResultOutput(id, target), length(plain))
+  expect_identical(readBin(target, "raw", file.size(target) + 1), plain)
+})
+
 test_that("an unencrypted stored output saves byte for byte", {
   client <- login()
   node <- played_node(encrypted = FALSE)
