@@ -2,29 +2,22 @@
 // Benchmark: a mixed load of researchers and nodes against one Federa server (its own process), beside bare
 // Fastify driven by the same load generator with the same concurrency, in the same run.
 //   node bench/api-mixed/run.mjs [--users 20] [--nodes 20] [--duration 10] [--postgres] [--instances 2]
-//     [--cache-off]
+//     [--cache-off] [--rate R|auto [--procs 2] [--warmup 2] [--grace 10] [--conns-per-user 6]]
 // --instances 2: two instances on PostgreSQL connected through Redis behind nginx (bench/lib/processes.mjs);
 // --cache-off: the read cache turned off (response_cache_mb: 0).
 // Issue 18 asks for 100 users and 200 nodes: `--users 100 --nodes 200` (seeding takes minutes on a loaded
-// machine). Each user is one connection looping over the mix below with their own token; each node keeps a
+// machine). Each user is one connection looping over the mix (mix.mjs) with their own token; each node keeps a
 // socket open, pings every second, and on `new_task` fetches its open runs and reports each one (two PATCHes).
-// Needs `npx tsc --build` first; --postgres needs PostgreSQL (FEDERA_BENCH_PG).
-
-// The users' mix (weights, out of 100). Nodes add their own requests (GET open runs, PATCH /result) on top.
-const MIX = [
-  ['GET /task?page=1&per_page=10', 25],
-  ['GET /task/{id}', 15],
-  ['GET /result?task_id={id}', 15],
-  ['GET /organization?page=1&per_page=10', 10],
-  ['GET /collaboration/{id}', 10],
-  ['GET /node?page=1&per_page=10', 10],
-  ['GET /user/{me}', 10],
-  ['POST /task', 5],
-];
+// --rate: the open loop instead (open-loop.mjs): R requests per second in all (users' and nodes'), each sent when
+// due whether or not earlier ones were answered, latency from the time it was due; `auto` is issue 18's share of
+// the bare ceiling measured first (25% on SQLite, 15% on PostgreSQL), and bare Fastify gets the same rate too.
+// Why: docs/performance.md. Needs `npx tsc --build` first; --postgres needs PostgreSQL (FEDERA_BENCH_PG).
 
 import { numberOption } from '../lib/load.mjs';
 import { flag, machineHeader, startBare, startFederaProcess } from '../lib/processes.mjs';
 import { inParallel, seedNodes, SimNode } from '../lib/sim-nodes.mjs';
+import { MIX, pickRoute, taskBody, userPath } from './mix.mjs';
+import { autoShare, rateOption, scheduleLines, startOpenLoop, usersRate } from './open-loop.mjs';
 
 const userCount = numberOption('users', 20);
 const nodeCount = numberOption('nodes', 20);
@@ -32,6 +25,31 @@ const duration = numberOption('duration', 10);
 const instances = numberOption('instances', 1);
 const postgres = flag('postgres') || instances > 1;
 const cacheOff = flag('cache-off');
+let rateArg;
+try {
+  rateArg = rateOption();
+} catch (e) {
+  console.error(`[api-mixed] ${e.message}`);
+  process.exit(2);
+}
+const openLoop = rateArg !== undefined;
+const procs = Math.max(1, Math.min(numberOption('procs', 2), userCount));
+const warmup = numberOption('warmup', 2);
+const grace = numberOption('grace', 10);
+const connsPerUser = numberOption('conns-per-user', 6);
+for (const [name, v, min] of [
+  ['users', userCount, 1],
+  ['nodes', nodeCount, 2],
+  ['duration', duration, 1],
+  ['procs', procs, 1],
+  ['warmup', warmup, 0],
+  ['grace', grace, 0],
+  ['conns-per-user', connsPerUser, 1],
+])
+  if (!Number.isFinite(v) || v < min) {
+    console.error(`[api-mixed] --${name} takes a number of at least ${min}, not ${v}`);
+    process.exit(2);
+  }
 const log = (msg) => console.log(`[api-mixed] ${msg}`);
 
 /** Latencies (ms) per route name, and failures. */
@@ -98,8 +116,30 @@ const bare = await startBare();
 log(`bare Fastify: ${userCount} connections, ${duration} s…`);
 const bareRec = new Recorder();
 await loop(userCount, duration, () => bareRec.time('bare GET /hello', () => json(`${bare.url}/hello`)));
-await bare.stop();
 const bareResult = bareRec.rows(duration);
+
+// 1b. The open loop: the rate, and bare Fastify at that rate.
+const rate = rateArg === 'auto' ? autoShare(postgres) * bareResult.rps : rateArg;
+const gen = openLoop ? await startOpenLoop(procs) : null;
+let bareOpen;
+if (openLoop) {
+  log(
+    `bare Fastify, open loop: ${Math.round(rate)} req/s over ${procs} processes, ${warmup} s + ${duration} s…`,
+  );
+  // The same users' connections as Federa gets, without tokens.
+  const anonymous = Array.from({ length: userCount }, () => ({ auth: {} }));
+  bareOpen = await gen.run({
+    target: 'bare',
+    base: bare.url,
+    rate,
+    warmup,
+    duration,
+    grace,
+    connsPerUser,
+    users: anonymous,
+  });
+}
+await bare.stop();
 
 // 2. Federa: the federation, the users, the nodes.
 const server = await startFederaProcess({
@@ -140,18 +180,86 @@ const postTask = (auth, i) =>
   json(`${server.api}/task`, {
     method: 'POST',
     headers: { ...auth, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      collaboration_id: fed.collaborationId,
-      organizations: [orgIds[i % orgIds.length], orgIds[(i + 1) % orgIds.length]].map((id) => ({
-        id,
-        input: 'aW5wdXQ=',
-      })),
-      name: `mixed ${i}`,
-      image: 'bench/image',
-    }),
+    body: taskBody(fed.collaborationId, orgIds, i),
   });
 const taskIds = [];
 for (let i = 0; i < 50; i++) taskIds.push((await postTask(users[0].auth, i)).id);
+
+const title = `Mixed API load: ${userCount} users (own tokens), ${nodeCount} nodes (sockets, pings every 1 s, runs fetched and reported), ${duration} s, Federa on ${server.dbLabel}${cacheOff ? ', read cache off' : ''}`;
+const targets = 'Targets (issue 18): >= 25% of bare Fastify on SQLite, >= 15% on PostgreSQL, p99 < 25 ms.';
+
+if (openLoop) {
+  log(`connecting ${nodeCount} nodes over ${procs} processes…`);
+  await gen.connectNodes(server.url, fed.nodes);
+  const uRate = usersRate(rate, nodeCount);
+  log(
+    `mixed load, open loop: ${Math.round(rate)} req/s in all (users ${Math.round(uRate)}/s, nodes the rest), ` +
+      `${warmup} s + ${duration} s…`,
+  );
+  const fedOpen = await gen.run({
+    target: 'federa',
+    base: server.api,
+    rate: uRate,
+    warmup,
+    duration,
+    grace,
+    connsPerUser,
+    users,
+    taskIds,
+    collaborationId: fed.collaborationId,
+    orgIds,
+    tag: Date.now().toString(36),
+  });
+  await gen.closeNodes();
+  gen.close();
+  const rss = server.rss();
+  await server.close();
+
+  const bareRows = bareOpen.rec.rows(duration);
+  const fedRows = fedOpen.rec.rows(duration, {
+    "Federa, the users' routes": (r) => !r.startsWith('node '),
+    "Federa, the nodes' routes": (r) => r.startsWith('node '),
+  });
+  const how =
+    rateArg === 'auto'
+      ? `auto: ${Math.round(autoShare(postgres) * 100)}% of the bare ceiling of ${Math.round(bareResult.rps)} req/s measured first`
+      : 'given';
+  console.log(`\n${machineHeader(`${title}; open loop at ${Math.round(rate)} req/s (${how})`)}`);
+  console.log(`users' mix: ${MIX.map(([r, w]) => `${r} ${w}%`).join(', ')}`);
+  console.log(
+    `latency counted from the time each request was due (a node's GET from the arrival of new_task); ${warmup} s of warm-up not counted`,
+  );
+  const ceiling = {
+    ...bareResult.rows[0],
+    route: `bare GET /hello, closed loop, ${userCount} connections (ceiling)`,
+  };
+  console.table([
+    ceiling,
+    { ...bareRows.all, route: `bare GET /hello at ${Math.round(rate)} req/s` },
+    ...fedRows.rows,
+    ...fedRows.groups,
+    {
+      ...fedRows.all,
+      route: `Federa, all, at ${Math.round(rate)} req/s`,
+      'vs bare': `${Math.round((fedRows.rps / bareResult.rps) * 100)}%`,
+    },
+  ]);
+  for (const line of [
+    ...scheduleLines('bare at the rate', bareOpen, { rate, duration }),
+    ...scheduleLines('Federa at the rate', fedOpen, { rate: usersRate(rate, nodeCount), duration }),
+  ])
+    console.log(line);
+  for (const m of [...bareOpen.rec.messages, ...fedOpen.rec.messages]) console.log(`first failures: ${m}`);
+  const p99 = fedRows.all['p99 ms'];
+  console.log(
+    `At ${Math.round(rate)} req/s: Federa answered ${Math.round(fedRows.rps)} req/s (${Math.round((fedRows.rps / rate) * 100)}% of the rate), ` +
+      `p99 ${p99} ms in all (bare Fastify at the same rate: p99 ${bareRows.all['p99 ms']} ms); ` +
+      `failures ${fedRows.all.failures}, of which ${fedOpen.rec.unanswered} unanswered ${grace} s after the window ` +
+      `(bare ${bareRows.all.failures}); server RSS at the end: ${rss} MB`,
+  );
+  console.log(targets);
+  process.exit(0);
+}
 
 const rec = new Recorder();
 log(`connecting ${nodeCount} nodes…`);
@@ -200,29 +308,14 @@ const pinger = setInterval(() => {
 }, 1000);
 
 // The users' loop: a weighted pick from MIX per request.
-const total = MIX.reduce((s, [, w]) => s + w, 0);
-const pick = () => {
-  let x = Math.random() * total;
-  for (const [route, w] of MIX) if ((x -= w) < 0) return route;
-  return MIX[0][0];
-};
-const any = (xs) => xs[Math.floor(Math.random() * xs.length)];
 let posted = 0;
-const paths = {
-  'GET /task?page=1&per_page=10': () => '/task?page=1&per_page=10',
-  'GET /task/{id}': () => `/task/${any(taskIds)}`,
-  'GET /result?task_id={id}': () => `/result?task_id=${any(taskIds)}`,
-  'GET /organization?page=1&per_page=10': () => '/organization?page=1&per_page=10',
-  'GET /collaboration/{id}': () => `/collaboration/${fed.collaborationId}`,
-  'GET /node?page=1&per_page=10': () => '/node?page=1&per_page=10',
-};
 log(`mixed load: ${userCount} users, ${nodeCount} nodes, ${duration} s…`);
 await loop(userCount, duration, async (w) => {
-  const route = pick();
+  const route = pickRoute();
   const { auth, id } = users[w];
   if (route === 'POST /task')
     return rec.time(route, async () => taskIds.push((await postTask(auth, ++posted)).id));
-  const path = route === 'GET /user/{me}' ? `/user/${id}` : paths[route]();
+  const path = userPath(route, { userId: id, taskIds, collaborationId: fed.collaborationId });
   return rec.time(route, () => json(`${server.api}${path}`, { headers: auth }));
 });
 measuring = false;
@@ -233,11 +326,9 @@ for (const n of nodes) n.close();
 await server.close();
 
 const result = rec.rows(duration, bareResult.rps);
-console.log(
-  `\n${machineHeader(`Mixed API load: ${userCount} users (own tokens), ${nodeCount} nodes (sockets, pings every 1 s, runs fetched and reported), ${duration} s, Federa on ${server.dbLabel}${cacheOff ? ', read cache off' : ''}`)}`,
-);
+console.log(`\n${machineHeader(title)}`);
 console.log(`users' mix: ${MIX.map(([r, w]) => `${r} ${w}%`).join(', ')}`);
 console.table([...bareResult.rows.slice(0, 1), ...result.rows]);
 console.log(`failures: ${result.failures}; server RSS at the end: ${rss} MB`);
-console.log('Targets (issue 18): >= 25% of bare Fastify on SQLite, >= 15% on PostgreSQL, p99 < 25 ms.');
+console.log(targets);
 process.exit(0);
