@@ -3,7 +3,7 @@
 // autocannon (20 connections, 10 s each) runs as a separate process; the servers run in this one.
 // Prints req/s, p50/p99 latency and the ratio to bare Fastify. Needs `npx tsc --build` first.
 //   node bench/api-throughput/run.mjs [--duration 10] [--connections 20] [--writes 50] [--postgres]
-//     [--profile out.cpuprofile]
+//     [--profile out.cpuprofile] [--only cached|writes|uncached]
 // --postgres: a new PostgreSQL database (FEDERA_BENCH_PG) instead of the SQLite file.
 // --profile writes a CPU profile of this (server) process while autocannon loads Federa (open it in Chrome
 // DevTools or speedscope).
@@ -86,6 +86,11 @@ const startFedera = async (extra) => {
 let federa = await startFedera({});
 const { token, orgs } = await seedFederation(apiCaller(federa.base), 'Bench-Root-1!');
 const auth = { authorization: `Bearer ${token}` };
+const stopFedera = async () => {
+  await federa.app.close();
+  await federa.ctx.dbh.close();
+  federa = undefined;
+};
 const profiler = profilePath ? new Session() : undefined;
 if (profiler) {
   profiler.connect();
@@ -96,11 +101,17 @@ const writesPerSecond = numberOption('writes', 50);
 // Three runs: the default configuration (read cache on); the same while a client changes the database
 // `--writes` times a second (each change starts the cache afresh: the mixed case); the cache turned off (what
 // every request right after a change costs).
-for (const [label, extra, writes] of [
-  ['', {}, 0],
-  [` (${writesPerSecond} writes/s beside)`, {}, writesPerSecond],
-  [' (cache off)', { response_cache_mb: 0 }, 0],
-]) {
+// `--only` runs one of the three (e.g. to profile the uncached path alone).
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+const runs = [
+  ['cached', '', {}, 0],
+  ['writes', ` (${writesPerSecond} writes/s beside)`, {}, writesPerSecond],
+  ['uncached', ' (cache off)', { response_cache_mb: 0 }, 0],
+].filter(([name]) => only === undefined || only === name);
+if (runs.length === 0) throw new Error(`--only takes cached, writes or uncached (not ${only})`);
+// The seeding server runs with the cache on; a first run with other settings starts its own.
+if (Object.keys(runs[0][2]).length > 0) await stopFedera();
+for (const [, label, extra, writes] of runs) {
   if (!federa) federa = await startFedera(extra);
   const { base } = federa;
   const call = apiCaller(base);
@@ -129,9 +140,7 @@ for (const [label, extra, writes] of [
       `read cache: ${hits} answers from memory, ${stored} computed and kept, dropped ${cleared} times`,
     );
   }
-  await federa.app.close();
-  await federa.ctx.dbh.close();
-  federa = undefined;
+  await stopFedera();
 }
 if (profiler) {
   const { profile } = await profiler.post('Profiler.stop');

@@ -1,12 +1,32 @@
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
-/** Stands for argument `arg` of a prepared query, or for its item `item` when the argument is an array. */
-class Placeholder {
+/**
+ * Stands for argument `arg` (a position, or a name for named arguments) of a prepared query, or for its item
+ * `item` when the argument is an array.
+ */
+export class Placeholder {
   constructor(
-    readonly arg: number,
+    readonly arg: number | string,
     readonly item: number | null,
   ) {}
+}
+
+/** The placeholders of one argument: one, or one per item of an array. */
+export const placeholdersOf = (arg: number | string, value: PreparedArg): Placeholder | Placeholder[] =>
+  Array.isArray(value) ? value.map((_, j) => new Placeholder(arg, j)) : new Placeholder(arg, null);
+
+/** A compiled query with its placeholders replaced by the values `valueOf` gives. */
+export function bound<O>(
+  compiled: CompiledQuery<O>,
+  valueOf: (arg: number | string) => unknown,
+): CompiledQuery<O> {
+  const parameters = compiled.parameters.map((p) => {
+    if (!(p instanceof Placeholder)) return p;
+    const value = valueOf(p.arg);
+    return p.item === null ? value : (value as readonly unknown[])[p.item];
+  });
+  return { ...compiled, parameters };
 }
 
 /** Argument of a prepared query: a value, or an array of values (for `in`). */
@@ -32,19 +52,11 @@ export function prepared<A extends PreparedArg[], O>(
     const shape = args.map((a) => (Array.isArray(a) ? a.length : '.')).join(',');
     let compiled = compiledByShape.get(shape);
     if (!compiled) {
-      const placeholders = args.map((a, i) =>
-        Array.isArray(a) ? a.map((_, j) => new Placeholder(i, j)) : new Placeholder(i, null),
-      );
+      const placeholders = args.map((a, i) => placeholdersOf(i, a));
       compiled = build(db, ...(placeholders as unknown as A)).compile();
       if (compiledByShape.size >= 100) compiledByShape.clear();
       compiledByShape.set(shape, compiled);
     }
-    const parameters = compiled.parameters.map((p) => {
-      if (!(p instanceof Placeholder)) return p;
-      const value = args[p.arg];
-      return p.item === null ? value : (value as readonly unknown[])[p.item];
-    });
-    const query: CompiledQuery<O> = { ...compiled, parameters };
-    return (await db.executeQuery(query)).rows;
+    return (await db.executeQuery(bound(compiled, (i) => args[i as number]))).rows;
   };
 }

@@ -13,8 +13,12 @@ export const nowStored = (): string => formatStored(new Date());
 /** A stored timestamp as the API shows it, or null. */
 export const toApiTime = (stored: string | null | undefined): string | null => {
   if (stored === null || stored === undefined) return null;
-  const [base, frac] = stored.split('.');
-  return frac === undefined || /^0*$/.test(frac) ? `${base}+00:00` : `${base}.${frac}+00:00`;
+  const dot = stored.indexOf('.');
+  if (dot === -1) return `${stored}+00:00`;
+  // Every listing runs this for each timestamp it shows: a scan instead of split and a regular expression.
+  for (let i = dot + 1; i < stored.length; i++)
+    if (stored.charCodeAt(i) !== 48 /* 0 */) return `${stored}+00:00`;
+  return `${stored.slice(0, dot)}+00:00`;
 };
 
 const CLIENT_TIME =

@@ -3,7 +3,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { withoutIds } from '../serializers/schema-utils.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { countedPage, pageOfIds, type IdQuery } from '../repositories/listing.js';
+import { PreparedListing, countedPage, pageOfIds, type IdQuery } from '../repositories/listing.js';
 
 /** Query parameters every paginated listing accepts (docs/api.md#pagination). */
 export const PaginationQuery = {
@@ -52,24 +52,32 @@ function listSchema(item: TSchema, metadata: boolean): TSchema {
   return metadata ? pair.envelope : pair.array;
 }
 
-/** Rebuilds the request URL for another page: original parameters, first value of repeated ones, `page` replaced. */
-function pageUrl(request: FastifyRequest, page: number): string {
+/**
+ * The request URL for any page: original parameters, first value of repeated ones, `page` replaced (or put first).
+ * The query is read once; each page's URL is then a concatenation.
+ */
+function pageUrls(request: FastifyRequest): (page: number) => string {
   const [path, search = ''] = request.url.split('?');
   const params = new URLSearchParams(search);
   const seen = new Set<string>();
-  const out: [string, string][] = [];
+  const before: [string, string][] = [];
+  const after: [string, string][] = [];
   for (const [k, v] of params) {
     if (seen.has(k)) continue;
     seen.add(k);
-    out.push([k, k === 'page' ? String(page) : v]);
+    if (k !== 'page') (seen.has('page') ? after : before).push([k, v]);
   }
-  if (!seen.has('page')) out.unshift(['page', String(page)]);
-  return `${path}?${new URLSearchParams(out).toString()}`;
+  // Without a page parameter, page goes first.
+  const head = seen.has('page') ? new URLSearchParams(before).toString() : '';
+  const tail = new URLSearchParams(seen.has('page') ? after : before).toString();
+  const start = `${path}?${head ? `${head}&` : ''}page=`;
+  const end = tail ? `&${tail}` : '';
+  return (page) => `${start}${page}${end}`;
 }
 
 /** Every id of an unpaged listing, and their number. */
-async function allIds(ids: IdQuery): Promise<{ total: number; ids: number[] }> {
-  const all = await pageOfIds(ids);
+async function allIds(ids: IdQuery | PreparedListing): Promise<{ total: number; ids: number[] }> {
+  const all = ids instanceof PreparedListing ? await ids.all() : await pageOfIds(ids);
   return { total: all.length, ids: all };
 }
 
@@ -82,7 +90,7 @@ export async function paginate<T>(
   db: Kysely<Database>,
   request: FastifyRequest,
   reply: FastifyReply,
-  ids: IdQuery,
+  ids: IdQuery | PreparedListing,
   load: (ids: number[]) => Promise<T[]>,
   options: PaginateOptions = {},
 ): Promise<T[] | { data: T[]; links: Record<string, string> }> {
@@ -90,17 +98,21 @@ export async function paginate<T>(
   const paged = q.page !== undefined;
   const perPage = q.per_page ?? 10;
   const page = q.page ?? 1;
-  const { total, ids: pageIds } = paged
-    ? await countedPage(db, ids, { limit: perPage, offset: (page - 1) * perPage })
-    : await allIds(ids);
+  const window = { limit: perPage, offset: (page - 1) * perPage };
+  const { total, ids: pageIds } = !paged
+    ? await allIds(ids)
+    : ids instanceof PreparedListing
+      ? await ids.page(window)
+      : await countedPage(db, ids, window);
   const items = pageIds.length ? await load(pageIds) : [];
   const last = paged ? Math.max(1, Math.ceil(total / perPage)) : 1;
   const links: Record<string, string> = {};
-  links.first = pageUrl(request, 1);
-  if (paged && page > 1) links.previous = pageUrl(request, Math.min(page - 1, last));
-  links.self = pageUrl(request, page);
-  if (paged && page < last) links.next = pageUrl(request, page + 1);
-  if (total > 0) links.last = pageUrl(request, last);
+  const pageUrl = pageUrls(request);
+  links.first = pageUrl(1);
+  if (paged && page > 1) links.previous = pageUrl(Math.min(page - 1, last));
+  links.self = pageUrl(page);
+  if (paged && page < last) links.next = pageUrl(page + 1);
+  if (total > 0) links.last = pageUrl(last);
   void reply.header('total-count', String(total));
   void reply.header(
     'Link',

@@ -21,11 +21,22 @@ export interface Reference {
   methods: string[];
 }
 
+/** One frozen methods list per kind, shared by every reference of that kind (references are only serialized). */
+const SHARED_METHODS = Object.fromEntries(
+  Object.entries(REFERENCE_METHODS).map(([kind, methods]) => [kind, Object.freeze([...methods])]),
+) as unknown as Record<ReferenceKind, string[]>;
+
 export class References {
-  constructor(readonly apiPath: string) {}
+  readonly #prefixes: Record<ReferenceKind, string>;
+
+  constructor(readonly apiPath: string) {
+    this.#prefixes = Object.fromEntries(
+      Object.keys(REFERENCE_METHODS).map((kind) => [kind, `${apiPath}/${kind}/`]),
+    ) as Record<ReferenceKind, string>;
+  }
 
   one(kind: ReferenceKind, id: number): Reference {
-    return { id, link: `${this.apiPath}/${kind}/${id}`, methods: [...REFERENCE_METHODS[kind]] };
+    return { id, link: this.#prefixes[kind] + id, methods: SHARED_METHODS[kind] };
   }
 
   /** To-one reference, `null` when there is no target. */

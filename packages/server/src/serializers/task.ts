@@ -92,14 +92,20 @@ export async function loadTaskResults(ctx: AppContext, ids: number[]): Promise<T
   }));
 }
 
-type TaskCore = Omit<TaskOut, 'results'> & { resultIds: number[] };
+type TaskCore<R> = Omit<TaskOut, 'results'> & { results: R };
 
 /**
- * Tasks by id with their status and, unless `withResultIds` is false (the task embedded in a run, which lists no
- * results), the ids of their results: a node fetching its run of a 1,000-organization task reads a summary of
- * a few rows, not the 1,000 ids.
+ * Tasks by id with their status and their results as `results(ids)` makes them from the ids of the task's results
+ * (none when `withResultIds` is false: the task embedded in a run lists no results, and a node fetching its run of
+ * a 1,000-organization task reads a summary of a few rows, not the 1,000 ids). Each task is built in one object
+ * literal: this runs for every task of every listing.
  */
-async function loadTaskCores(ctx: AppContext, ids: number[], withResultIds = true): Promise<TaskCore[]> {
+async function loadTaskCores<R>(
+  ctx: AppContext,
+  ids: number[],
+  results: (ids: number[]) => R,
+  withResultIds = true,
+): Promise<TaskCore<R>[]> {
   if (ids.length === 0) return [];
   const db = ctx.dbh.db;
   const [rows, groups] = await Promise.all([
@@ -108,14 +114,21 @@ async function loadTaskCores(ctx: AppContext, ids: number[], withResultIds = tru
       ? resultsByTaskAndStatus(db, ids)
       : resultSummaryByTaskAndStatus(db, ids).then((g) => g.map((x) => ({ ...x, ids: null }))),
   ]);
+  const refs = ctx.refs;
   return inOrder(ids, rows).map((t) => {
     const own = groups.filter((g) => g.task_id === t.id);
-    const complete = own.every((g) => Number(g.finished) === Number(g.results));
-    const lastFinished = own.reduce<string | null>(
-      (last, g) => (last === null || (g.last_finished_at ?? '') > last ? g.last_finished_at : last),
-      null,
-    );
-    const resultIds = own.flatMap((g) => parseIdList(g.ids)).sort((a, b) => a - b);
+    let complete = true;
+    let lastFinished: string | null = null;
+    const statuses: (string | null)[] = [];
+    let resultIds: number[] = [];
+    for (const g of own) {
+      if (Number(g.finished) !== Number(g.results)) complete = false;
+      if (lastFinished === null || (g.last_finished_at ?? '') > lastFinished)
+        lastFinished = g.last_finished_at;
+      statuses.push(g.status);
+      if (g.ids) resultIds = resultIds.concat(parseIdList(g.ids));
+    }
+    if (own.length > 1) resultIds.sort((a, b) => a - b);
     return {
       id: t.id,
       name: t.name,
@@ -126,33 +139,30 @@ async function loadTaskCores(ctx: AppContext, ids: number[], withResultIds = tru
       initiator: t.initiator_id,
       init_org: t.initiator_id,
       init_user: t.init_user_id,
-      collaboration: ctx.refs.maybe('collaboration', t.collaboration_id),
-      parent: ctx.refs.maybe('task', t.parent_id),
-      children: ctx.refs.many('task', parseIdList(t.child_ids)),
+      collaboration: refs.maybe('collaboration', t.collaboration_id),
+      parent: refs.maybe('task', t.parent_id),
+      children: refs.many('task', parseIdList(t.child_ids)),
       complete,
-      status: taskStatus(own.map((g) => g.status)),
+      status: taskStatus(statuses),
       finished_at: toApiTime(complete && own.length > 0 ? lastFinished : null),
       created_at: toApiTime(t.created_at),
       cancel_on_failure: Number(t.cancel_on_failure) === 1,
-      resultIds,
+      results: results(resultIds),
     };
   });
 }
 
 export async function loadTasks(ctx: AppContext, ids: number[]): Promise<TaskOut[]> {
-  return (await loadTaskCores(ctx, ids)).map(({ resultIds, ...t }) => ({
-    ...t,
-    results: ctx.refs.many('result', resultIds),
-  }));
+  return loadTaskCores(ctx, ids, (resultIds) => ctx.refs.many('result', resultIds));
 }
 
 export async function loadTasksWithResults(ctx: AppContext, ids: number[]): Promise<TaskWithResultsOut[]> {
-  const tasks = await loadTaskCores(ctx, ids);
+  const tasks = await loadTaskCores(ctx, ids, (resultIds) => resultIds);
   const results = await loadResultCores(
     ctx,
-    tasks.flatMap((t) => t.resultIds),
+    tasks.flatMap((t) => t.results),
   );
-  return tasks.map(({ resultIds, ...t }) => ({
+  return tasks.map(({ results: resultIds, ...t }) => ({
     ...t,
     results: results
       .filter((r) => resultIds.includes(r.id))
@@ -170,9 +180,9 @@ export async function loadResults(ctx: AppContext, ids: number[]): Promise<Resul
 
 export async function loadResultsWithTask(ctx: AppContext, ids: number[]): Promise<ResultWithTaskOut[]> {
   const results = await loadResultCores(ctx, ids);
-  const tasks = await loadTaskCores(ctx, [...new Set(results.map((r) => r.task_id))], false);
+  const tasks = await loadTaskCores(ctx, [...new Set(results.map((r) => r.task_id))], () => null, false);
   return results.map((r) => {
-    const { resultIds: _ids, ...task } = tasks.find((t) => t.id === r.task_id) as TaskCore;
+    const { results: _none, ...task } = tasks.find((t) => t.id === r.task_id) as TaskCore<null>;
     return { ...stripIds(r), task, organization: ctx.refs.one('organization', r.organization_id) };
   });
 }

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { IdQuery } from '../listing.js';
+import { preparedListing, type IdQuery, type PreparedListing } from '../listing.js';
 import { taskStatusIs } from './status-filter.js';
 
 /** The filters of `GET /task`; text fields are SQL LIKE patterns. */
@@ -18,29 +18,56 @@ export interface TaskFilter {
   status?: string | undefined;
 }
 
+/** The statuses whose filter has its own form (status-filter.ts); any other matches nothing. */
+const STATUS_FORMS = new Set(['unknown', 'failed', 'active', 'initializing', 'pending', 'completed']);
+
+type TaskListArgs = TaskFilter & { scope?: number[] | undefined };
+
+const taskListing = preparedListing(
+  (db, f: TaskListArgs) => {
+    let ids = db.selectFrom('task').select('task.id').orderBy('task.id', 'desc');
+    if (f.scope !== undefined) ids = ids.where('task.collaboration_id', 'in', f.scope);
+    for (const key of ['initiator_id', 'init_user_id', 'collaboration_id', 'parent_id', 'run_id'] as const) {
+      const value = f[key];
+      if (value !== undefined) ids = ids.where(`task.${key}`, '=', value);
+    }
+    for (const key of ['name', 'image', 'description', 'database'] as const) {
+      const value = f[key];
+      if (value !== undefined) ids = ids.where(`task.${key}`, 'like', value);
+    }
+    const resultId = f.result_id;
+    if (resultId !== undefined) {
+      ids = ids.where('task.id', 'in', (eb) =>
+        eb.selectFrom('result').select('result.task_id').where('result.id', '=', resultId),
+      );
+    }
+    const status = f.status;
+    if (status !== undefined) ids = ids.where((eb) => taskStatusIs(eb, status));
+    return ids;
+  },
+  // The status filter's form depends on its value; every other value is only a value.
+  ['status'],
+);
+
 /** The ids of the tasks matching `filter` in the collaborations `scope` (all when null), newest first. */
-export function taskIds(db: Kysely<Database>, scope: number[] | null, filter: TaskFilter): IdQuery {
-  let ids = db.selectFrom('task').select('task.id').orderBy('task.id', 'desc');
-  if (scope !== null) ids = ids.where('task.collaboration_id', 'in', scope.length ? scope : [-1]);
-  for (const key of ['initiator_id', 'init_user_id', 'collaboration_id', 'parent_id', 'run_id'] as const) {
-    const value = filter[key];
-    if (value !== undefined) ids = ids.where(`task.${key}`, '=', value);
-  }
-  for (const key of ['name', 'image', 'description', 'database'] as const) {
-    const value = filter[key];
-    if (value !== undefined) ids = ids.where(`task.${key}`, 'like', value);
-  }
-  if (filter.result_id !== undefined) {
-    const resultId = filter.result_id;
-    ids = ids.where('task.id', 'in', (eb) =>
-      eb.selectFrom('result').select('result.task_id').where('result.id', '=', resultId),
-    );
-  }
-  if (filter.status !== undefined) {
-    const status = filter.status;
-    ids = ids.where((eb) => taskStatusIs(eb, status));
-  }
-  return ids;
+export function taskIds(db: Kysely<Database>, scope: number[] | null, filter: TaskFilter): PreparedListing {
+  const f = filter;
+  return taskListing(db, {
+    // The ids are positive: -1 stands for "no collaboration", so an empty scope matches nothing.
+    scope: scope === null ? undefined : scope.length ? scope : [-1],
+    initiator_id: f.initiator_id,
+    init_user_id: f.init_user_id,
+    collaboration_id: f.collaboration_id,
+    parent_id: f.parent_id,
+    run_id: f.run_id,
+    result_id: f.result_id,
+    name: f.name,
+    image: f.image,
+    description: f.description,
+    database: f.database,
+    // Any status but those with a form matches nothing: one form for all of them.
+    status: f.status === undefined || STATUS_FORMS.has(f.status) ? f.status : 'none',
+  });
 }
 
 /** The ids of a task's runs, ascending. */

@@ -134,6 +134,58 @@ describe('GET /task', () => {
     expect(rootList.body[0].results).toEqual([]);
   });
 
+  it('answers each listing with its own values when the compiled form of an earlier one is reused', async () => {
+    // The task listing is compiled once per form (which filters are given) and run with new values: two callers
+    // with other collaborations, names and pages must each get their own answer, in any order.
+    const one = await taskWorld(t);
+    const two = await taskWorld(t);
+    const mine = async (w: typeof one, name: string) =>
+      (await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA], { name }) })).body
+        .id as number;
+    const a1 = await mine(one, 'reuse-a-1');
+    const a2 = await mine(one, 'reuse-a-2');
+    const b1 = await mine(two, 'reuse-b-1');
+    const list = async (w: typeof one, query: Record<string, string | number>) => {
+      const r = await t.api('GET', '/task', { token: w.token, query });
+      return {
+        ids: r.body.map((x: { id: number }) => x.id),
+        total: r.headers['total-count'],
+        link: r.headers.link,
+      };
+    };
+    for (let round = 0; round < 2; round++) {
+      expect(await list(one, { name: 'reuse-%', page: 1, per_page: 1 })).toMatchObject({
+        ids: [a2],
+        total: '2',
+      });
+      expect(await list(one, { name: 'reuse-%', page: 2, per_page: 1 })).toMatchObject({
+        ids: [a1],
+        total: '2',
+      });
+      expect(await list(two, { name: 'reuse-%', page: 1, per_page: 1 })).toMatchObject({
+        ids: [b1],
+        total: '1',
+      });
+      expect(await list(one, { name: 'reuse-a-1', page: 1, per_page: 5 })).toMatchObject({
+        ids: [a1],
+        total: '1',
+      });
+      // Past the last page: no ids, the listing still counted.
+      expect(await list(one, { name: 'reuse-%', page: 3, per_page: 1 })).toMatchObject({
+        ids: [],
+        total: '2',
+      });
+      // A status no task has matches nothing, whatever its text.
+      for (const status of ['nonsense', "x' or 1=1 --"])
+        expect(await list(one, { status, page: 1 })).toMatchObject({ ids: [], total: '0' });
+    }
+    // The page links keep the caller's own parameters, in their order.
+    expect((await list(one, { name: 'reuse-%', per_page: 1, page: 2 })).link).toBe(
+      '</api/task?name=reuse-%25&per_page=1&page=1>; rel=first,</api/task?name=reuse-%25&per_page=1&page=1>; rel=previous,' +
+        '</api/task?name=reuse-%25&per_page=1&page=2>; rel=self,</api/task?name=reuse-%25&per_page=1&page=2>; rel=last',
+    );
+  });
+
   it('answers 404 for an unknown task', async () => {
     expect((await t.api('GET', '/task/999999', { token: t.rootToken })).status).toBe(404);
   });
