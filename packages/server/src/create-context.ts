@@ -59,6 +59,9 @@ export async function createContext(
         options.log,
       );
     }
+    // Before any request: the folder store moves outputs of its earlier layout into their runs' folders, once.
+    const results = createResultStore(config.result_store, options.dataDir, () => dbh.db);
+    await results.prepare();
     const accessHours = config.type === 'test' ? 24 : config.token_expires_hours;
     const ctx: AppContext = {
       config,
@@ -82,7 +85,7 @@ export async function createContext(
           : null,
       vpn,
       audit,
-      results: createResultStore(config.result_store, options.dataDir, () => dbh.db),
+      results,
       log: options.log,
       version: SERVER_VERSION,
     };

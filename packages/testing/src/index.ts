@@ -18,6 +18,7 @@ export { Fixtures, type FixtureUser } from './fixtures.js';
 export { countTaskRows, taskBody, taskWorld } from './task-world.js';
 export { RecordingEventBus, type RecordedEvent } from './recording-event-bus.js';
 export { expectSecondPage } from './pagination-checks.js';
+export { storedFiles } from './stored-files.js';
 // Server internals a test of another package reads (the socket rooms, the stored time format).
 export { formatStored, presenceRoom } from '@federa/server';
 

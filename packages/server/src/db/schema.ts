@@ -1,4 +1,4 @@
-import type { Generated, Selectable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 
 /**
  * The database, one interface per table. Timestamps are stored as text `YYYY-MM-DDTHH:MM:SS.ffffff` in UTC
@@ -135,6 +135,8 @@ export interface ResultChunkTable {
   key: string;
   seq: number;
   data: Buffer;
+  /** The run an output belongs to (indexed); null for the pieces of a write not finished yet. */
+  result_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface PortTable {

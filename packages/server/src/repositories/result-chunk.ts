@@ -15,11 +15,23 @@ export async function insertChunk(
   await db.insertInto('result_chunk').values({ key, seq, data }).execute();
 }
 
-/** Gives the pieces of `from` the key `to`, dropping what `to` held: the object appears whole or not at all. */
-export async function renameChunks(db: Kysely<Database>, from: string, to: string): Promise<void> {
+/**
+ * Gives the pieces of `from` the key `to` and the run `resultId` (null: no run's), dropping what `to` held: the
+ * object appears whole or not at all.
+ */
+export async function renameChunks(
+  db: Kysely<Database>,
+  from: string,
+  to: string,
+  resultId: number | null,
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('result_chunk').where('key', '=', to).execute();
-    await trx.updateTable('result_chunk').set({ key: to }).where('key', '=', from).execute();
+    await trx
+      .updateTable('result_chunk')
+      .set({ key: to, result_id: resultId })
+      .where('key', '=', from)
+      .execute();
   });
 }
 
@@ -27,9 +39,18 @@ export async function deleteChunks(db: Kysely<Database>, key: string): Promise<v
   await db.deleteFrom('result_chunk').where('key', '=', key).execute();
 }
 
-/** Deletes the objects whose key starts with `prefix` (a store key: no LIKE wildcard), except `keep`. */
-export async function deleteOtherChunks(db: Kysely<Database>, prefix: string, keep: string): Promise<void> {
-  await db.deleteFrom('result_chunk').where('key', 'like', `${prefix}%`).where('key', '!=', keep).execute();
+/**
+ * Deletes the objects of run `resultId` except `keep` (all of them without it): one lookup of the index
+ * `result_chunk_result_id`, whatever the table holds (migration 0008).
+ */
+export async function deleteRunChunks(db: Kysely<Database>, resultId: number, keep?: string): Promise<void> {
+  await runChunksDeletion(db, resultId, keep).execute();
+}
+
+/** The statement of {@link deleteRunChunks}, for a test to read its plan. */
+export function runChunksDeletion(db: Kysely<Database>, resultId: number, keep?: string) {
+  const query = db.deleteFrom('result_chunk').where('result_id', '=', resultId);
+  return keep === undefined ? query : query.where('key', '!=', keep);
 }
 
 /** The number of pieces and bytes of an object; pieces 0 when there is none. */

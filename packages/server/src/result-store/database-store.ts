@@ -7,12 +7,12 @@ import {
   chunkTotals,
   deleteChunks,
   listChunkObjects,
-  deleteOtherChunks,
+  deleteRunChunks,
   insertChunk,
   readChunk,
   renameChunks,
 } from '../repositories/result-chunk.js';
-import { checkKey, type ResultStore, type StoreEntry } from './result-store.js';
+import { checkKeep, checkKey, parseOutputKey, type ResultStore, type StoreEntry } from './result-store.js';
 
 /**
  * The key of the pieces of a write not finished yet: `tmp-<when it began, base 36 milliseconds>-<16 hex digits>`
@@ -25,8 +25,8 @@ const PIECE_BYTES = 1024 * 1024;
 
 /**
  * The result store in the server's database (`result_store.type: database`): an object is kept as pieces of 1 MiB in
- * `result_chunk`, written under a temporary key and given its key in one transaction once whole; it is read piece by
- * piece. For deployments without a folder shared by every instance (PostgreSQL behind several instances).
+ * `result_chunk`, written under a temporary key and given its key (and its run, indexed) in one transaction once
+ * whole; it is read piece by piece. For deployments without a folder shared by every instance (PostgreSQL behind several instances).
  */
 export class DatabaseResultStore implements ResultStore {
   readonly kind = 'database';
@@ -68,7 +68,7 @@ export class DatabaseResultStore implements ResultStore {
         }
       }
       await flush();
-      await renameChunks(this.#db(), temporary, key);
+      await renameChunks(this.#db(), temporary, key, parseOutputKey(key)?.resultId ?? null);
       return size;
     } catch (error) {
       await deleteChunks(this.#db(), temporary).catch(() => undefined);
@@ -95,9 +95,13 @@ export class DatabaseResultStore implements ResultStore {
     await deleteChunks(this.#db(), checkKey(key));
   }
 
-  async deleteOthers(prefix: string, keep: string): Promise<void> {
-    await deleteOtherChunks(this.#db(), checkKey(prefix), checkKey(keep));
+  async deleteRunOutputs(resultId: number, keep?: string): Promise<void> {
+    checkKeep(resultId, keep);
+    await deleteRunChunks(this.#db(), resultId, keep);
   }
+
+  /** Nothing to ready: the database's migrations made the table and its index. */
+  async prepare(): Promise<void> {}
 
   async *list(): AsyncGenerator<StoreEntry> {
     for (const { key, bytes } of await listChunkObjects(this.#db())) {

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, opendir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, opendir, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 
 import {
   ResultStoreFullError,
+  checkKeep,
   checkKey,
-  isStoreKey,
+  checkResultId,
+  parseOutputKey,
   type ResultStore,
   type StoreEntry,
 } from './result-store.js';
@@ -14,13 +16,24 @@ import {
 /** The name of a temporary file of an upload: `.tmp-<16 hex digits>-<key>`. */
 const TEMPORARY = /^\.tmp-[0-9a-f]{16}-[a-z0-9][a-z0-9-]{0,127}$/;
 
+/** The folder of a run's outputs: `result-<id>` (no output's key has this form). */
+const RUN_FOLDER = /^result-([1-9][0-9]{0,15})$/;
+
+/**
+ * A file, at the top of the folder, whose presence says the outputs of the earlier layout (one file per output at
+ * the top) have been moved into their runs' folders.
+ */
+const LAYOUT_MARK = '.layout-run-folders';
+
 /** A file system has no room (ENOSPC) or the quota is reached (EDQUOT). */
 const FULL = new Set(['ENOSPC', 'EDQUOT']);
 
 /**
- * The result store in a folder (`result_store.type: folder`): one file per object, named by its key. An object is
- * written to a hidden temporary file, flushed to disk, then renamed to its key, so a reader sees it whole or not at
- * all. Keys are checked (checkKey) and the path resolved inside the folder: no key reaches outside it.
+ * The result store in a folder (`result_store.type: folder`): one file per output, named by its key, in a folder per
+ * run (`result-<id>/result-<id>-<sha256>`), so finding a run's outputs reads that run's folder alone, whatever the
+ * store holds (docs/large-results.md#the-result-store). An object is written to a hidden temporary file at the top,
+ * flushed to disk, then renamed into its run's folder, so a reader sees it whole or not at all. Only output keys
+ * are taken (parseOutputKey), and the path is resolved inside the folder: no key reaches outside it.
  */
 export class FolderResultStore implements ResultStore {
   readonly kind = 'folder';
@@ -30,15 +43,72 @@ export class FolderResultStore implements ResultStore {
     this.#dir = resolve(directory);
   }
 
-  #path(key: string): string {
-    const path = resolve(this.#dir, checkKey(key));
+  /** The folder of the outputs of run `resultId`. */
+  #runDir(resultId: number): string {
+    return this.#inside(`result-${checkResultId(resultId)}`);
+  }
+
+  #inside(name: string): string {
+    const path = resolve(this.#dir, name);
     if (!path.startsWith(this.#dir + sep)) throw new TypeError('a result store key left its folder');
     return path;
   }
 
+  /** Where `key` is kept, and where the earlier layout kept it (at the top of the folder). */
+  #paths(key: string): { runDir: string; path: string; legacy: string } {
+    const output = parseOutputKey(checkKey(key));
+    if (!output) throw new TypeError(`not an output key: ${JSON.stringify(key.slice(0, 200))}`);
+    const runDir = this.#runDir(output.resultId);
+    return { runDir, path: join(runDir, key), legacy: this.#inside(key) };
+  }
+
+  /** Removes the folder of a run once it holds nothing (an upload may have filled it meanwhile: it then stays). */
+  async #dropRunDir(runDir: string): Promise<void> {
+    try {
+      await rmdir(runDir);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+    }
+  }
+
+  async prepare(): Promise<void> {
+    try {
+      await stat(join(this.#dir, LAYOUT_MARK));
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    // No folder yet: nothing to move; the first upload makes it, with the mark.
+    const dir = await this.#open(this.#dir);
+    if (!dir) return;
+    // Outputs of the earlier layout, one file per output at the top: moved into their runs' folders, once.
+    // Several instances starting at once may move the same file: the one that finds it gone has nothing to do.
+    for await (const entry of dir) {
+      const output = entry.isFile() ? parseOutputKey(entry.name) : undefined;
+      if (!output) continue;
+      const { runDir, path, legacy } = this.#paths(entry.name);
+      await mkdir(runDir, { recursive: true, mode: 0o700 });
+      try {
+        await rename(legacy, path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
+    await this.#mark();
+  }
+
+  /** Leaves the mark that this folder's outputs are in their runs' folders. */
+  async #mark(): Promise<void> {
+    await writeFile(join(this.#dir, LAYOUT_MARK), 'outputs are in result-<id>/ (docs/large-results.md)\n', {
+      mode: 0o600,
+    });
+  }
+
   async put(key: string, data: AsyncIterable<Uint8Array>): Promise<number> {
-    const path = this.#path(key);
-    await mkdir(this.#dir, { recursive: true, mode: 0o700 });
+    const { runDir, path } = this.#paths(key);
+    // A folder this version makes holds no output of the earlier layout.
+    if ((await mkdir(this.#dir, { recursive: true, mode: 0o700 })) !== undefined) await this.#mark();
     const temporary = join(this.#dir, `.tmp-${randomBytes(8).toString('hex')}-${key}`);
     let size = 0;
     try {
@@ -52,7 +122,16 @@ export class FolderResultStore implements ResultStore {
       } finally {
         await file.close();
       }
-      await rename(temporary, path);
+      // The run's folder may be removed between its making and the rename (its last other output was removed).
+      for (let attempt = 1; ; attempt += 1) {
+        await mkdir(runDir, { recursive: true, mode: 0o700 });
+        try {
+          await rename(temporary, path);
+          break;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 5) throw error;
+        }
+      }
       return size;
     } catch (error) {
       await rm(temporary, { force: true });
@@ -64,61 +143,83 @@ export class FolderResultStore implements ResultStore {
   }
 
   async get(key: string): Promise<{ size: number; stream: ReturnType<typeof createReadStream> } | undefined> {
-    const path = this.#path(key);
-    try {
-      const { size } = await stat(path);
-      return { size, stream: createReadStream(path, { highWaterMark: 256 * 1024 }) };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
+    const { path, legacy } = this.#paths(key);
+    // At the top: written by an instance of an earlier version sharing the folder (docs/large-results.md).
+    for (const at of [path, legacy]) {
+      try {
+        const { size } = await stat(at);
+        return { size, stream: createReadStream(at, { highWaterMark: 256 * 1024 }) };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
     }
+    return undefined;
   }
 
   async delete(key: string): Promise<void> {
-    await rm(this.#path(key), { force: true });
+    const { runDir, path, legacy } = this.#paths(key);
+    await rm(path, { force: true });
+    await rm(legacy, { force: true });
+    await this.#dropRunDir(runDir);
   }
 
-  async deleteOthers(prefix: string, keep: string): Promise<void> {
-    checkKey(prefix);
-    checkKey(keep);
+  async deleteRunOutputs(resultId: number, keep?: string): Promise<void> {
+    checkKeep(resultId, keep);
+    const runDir = this.#runDir(resultId);
     let names: string[];
     try {
-      names = await readdir(this.#dir);
+      // The run's folder alone; most runs have none (their output was small): one look, and done.
+      names = await readdir(runDir);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw error;
     }
     for (const name of names)
-      if (name.startsWith(prefix) && name !== keep) await rm(this.#path(name), { force: true });
+      if (name !== keep && parseOutputKey(name)?.resultId === resultId)
+        await rm(join(runDir, name), { force: true });
+    if (keep === undefined) await this.#dropRunDir(runDir);
   }
 
   async *list(): AsyncGenerator<StoreEntry> {
-    let dir;
-    try {
-      dir = await opendir(this.#dir, { bufferSize: 256 });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw error;
-    }
-    for await (const entry of dir) {
-      if (!entry.isFile()) continue;
-      const temporary = TEMPORARY.test(entry.name);
-      if (!temporary && !isStoreKey(entry.name)) continue;
+    for await (const { folder, resultId, name } of this.#files()) {
+      const temporary = resultId === undefined && TEMPORARY.test(name);
+      const output = parseOutputKey(name);
+      if (!temporary && (!output || (resultId !== undefined && output.resultId !== resultId))) continue;
       let info;
       try {
-        info = await stat(join(this.#dir, entry.name));
+        info = await stat(join(folder, name));
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // renamed or removed meanwhile
         throw error;
       }
       // The last write is the latest the write can have begun.
-      yield {
-        name: entry.name,
-        temporary,
-        size: info.size,
-        startedMs: info.mtimeMs,
-        writtenMs: info.mtimeMs,
-      };
+      yield { name, temporary, size: info.size, startedMs: info.mtimeMs, writtenMs: info.mtimeMs };
+    }
+  }
+
+  /** The files at the top of the folder (temporaries, outputs of the earlier layout) and in the runs' folders. */
+  async *#files(): AsyncGenerator<{ folder: string; resultId?: number; name: string }> {
+    const top = await this.#open(this.#dir);
+    if (!top) return;
+    for await (const entry of top) {
+      const run = entry.isDirectory() ? RUN_FOLDER.exec(entry.name) : null;
+      if (entry.isFile()) yield { folder: this.#dir, name: entry.name };
+      else if (run) {
+        const folder = join(this.#dir, entry.name);
+        const files = await this.#open(folder);
+        if (!files) continue;
+        const resultId = Number(run[1]);
+        for await (const inner of files) if (inner.isFile()) yield { folder, resultId, name: inner.name };
+      }
+    }
+  }
+
+  async #open(folder: string): Promise<Awaited<ReturnType<typeof opendir>> | undefined> {
+    try {
+      return await opendir(folder, { bufferSize: 256 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined; // none yet, or removed meanwhile
+      throw error;
     }
   }
 

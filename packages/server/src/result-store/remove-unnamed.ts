@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 
 import type { Database } from '../db/schema.js';
 import { namedOutputs } from '../repositories/result.js';
-import { outputKey, outputKeyPrefix, type ResultStore } from './result-store.js';
+import { outputKey, type ResultStore } from './result-store.js';
 
 /**
  * Removes from the store every upload of the runs `resultIds` except the output a run's report named
@@ -18,10 +18,7 @@ export async function removeUnnamedUploads(
   const named = await namedOutputs(db, resultIds);
   for (const id of new Set(resultIds)) {
     const sha256 = named.get(id);
-    // A key no upload can have (not 64 hex digits) when the run names nothing: every upload of the run goes.
-    await store.deleteOthers(
-      outputKeyPrefix(id),
-      sha256 === undefined ? `${outputKeyPrefix(id)}none` : outputKey(id, sha256),
-    );
+    // One look at the run's own uploads, whatever the store holds (docs/large-results.md#the-result-store).
+    await store.deleteRunOutputs(id, sha256 === undefined ? undefined : outputKey(id, sha256));
   }
 }

@@ -10,7 +10,7 @@ import { startTestApp, type TestApp } from '@federa/testing';
 
 import { DatabaseResultStore } from './database-store.js';
 import { FolderResultStore } from './folder-store.js';
-import { ResultStoreFullError, outputKey, outputKeyPrefix, type ResultStore } from './result-store.js';
+import { ResultStoreFullError, outputKey, type ResultStore } from './result-store.js';
 
 let t: TestApp;
 let dir: string;
@@ -73,12 +73,23 @@ describe.each(stores)('the %s result store', (_kind, make) => {
     const keys = ['c', 'd', 'e'].map((c) => outputKey(40, c.repeat(64)));
     const neighbours = [outputKey(4, 'c'.repeat(64)), outputKey(400, 'c'.repeat(64))];
     for (const key of [...keys, ...neighbours]) await store.put(key, pieces(Buffer.from(key)));
-    await store.deleteOthers(outputKeyPrefix(40), keys[1]!);
+    await store.deleteRunOutputs(40, keys[1]!);
     expect(await store.get(keys[0]!)).toBeUndefined();
     expect(await store.get(keys[2]!)).toBeUndefined();
     expect((await buffer((await store.get(keys[1]!))!.stream)).toString()).toBe(keys[1]);
     for (const key of neighbours) expect((await store.get(key))?.size).toBe(key.length);
-    await expect(store.deleteOthers('../', keys[1]!)).rejects.toThrow(TypeError);
+    // Without one to keep, every output of the run goes; a run with none is no error.
+    await store.deleteRunOutputs(40);
+    expect(await store.get(keys[1]!)).toBeUndefined();
+    await store.deleteRunOutputs(40);
+    await store.deleteRunOutputs(41);
+    for (const key of neighbours) expect((await store.get(key))?.size).toBe(key.length);
+    // What to keep must be an output of that run; the run an id.
+    await expect(store.deleteRunOutputs(4, keys[1]!)).rejects.toThrow(TypeError);
+    await expect(store.deleteRunOutputs(40, '../x')).rejects.toThrow(TypeError);
+    await expect(store.deleteRunOutputs(0)).rejects.toThrow(TypeError);
+    await expect(store.deleteRunOutputs(1.5)).rejects.toThrow(TypeError);
+    for (const key of neighbours) await store.delete(key);
   });
 
   it.each(['../etc/passwd', 'a/b', '.tmp-x', '', 'A', '/abs', 'x'.repeat(129), 'a\u0000b'])(
@@ -93,13 +104,71 @@ describe.each(stores)('the %s result store', (_kind, make) => {
 });
 
 describe('the folder result store', () => {
-  it('writes only inside its folder and leaves no temporary file behind', async () => {
+  it("writes only inside its folder, in the run's own folder, and leaves no temporary file behind", async () => {
     const own = await mkdtemp(join(tmpdir(), 'federa-result-folder-'));
     try {
       const store = new FolderResultStore(own);
-      await store.put('result-9-x', pieces(Buffer.from('whole')));
-      await store.put('result-9-y', pieces(randomBytes(100_000), 50_000)).catch(() => undefined);
-      expect(await readdir(own)).toEqual(['result-9-x']);
+      const key = outputKey(9, 'f'.repeat(64));
+      await store.put(key, pieces(Buffer.from('whole')));
+      await store
+        .put(outputKey(9, '0'.repeat(64)), pieces(randomBytes(100_000), 50_000))
+        .catch(() => undefined);
+      expect(await readdir(own)).toEqual(['result-9']);
+      expect(await readdir(join(own, 'result-9'))).toEqual([key]);
+      // The run's folder goes with its last output.
+      await store.delete(key);
+      expect(await readdir(own)).toEqual([]);
+    } finally {
+      await rm(own, { recursive: true, force: true });
+    }
+  });
+
+  it('takes only the keys of outputs: a run id and a checksum', async () => {
+    const store = new FolderResultStore(dir);
+    for (const key of ['result-9-x', 'result-9', 'other', `result-0-${'a'.repeat(64)}`])
+      await expect(store.put(key, pieces(Buffer.from('x')))).rejects.toThrow(TypeError);
+  });
+
+  it('reads, lists and removes outputs of the earlier layout, and moves them into their runs at start', async () => {
+    const own = await mkdtemp(join(tmpdir(), 'federa-result-layout-'));
+    try {
+      // The earlier layout: one file per output at the top of the folder.
+      const [a, b, c] = [
+        outputKey(11, 'a'.repeat(64)),
+        outputKey(11, 'b'.repeat(64)),
+        outputKey(12, 'c'.repeat(64)),
+      ];
+      for (const key of [a, b, c]) await writeFile(join(own, key), key);
+      await writeFile(join(own, 'README'), 'not an output');
+      const store = new FolderResultStore(own);
+      // Before the move (an instance of an earlier version sharing the folder wrote them): read, listed, removed.
+      expect((await buffer((await store.get(a))!.stream)).toString()).toBe(a);
+      const listed: string[] = [];
+      for await (const entry of store.list()) listed.push(entry.name);
+      expect(listed.sort()).toEqual([a, b, c].sort());
+      await store.delete(b);
+      expect(await store.get(b)).toBeUndefined();
+
+      await store.prepare();
+      expect((await readdir(own)).sort()).toEqual([
+        '.layout-run-folders',
+        'README',
+        'result-11',
+        'result-12',
+      ]);
+      expect(await readdir(join(own, 'result-11'))).toEqual([a]);
+      expect((await buffer((await store.get(c))!.stream)).toString()).toBe(c);
+      await store.deleteRunOutputs(11);
+      expect(await store.get(a)).toBeUndefined();
+      expect((await readdir(own)).sort()).toEqual(['.layout-run-folders', 'README', 'result-12']);
+
+      // Once moved, a start does not look through the folder again.
+      await writeFile(join(own, a), 'written at the top by an earlier version');
+      await store.prepare();
+      expect((await readdir(own)).sort()).toEqual(['.layout-run-folders', 'README', a, 'result-12']);
+      expect((await buffer((await store.get(a))!.stream)).toString()).toBe(
+        'written at the top by an earlier version',
+      );
     } finally {
       await rm(own, { recursive: true, force: true });
     }
@@ -113,7 +182,7 @@ describe('the folder result store', () => {
       const store = new FolderResultStore(small);
       await writeFile(join(small, 'other'), 'x');
       const full = await store
-        .put('result-10-z', pieces(randomBytes(4 * 1024 * 1024)))
+        .put(outputKey(10, 'e'.repeat(64)), pieces(randomBytes(4 * 1024 * 1024)))
         .catch((e: unknown) => e);
       expect(full).toBeInstanceOf(ResultStoreFullError);
       expect((full as Error).message).toContain('is full (ENOSPC)');

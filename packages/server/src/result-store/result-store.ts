@@ -23,8 +23,19 @@ export interface ResultStore {
   /** Removes the object under `key` (nothing happens when there is none). */
   delete(key: string): Promise<void>;
 
-  /** Removes every object whose key starts with `prefix`, except the one under `keep`. */
-  deleteOthers(prefix: string, keep: string): Promise<void>;
+  /**
+   * Removes every output of run `resultId` (the objects under its {@link outputKey}s) except the one under `keep`,
+   * or all of them without `keep`. Called by every report that finishes a run without naming an upload, so it costs
+   * the same whatever the store holds: one look at the run's own objects (docs/large-results.md#the-result-store).
+   * @throws TypeError when `keep` is not an output key of `resultId`.
+   */
+  deleteRunOutputs(resultId: number, keep?: string): Promise<void>;
+
+  /**
+   * Readies the store at start, before the server takes requests: the folder store moves the outputs of its earlier
+   * layout into their runs' folders, once.
+   */
+  prepare(): Promise<void>;
 
   /**
    * Every object, and every temporary a write left behind (a server stopped in the middle of an upload), for the
@@ -76,7 +87,20 @@ export function parseOutputKey(key: string): { resultId: number; sha256: string 
 }
 
 /** The start of the keys of every output of result `resultId`. */
-export const outputKeyPrefix = (resultId: number): string => `result-${resultId}-`;
+export const outputKeyPrefix = (resultId: number): string => `result-${checkResultId(resultId)}-`;
+
+/** @throws TypeError when `resultId` cannot be a result's id (never from a caller: ids come from the database). */
+export function checkResultId(resultId: number): number {
+  if (!Number.isSafeInteger(resultId) || resultId < 1) throw new TypeError(`not a result id: ${resultId}`);
+  return resultId;
+}
+
+/** @throws TypeError when `keep` is given and is not the key of an output of result `resultId`. */
+export function checkKeep(resultId: number, keep: string | undefined): void {
+  checkResultId(resultId);
+  if (keep !== undefined && parseOutputKey(checkKey(keep))?.resultId !== resultId)
+    throw new TypeError(`not an output key of result ${resultId}: ${JSON.stringify(keep.slice(0, 200))}`);
+}
 
 /** The key of the output of result `resultId` whose SHA-256 is `sha256` (64 hex digits). */
 export function outputKey(resultId: number, sha256: string): string {

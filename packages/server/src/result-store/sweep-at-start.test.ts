@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -10,6 +10,7 @@ import {
   call,
   createTestDatabase,
   startTestServer,
+  storedFiles,
   until,
   type TestDatabase,
   type TestServer,
@@ -159,7 +160,7 @@ describe.each(['folder', 'database'] as const)('a server restarted with a %s res
       expect(late.status).toBe(200);
       expect((await download(open)).body.equals(data.open)).toBe(true);
       if (kind === 'folder')
-        expect((await readdir(results)).sort()).toEqual(
+        expect(await storedFiles(results)).toEqual(
           [`result-${named}-${sha(data.named)}`, `result-${open}-${sha(data.open)}`].sort(),
         );
     } finally {

@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '@federa/testing';
+import { startTestApp, storedFiles, type TestApp } from '@federa/testing';
 
 // An output over a slow link (docs/large-results.md): bounded by an idle time, not by http.request_timeout_ms.
 
@@ -88,7 +88,7 @@ describe('an output over a slow link', () => {
     const up = await upload(r.id, r.nodeToken, data, 12, 100);
     expect(up.ms).toBeGreaterThan(1000);
     expect(up.status).toBe(201);
-    expect(await readdir(dir)).toContain(`result-${r.id}-${sha(data)}`);
+    expect(await storedFiles(dir)).toContain(`result-${r.id}-${sha(data)}`);
     const patch = await t.api('PATCH', `/result/${r.id}`, {
       token: r.nodeToken,
       body: { status: 'completed', result_stored: { sha256: sha(data), size: data.length } },
@@ -102,12 +102,12 @@ describe('an output over a slow link', () => {
   it('cuts an upload that stops sending after the idle time, and stores nothing', async () => {
     const r = await run();
     const data = randomBytes(256 * 1024);
-    const before = await readdir(dir);
+    const before = await storedFiles(dir);
     const up = await upload(r.id, r.nodeToken, data, 10, 50, 3);
     expect(up.status).toBe(0);
     expect(up.ms).toBeLessThan(5000);
     await sleep(200);
-    expect(await readdir(dir)).toEqual(before);
+    expect(await storedFiles(dir)).toEqual(before);
   });
 
   it('cuts a download whose reader stops reading after the idle time, and serves a slow steady reader whole', async () => {

@@ -1,13 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '@federa/testing';
+import { startTestApp, storedFiles, type TestApp } from '@federa/testing';
 
 let t: TestApp;
 let dir: string;
@@ -128,8 +128,11 @@ describe('an output too large for a JSON body', () => {
     expect(down.headers['x-federa-sha256']).toBe(sha(data));
     expect(down.headers['content-length']).toBe(String(data.length));
     expect(down.body.equals(data)).toBe(true);
-    // At rest: the text the node sent (encrypted for the initiator), in one file named by result and checksum.
-    expect((await readFile(join(dir, `result-${r.id}-${sha(data)}`))).equals(data)).toBe(true);
+    // At rest: the text the node sent (encrypted for the initiator), in one file named by result and checksum, in
+    // the run's folder.
+    expect((await readFile(join(dir, `result-${r.id}`, `result-${r.id}-${sha(data)}`))).equals(data)).toBe(
+      true,
+    );
     // The same report again is taken once; another output is refused.
     expect(
       (
@@ -166,10 +169,10 @@ describe('an output too large for a JSON body', () => {
   it('leaves nothing when cut short, and a retry completes it', async () => {
     const r = await run();
     const data = output(3 * 1024 * 1024);
-    const before = await readdir(dir);
+    const before = await storedFiles(dir);
     await r.upload(data, sha(data), 1024 * 1024);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await readdir(dir)).toEqual(before);
+    expect(await storedFiles(dir)).toEqual(before);
     const report = await r.patch({
       status: 'completed',
       result_stored: { sha256: sha(data), size: data.length },
@@ -189,15 +192,15 @@ describe('an output too large for a JSON body', () => {
     await r.upload(data);
     await r.patch({ status: 'completed', result_stored: { sha256: sha(data), size: data.length } });
     const file = `result-${r.id}-${sha(data)}`;
-    expect(await readdir(dir)).toContain(file);
+    expect(await storedFiles(dir)).toContain(file);
     const taskId = (await r.view()).task.id as number;
     expect((await t.api('DELETE', `/task/${taskId}`, { token: t.rootToken })).status).toBe(200);
-    expect(await readdir(dir)).not.toContain(file);
+    expect(await storedFiles(dir)).not.toContain(file);
   });
 
   it('keeps one upload per run: each new output of an open run replaces the one before in the store', async () => {
     const r = await run();
-    const files = async () => (await readdir(dir)).filter((f) => f.startsWith(`result-${r.id}-`));
+    const files = async () => (await storedFiles(dir)).filter((f) => f.startsWith(`result-${r.id}-`));
     // A node uploading output after output (a hostile one fills the disk so) holds one object at a time.
     const outputs = [output(40_000), output(40_000), output(40_000)];
     for (const data of outputs) expect((await r.upload(data)).status).toBe(201);
@@ -302,7 +305,7 @@ describe('a full result store', () => {
       expect(body.code).toBe('result_store_full');
       expect(JSON.stringify(body)).not.toContain(small);
       expect(JSON.stringify(body)).not.toMatch(/ENOSPC|\/tmp|\bat /);
-      expect(await readdir(small)).toEqual([]);
+      expect(await storedFiles(small)).toEqual([]);
       // The rest of the refused body is not waited for: the connection is closed (the server below stops at once).
       expect(answer.headers.connection).toBe('close');
     } finally {
@@ -320,9 +323,9 @@ describe('an upload that no report names', () => {
     const data = output(2000);
     expect((await r.upload(data)).status).toBe(201);
     const file = `result-${r.id}-${sha(data)}`;
-    expect(await readdir(dir)).toContain(file);
+    expect(await storedFiles(dir)).toContain(file);
     expect((await r.patch({ status: 'failed', log: 'crashed after the upload' })).status).toBe(200);
-    expect(await readdir(dir)).not.toContain(file);
+    expect(await storedFiles(dir)).not.toContain(file);
     expect(await r.view()).toMatchObject({ status: 'failed', result_stored: null });
   });
 
@@ -331,12 +334,12 @@ describe('an upload that no report names', () => {
     const data = output(2000);
     expect((await r.upload(data)).status).toBe(201);
     const file = `result-${r.id}-${sha(data)}`;
-    expect(await readdir(dir)).toContain(file);
+    expect(await storedFiles(dir)).toContain(file);
     const taskId = (await r.view()).task.id as number;
     expect((await t.api('POST', '/kill/task', { token: t.rootToken, body: { id: taskId } })).status).toBe(
       200,
     );
-    expect(await readdir(dir)).not.toContain(file);
+    expect(await storedFiles(dir)).not.toContain(file);
     const view = await r.view();
     expect(view).toMatchObject({ result_stored: null });
     expect(String(view.status)).toContain('kill');
@@ -347,11 +350,11 @@ describe('an upload that no report names', () => {
     const data = output(3000);
     expect((await r.upload(data)).status).toBe(201);
     const file = `result-${r.id}-${sha(data)}`;
-    expect(await readdir(dir)).toContain(file);
+    expect(await storedFiles(dir)).toContain(file);
     const kill = await t.api('POST', '/kill/node/tasks', { token: t.rootToken, body: { id: r.nodeId } });
     expect(kill.status).toBe(200);
     expect(kill.body.msg).toContain('1 open runs are marked killed');
-    expect(await readdir(dir)).not.toContain(file);
+    expect(await storedFiles(dir)).not.toContain(file);
     expect(await r.view()).toMatchObject({ status: 'killed by user', result_stored: null });
     expect((await r.download()).status).toBe(404);
   });
@@ -383,7 +386,7 @@ describe('an upload that no report names', () => {
     expect((await t.api('POST', '/kill/task', { token: t.rootToken, body: { id: task.id } })).status).toBe(
       200,
     );
-    const files = await readdir(dir);
+    const files = await storedFiles(dir);
     expect(files).toContain(`result-${done}-${sha(kept)}`);
     expect(files).not.toContain(`result-${open}-${sha(lost)}`);
     const down = await send('GET', `/result/${done}/output`, await user.token(), Buffer.alloc(0), {});

@@ -10,12 +10,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Caller } from '../auth/caller.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { findRunOutput } from '../repositories/result.js';
-import {
-  ResultStoreFullError,
-  outputKey,
-  outputKeyPrefix,
-  type ResultStore,
-} from '../result-store/result-store.js';
+import { ResultStoreFullError, outputKey, type ResultStore } from '../result-store/result-store.js';
 import type { StoredOutput } from '../runs/run-update.js';
 import { IdParams, errorResponses } from '../serializers/common.js';
 import { findAddressedResult, findVisibleResult } from './result-access.js';
@@ -127,7 +122,7 @@ export const resultOutputRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await ctx.results.delete(key);
         throw badRequest(`Result ${result.id} has finished and its report can no longer be changed.`);
       }
-      await ctx.results.deleteOthers(outputKeyPrefix(result.id), key);
+      await ctx.results.deleteRunOutputs(result.id, key);
       request.log.info(
         {
           event: 'result.uploaded',

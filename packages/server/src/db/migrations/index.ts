@@ -7,6 +7,7 @@ import { memberSince } from './0004-member-since.js';
 import { cancelOnFailure } from './0005-cancel-on-failure.js';
 import { liveLog } from './0006-live-log.js';
 import { storedResults } from './0007-stored-results.js';
+import { resultChunkRun } from './0008-result-chunk-run.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -20,6 +21,7 @@ export class FederaMigrations implements MigrationProvider {
       '0005-cancel-on-failure': cancelOnFailure,
       '0006-live-log': liveLog,
       '0007-stored-results': storedResults(this.dialect),
+      '0008-result-chunk-run': resultChunkRun,
     });
   }
 }
