@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Node } from '../db/schema.js';
-import type { IdQuery } from './listing.js';
+import { preparedListing, type PreparedListing } from './listing.js';
 import { hashApiKey, newApiKey } from '../auth/passwords.js';
 import { prepared } from '../db/prepared.js';
 
@@ -170,20 +170,35 @@ export interface NodeFilter {
   last_seen_till?: string | undefined;
 }
 
-/** The ids of the nodes of organization `scope` (all when null) matching `filter`, ascending. */
-export function nodeIds(db: Kysely<Database>, scope: number | null, filter: NodeFilter = {}): IdQuery {
+const nodeListing = preparedListing((db, f: NodeFilter & { scope?: number | undefined }) => {
   let ids = db.selectFrom('node').select('node.id as id').orderBy('node.id');
-  if (scope !== null) ids = ids.where('node.organization_id', '=', scope);
-  if (filter.organization_id !== undefined)
-    ids = ids.where('node.organization_id', '=', filter.organization_id);
-  if (filter.collaboration_id !== undefined)
-    ids = ids.where('node.collaboration_id', '=', filter.collaboration_id);
-  if (filter.status !== undefined) ids = ids.where('node.status', '=', filter.status);
-  if (filter.ip !== undefined) ids = ids.where('node.ip', '=', filter.ip);
-  if (filter.name !== undefined) ids = ids.where('node.name', 'like', filter.name);
-  if (filter.last_seen_from !== undefined) ids = ids.where('node.last_seen', '>=', filter.last_seen_from);
-  if (filter.last_seen_till !== undefined) ids = ids.where('node.last_seen', '<=', filter.last_seen_till);
+  if (f.scope !== undefined) ids = ids.where('node.organization_id', '=', f.scope);
+  if (f.organization_id !== undefined) ids = ids.where('node.organization_id', '=', f.organization_id);
+  if (f.collaboration_id !== undefined) ids = ids.where('node.collaboration_id', '=', f.collaboration_id);
+  if (f.status !== undefined) ids = ids.where('node.status', '=', f.status);
+  if (f.ip !== undefined) ids = ids.where('node.ip', '=', f.ip);
+  if (f.name !== undefined) ids = ids.where('node.name', 'like', f.name);
+  if (f.last_seen_from !== undefined) ids = ids.where('node.last_seen', '>=', f.last_seen_from);
+  if (f.last_seen_till !== undefined) ids = ids.where('node.last_seen', '<=', f.last_seen_till);
   return ids;
+});
+
+/** The ids of the nodes of organization `scope` (all when null) matching `filter`, ascending. */
+export function nodeIds(
+  db: Kysely<Database>,
+  scope: number | null,
+  filter: NodeFilter = {},
+): PreparedListing {
+  return nodeListing(db, {
+    scope: scope ?? undefined,
+    organization_id: filter.organization_id,
+    collaboration_id: filter.collaboration_id,
+    status: filter.status,
+    ip: filter.ip,
+    name: filter.name,
+    last_seen_from: filter.last_seen_from,
+    last_seen_till: filter.last_seen_till,
+  });
 }
 
 /** Replaces the stored configuration rows of a node. */

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Organization } from '../db/schema.js';
-import type { IdQuery } from './listing.js';
+import { preparedListing, type PreparedListing } from './listing.js';
 import { can, type Caller } from '../auth/caller.js';
 import { partnerOrganizations } from './collaboration.js';
 import { prepared } from '../db/prepared.js';
@@ -146,24 +146,36 @@ export interface OrganizationFilter {
   collaboration_id?: number | undefined;
 }
 
+const organizationListing = preparedListing(
+  (db, f: OrganizationFilter & { scope?: readonly number[] | undefined }) => {
+    let ids = db.selectFrom('organization').select('organization.id as id').orderBy('organization.id');
+    if (f.scope !== undefined) ids = ids.where('organization.id', 'in', f.scope);
+    if (f.name !== undefined) ids = ids.where('organization.name', 'like', f.name);
+    if (f.country !== undefined) ids = ids.where('organization.country', '=', f.country);
+    const collaborationId = f.collaboration_id;
+    if (collaborationId !== undefined) {
+      ids = ids.where('organization.id', 'in', (eb) =>
+        eb
+          .selectFrom('member')
+          .select('member.organization_id')
+          .where('member.collaboration_id', '=', collaborationId),
+      );
+    }
+    return ids;
+  },
+);
+
 /** The ids of the organizations in `scope` matching `filter`, ascending. */
 export function organizationIds(
   db: Kysely<Database>,
   scope: readonly number[] | 'all',
   filter: OrganizationFilter,
-): IdQuery {
-  let ids = db.selectFrom('organization').select('organization.id as id').orderBy('organization.id');
-  if (scope !== 'all') ids = ids.where('organization.id', 'in', scope);
-  if (filter.name !== undefined) ids = ids.where('organization.name', 'like', filter.name);
-  if (filter.country !== undefined) ids = ids.where('organization.country', '=', filter.country);
-  if (filter.collaboration_id !== undefined) {
-    const collaborationId = filter.collaboration_id;
-    ids = ids.where('organization.id', 'in', (eb) =>
-      eb
-        .selectFrom('member')
-        .select('member.organization_id')
-        .where('member.collaboration_id', '=', collaborationId),
-    );
-  }
-  return ids;
+): PreparedListing {
+  return organizationListing(db, {
+    // The ids are positive: an empty scope matches nothing.
+    scope: scope === 'all' ? undefined : scope.length ? scope : [-1],
+    name: filter.name,
+    country: filter.country,
+    collaboration_id: filter.collaboration_id,
+  });
 }

@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/uri.js';
-import type { IdQuery } from './listing.js';
+import { preparedListing, type PreparedListing } from './listing.js';
 import type { Caller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { callerCollaborations } from '../auth/scope.js';
@@ -256,6 +256,44 @@ export interface ResultFilter {
   ranges?: { column: 'assigned_at' | 'started_at' | 'finished_at'; op: '>=' | '<='; value: string }[];
 }
 
+const RANGE_COLUMNS = ['assigned_at', 'started_at', 'finished_at'] as const;
+const rangeArg = (column: string, op: '>=' | '<='): string => `${column}${op === '>=' ? '_from' : '_till'}`;
+
+type ResultListArgs = Record<string, number | string | readonly number[] | undefined> & {
+  visible: readonly number[];
+  organization: number;
+};
+
+const resultListing = preparedListing((db, f: ResultListArgs) => {
+  let ids = db
+    .selectFrom('result')
+    .innerJoin('task', 'task.id', 'result.task_id')
+    .select('result.id')
+    .where('task.collaboration_id', 'in', f.visible)
+    .where(postedWhileMember(f.organization))
+    .orderBy('result.id', 'desc');
+  if (f.task_id !== undefined) ids = ids.where('result.task_id', '=', f.task_id as number);
+  if (f.organization_id !== undefined)
+    ids = ids.where('result.organization_id', '=', f.organization_id as number);
+  if (f.no_node !== undefined) ids = ids.where('result.id', '<', 0);
+  if (f.node_organization !== undefined && f.node_collaboration !== undefined)
+    ids = ids
+      .where('result.organization_id', '=', f.node_organization as number)
+      .where('task.collaboration_id', '=', f.node_collaboration as number);
+  if (f.open !== undefined) ids = ids.where('result.finished_at', 'is', null);
+  if (f.with_ports !== undefined) {
+    ids = ids.where((eb) =>
+      eb.exists(eb.selectFrom('port').select('port.id').whereRef('port.result_id', '=', 'result.id')),
+    );
+  }
+  for (const column of RANGE_COLUMNS)
+    for (const op of ['>=', '<='] as const) {
+      const value = f[rangeArg(column, op)];
+      if (value !== undefined) ids = ids.where(`result.${column}`, op, value as string);
+    }
+  return ids;
+});
+
 /**
  * The ids of the results in the collaborations `visible` that were posted while `organizationId` was a member
  * (see {@link postedWhileMember}) and match `filter`, newest first.
@@ -265,33 +303,22 @@ export function visibleResultIds(
   visible: readonly number[],
   organizationId: number,
   filter: ResultFilter,
-): IdQuery {
-  let ids = db
-    .selectFrom('result')
-    .innerJoin('task', 'task.id', 'result.task_id')
-    .select('result.id')
-    .where('task.collaboration_id', 'in', visible.length ? visible : [-1])
-    .where(postedWhileMember(organizationId))
-    .orderBy('result.id', 'desc');
-  if (filter.task_id !== undefined) ids = ids.where('result.task_id', '=', filter.task_id);
-  if (filter.organization_id !== undefined)
-    ids = ids.where('result.organization_id', '=', filter.organization_id);
+): PreparedListing {
   const node = filter.node;
-  if (node !== undefined) {
-    if (node === null || node.collaboration_id === null) ids = ids.where('result.id', '<', 0);
-    else
-      ids = ids
-        .where('result.organization_id', '=', node.organization_id)
-        .where('task.collaboration_id', '=', node.collaboration_id);
-  }
-  if (filter.open) ids = ids.where('result.finished_at', 'is', null);
-  if (filter.withPorts) {
-    ids = ids.where((eb) =>
-      eb.exists(eb.selectFrom('port').select('port.id').whereRef('port.result_id', '=', 'result.id')),
-    );
-  }
-  for (const { column, op, value } of filter.ranges ?? []) ids = ids.where(`result.${column}`, op, value);
-  return ids;
+  const args: ResultListArgs = {
+    // The ids are positive: an empty list of collaborations matches nothing.
+    visible: visible.length ? visible : [-1],
+    organization: organizationId,
+    task_id: filter.task_id,
+    organization_id: filter.organization_id,
+    no_node: node === null || (node !== undefined && node.collaboration_id === null) ? 1 : undefined,
+    node_organization: node?.collaboration_id != null ? node.organization_id : undefined,
+    node_collaboration: node?.collaboration_id ?? undefined,
+    open: filter.open ? 1 : undefined,
+    with_ports: filter.withPorts ? 1 : undefined,
+  };
+  for (const { column, op, value } of filter.ranges ?? []) args[rangeArg(column, op)] = value;
+  return resultListing(db, args);
 }
 
 /**

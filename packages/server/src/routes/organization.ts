@@ -20,7 +20,6 @@ import {
 } from '../repositories/organization.js';
 import { collaborationIdsOfOrganization } from '../repositories/collaboration.js';
 import { nodeIds } from '../repositories/node.js';
-import { pageOfIds } from '../repositories/listing.js';
 
 /** The authenticated caller (the policy table guarantees one on this resource's routes). */
 const callerOf = (request: FastifyRequest): Caller => {
@@ -189,7 +188,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!(can(caller, 'node.v_glo') || (can(caller, 'node.v_org') && caller.organizationId === id))) {
         throw forbidden(`You lack the permission to view the nodes of organization ${id}.`);
       }
-      return loadNodes(ctx, await pageOfIds(nodeIds(db(), id)));
+      return loadNodes(ctx, await nodeIds(db(), id).all());
     },
   );
 };

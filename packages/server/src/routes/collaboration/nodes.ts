@@ -12,7 +12,6 @@ import {
   nodeOfOrganizationIn,
   updateNode,
 } from '../../repositories/node.js';
-import { pageOfIds } from '../../repositories/listing.js';
 import { assertMayViewCollaboration, callerOf, collaborationOr404 } from './shared.js';
 
 const NodeIdBody = Type.Object({ id: Type.Integer({ description: 'node id' }) });
@@ -28,7 +27,7 @@ export const collaborationNodeRoutes: FastifyPluginAsyncTypebox = async (app) =>
   const { ctx } = app;
   const db = () => ctx.dbh.db;
   const nodesOf = async (collaborationId: number) => {
-    return loadNodes(ctx, await pageOfIds(nodeIds(db(), null, { collaboration_id: collaborationId })));
+    return loadNodes(ctx, await nodeIds(db(), null, { collaboration_id: collaborationId }).all());
   };
 
   app.get(
