@@ -13,6 +13,7 @@
 // the bare ceiling measured first (25% on SQLite, 15% on PostgreSQL), and bare Fastify gets the same rate too.
 // Why: docs/performance.md. Needs `npx tsc --build` first; --postgres needs PostgreSQL (FEDERA_BENCH_PG).
 
+import { loadavg } from 'node:os';
 import { numberOption } from '../lib/load.mjs';
 import { flag, machineHeader, startBare, startFederaProcess } from '../lib/processes.mjs';
 import { inParallel, seedNodes, SimNode } from '../lib/sim-nodes.mjs';
@@ -51,6 +52,7 @@ for (const [name, v, min] of [
     process.exit(2);
   }
 const log = (msg) => console.log(`[api-mixed] ${msg}`);
+const loadAtStart = loadavg()[0];
 
 /** Latencies (ms) per route name, and failures. */
 class Recorder {
@@ -256,6 +258,9 @@ if (openLoop) {
       `p99 ${p99} ms in all (bare Fastify at the same rate: p99 ${bareRows.all['p99 ms']} ms); ` +
       `failures ${fedRows.all.failures}, of which ${fedOpen.rec.unanswered} unanswered ${grace} s after the window ` +
       `(bare ${bareRows.all.failures}); server RSS at the end: ${rss} MB`,
+  );
+  console.log(
+    `load average (1 min): ${loadAtStart.toFixed(2)} when the bench started, ${loadavg()[0].toFixed(2)} at the end`,
   );
   console.log(targets);
   process.exit(0);
