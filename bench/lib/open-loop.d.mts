@@ -7,7 +7,6 @@ export function epochNow(): number;
 export interface ScheduleFigures {
   scheduled: number;
   sent: number;
-  notSent: number;
   late: number;
   lateP99: number;
   lateMax: number;
