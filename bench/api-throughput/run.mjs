@@ -16,6 +16,7 @@ import pino from 'pino';
 import { buildApp, createContext, parseServerConfig } from '@federa/server';
 import { apiCaller, cannon, numberOption, seedFederation } from '../lib/load.mjs';
 import { benchDatabase, flag, machineHeader } from '../lib/processes.mjs';
+import { startMinimalTaskList } from '../lib/minimal-task-list.mjs';
 
 const duration = numberOption('duration', 10);
 const profileIndex = process.argv.indexOf('--profile');
@@ -101,6 +102,9 @@ const writesPerSecond = numberOption('writes', 50);
 // Three runs: the default configuration (read cache on); the same while a client changes the database
 // `--writes` times a second (each change starts the cache afresh: the mixed case); the cache turned off (what
 // every request right after a change costs).
+const TASK_PAGE = '/task?page=1&per_page=10';
+/** Federa's uncached answer of the task page, compared with the hand-written minimum's below. */
+let taskListAnswer;
 // `--only` runs one of the three (e.g. to profile the uncached path alone).
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 const runs = [
@@ -126,9 +130,11 @@ for (const [, label, extra, writes] of runs) {
           1000 / writes,
         )
       : undefined;
+  if (extra.response_cache_mb === 0)
+    taskListAnswer = await (await fetch(`${base}${TASK_PAGE}`, { headers: auth })).text();
   for (const [what, path] of [
     ['GET /api/organization/{id}', `/organization/${orgs[0]}`],
-    ['GET /api/task?page=1&per_page=10', '/task?page=1&per_page=10'],
+    ['GET /api/task?page=1&per_page=10', TASK_PAGE],
   ]) {
     console.log(`federa${label} ${what}: ${duration}s…`);
     report(`Federa${label} ${what}`, await load(`${base}${path}`, auth), bareResult);
@@ -148,8 +154,31 @@ if (profiler) {
   profiler.disconnect();
   console.log(`CPU profile of the server side written to ${profilePath}`);
 }
+// 3. The hand-written minimum of the same task page on the same SQLite file (bench/lib/minimal-task-list.mjs): the
+// floor of Fastify + better-sqlite3 for this answer, a second ceiling for the uncached figure.
+let minimal;
+if (!postgres && only !== 'cached' && only !== 'writes') {
+  const server = await startMinimalTaskList(
+    db.uri.replace(/^sqlite:\/\/\//, ''),
+    'bench-secret-key-that-is-long-enough',
+  );
+  const answer = await (await fetch(`${server.base}${TASK_PAGE}`, { headers: auth })).text();
+  if (taskListAnswer !== undefined && answer !== taskListAnswer)
+    console.error(
+      "[api-throughput] the hand-written minimum does not give Federa's answer: its figure is not comparable",
+    );
+  console.log(`hand-written minimum GET /api/task?page=1&per_page=10: ${duration}s…`);
+  minimal = await load(`${server.base}${TASK_PAGE}`, auth);
+  await server.close();
+  report('hand-written minimum GET /api/task?page=1&per_page=10 (same answer)', minimal, bareResult);
+}
 await db.drop();
 rmSync(dir, { recursive: true, force: true });
 
 console.log(`\n${header}`);
 console.table(results);
+const uncached = results.find((r) => r.name.startsWith('Federa (cache off) GET /api/task'));
+if (minimal && uncached)
+  console.log(
+    `uncached task page: Federa ${uncached['server CPU µs/req']} µs of server CPU per request, the hand-written minimum ${Math.round(minimal.cpuUs)} µs (${(uncached['server CPU µs/req'] / minimal.cpuUs).toFixed(2)}x)`,
+  );

@@ -52,6 +52,15 @@ function listSchema(item: TSchema, metadata: boolean): TSchema {
   return metadata ? pair.envelope : pair.array;
 }
 
+/** The bare-array or `{data, links}` form of the route's `Paginated` answer schema, if it has one. */
+function paginatedForm(request: FastifyRequest, metadata: boolean): TSchema | undefined {
+  const response = (request.routeOptions.schema?.response as Record<string, unknown> | undefined)?.['200'];
+  const forms = (response as { anyOf?: TSchema[] } | undefined)?.anyOf;
+  const [array, envelope] = forms ?? [];
+  if (forms?.length !== 2 || array?.type !== 'array' || !envelope?.properties?.data) return undefined;
+  return metadata ? envelope : array;
+}
+
 /**
  * The request URL for any page: original parameters, first value of repeated ones, `page` replaced (or put first).
  * The query is read once; each page's URL is then a concatenation.
@@ -121,8 +130,10 @@ export async function paginate<T>(
       .join(','),
   );
   const metadata = includes(q, 'metadata');
-  if (options.items)
-    void reply.serializer(reply.compileSerializationSchema(listSchema(options.items, metadata), '200'));
+  // The answer's own form (bare array or envelope) is written with its serializer: the union's would first check
+  // the whole answer against each form (serializers/common.ts `Paginated`).
+  const form = options.items ? listSchema(options.items, metadata) : paginatedForm(request, metadata);
+  if (form) void reply.serializer(reply.compileSerializationSchema(form, '200'));
   return metadata ? { data: items, links } : items;
 }
 
