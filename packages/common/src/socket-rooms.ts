@@ -21,6 +21,16 @@ export const SocketRooms = {
     `collaboration_${collaborationId}`,
     ...[...new Set(organizationIds)].map((o) => `collaboration_${collaborationId}_organization_${o}`),
   ],
+  /**
+   * Where `new_task` goes (docs/socket-protocol.md#a-new-tasks-audience): the users watching the collaboration
+   * (its watch room: everyone in `collaboration_<c>` but the nodes) and the organization rooms of the organizations
+   * that have a run in the task, where their nodes are. A node with no run in the task is not told: it would fetch
+   * nothing (a task for 2 of 200 organizations made 200 nodes fetch their open runs).
+   */
+  newTaskAudience: (collaborationId: number, organizationIds: readonly number[]): string[] => [
+    `federa:watch:collaboration_${collaborationId}`,
+    ...[...new Set(organizationIds)].map((o) => `collaboration_${collaborationId}_organization_${o}`),
+  ],
   /** The server's own: every socket of one user or node, to count its live sockets. */
   presence: (kind: 'user' | 'node', id: number): string => `federa:${kind}:${id}`,
   /** The server's own: every socket of one session (login), so that the end of the session reaches them. */

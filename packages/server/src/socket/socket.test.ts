@@ -286,6 +286,44 @@ describe('rooms and events', () => {
     expect((await created)[0]).toMatchObject({ task_id: r.body.id, collaboration_id: collab });
   });
 
+  it('tells of a new task only the nodes with a run in it, and the users watching the collaboration', async () => {
+    const { orgs, collab, nodes } = await network();
+    const researcher = await t.fx.user(orgs[0]!, { roles: ['Researcher'] });
+    const watcher = await t.fx.user(orgs[0]!, { rules: ['event.v_col'] });
+    const [withRun, withoutRun, user] = [
+      connect(await nodes[0]!.token()),
+      connect(await nodes[1]!.token()),
+      connect(await watcher.token()),
+    ];
+    await Promise.all([withRun, withoutRun, user].map(connected));
+    await Promise.all([settled(nodes[0]!.id, 1), settled(nodes[1]!.id, 1)]);
+    await until(
+      'watcher online',
+      () => userStatus(watcher.id),
+      (v) => v === 'online',
+    );
+    await presence.idle();
+    const idle: unknown[] = [];
+    withoutRun.on('new_task', (id) => idle.push(id));
+    const told = [received(withRun, 'new_task'), received(user, 'new_task')];
+    const created = received(withoutRun, 'task_created');
+    const r = await t.api('POST', '/task', {
+      token: await researcher.token(),
+      body: {
+        collaboration_id: collab,
+        organizations: [{ id: orgs[0]!, input: 'aW5wdXQ=' }],
+        image: 'example/image',
+        name: 'for one organization',
+      },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    for (const got of told) expect(await got).toEqual([r.body.id]);
+    // The node without a run still hears that the task exists (task_created), only not that it has work.
+    expect((await created)[0]).toMatchObject({ task_id: r.body.id });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(idle).toEqual([]);
+  });
+
   it('lets users watch collaborations per their event rules', async () => {
     const { orgs, collab } = await network();
     const colViewer = await t.fx.user(orgs[0]!, { rules: ['event.v_col'] });

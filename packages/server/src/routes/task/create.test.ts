@@ -57,9 +57,12 @@ describe('POST /task by a user', () => {
     ).toBe(true);
 
     const room = `collaboration_${w.collab}`;
+    // new_task: the users watching the collaboration, and the nodes of the organizations with a run.
     expect(events.emitted.map((e) => [e.room, e.event])).toEqual([
       [room, 'task_created'],
-      [room, 'new_task'],
+      [`federa:watch:${room}`, 'new_task'],
+      [`${room}_organization_${w.orgA}`, 'new_task'],
+      [`${room}_organization_${w.orgB}`, 'new_task'],
     ]);
     expect(events.named('task_created')[0]?.payload).toEqual({
       task_id: r.body.id,
@@ -311,11 +314,11 @@ describe('POST /task by an algorithm container', () => {
     expect(sub.body.run_id).toBe(m.parent.run_id);
     expect(sub.body.init_user).toBe(m.researcher.id);
     expect(sub.body.initiator).toBe(m.orgA);
-    expect(events.named('new_task')[0]).toEqual({
-      room: `collaboration_${m.collab}`,
-      event: 'new_task',
-      payload: sub.body.id,
-    });
+    // Only the node of the organization with a run (and the users watching) hear of the sub-task.
+    expect(events.named('new_task')).toEqual([
+      { room: `federa:watch:collaboration_${m.collab}`, event: 'new_task', payload: sub.body.id },
+      { room: `collaboration_${m.collab}_organization_${m.orgB}`, event: 'new_task', payload: sub.body.id },
+    ]);
 
     const parent = await t.api('GET', `/task/${m.parent.id}`, { token: m.token });
     expect(parent.body.children).toEqual([

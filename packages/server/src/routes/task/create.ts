@@ -214,21 +214,23 @@ export async function createTask(ctx: AppContext, caller: Caller, body: CreateTa
 }
 
 /**
- * Step 11 of `POST /task`: `new_task` to the collaboration's room, sent once the answer to the POST has been
- * written (or its connection closed). Every node fetches its run at that event; sent earlier, their fetches
- * would be served before the answer, which waits for its audit entry (docs/performance.md, bench/fan-out).
+ * Step 11 of `POST /task`: `new_task` to the users watching the collaboration and to the nodes of the
+ * organizations with a run in it (`SocketRooms.newTaskAudience`), sent once the answer to the POST has been
+ * written (or its connection closed). Each of those nodes fetches its run at that event; sent earlier, their
+ * fetches would be served before the answer, which waits for its audit entry (docs/performance.md, bench/fan-out).
  */
 export function announceTask(
   ctx: AppContext,
   response: NodeJS.EventEmitter,
   collaborationId: number,
   taskId: number,
+  organizationIds: readonly number[],
 ): void {
   let sent = false;
   const send = (): void => {
     if (sent) return;
     sent = true;
-    ctx.events.emit(SocketRooms.collaboration(collaborationId), 'new_task', taskId);
+    ctx.events.emit(SocketRooms.newTaskAudience(collaborationId, organizationIds), 'new_task', taskId);
   };
   response.once('finish', send);
   response.once('close', send);

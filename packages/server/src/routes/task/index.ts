@@ -112,7 +112,13 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const taskId = await createTask(ctx, request.caller as Caller, request.body);
-      announceTask(ctx, reply.raw, request.body.collaboration_id, taskId);
+      announceTask(
+        ctx,
+        reply.raw,
+        request.body.collaboration_id,
+        taskId,
+        request.body.organizations.map((o) => o.id),
+      );
       const [task] = await loadTasks(ctx, [taskId]);
       if (!task) throw notFound('Task', taskId);
       const warning = await offlineNodeHint(ctx, taskId);
