@@ -124,7 +124,13 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const ids = visibleResultIds(db(), visible, caller.organizationId, {
         task_id: q.task_id,
         organization_id: q.organization_id,
-        node: q.node_id === undefined ? undefined : ((await findNode(db(), q.node_id)) ?? null),
+        // A node fetching its own runs (every fetch after new_task) names itself: its row came with the caller.
+        node:
+          q.node_id === undefined
+            ? undefined
+            : caller.kind === 'node' && caller.id === q.node_id && caller.node
+              ? caller.node
+              : ((await findNode(db(), q.node_id)) ?? null),
         open: q.state === 'open',
         withPorts: truthy(q.port),
         ranges: (Object.keys(DATE_RANGES) as DateRangeKey[]).flatMap((key) => {
