@@ -22,6 +22,26 @@ export const pickRoute = () => {
   return MIX[0][0];
 };
 
+/**
+ * The mix as a fixed sequence of 100 routes, each as often as its weight and spread evenly (smooth weighted round
+ * robin): the open loop takes slot i's route from it, so that a run's proportions, and the nodes' requests the
+ * task posts bring, are exact rather than drawn by chance.
+ */
+export const ROUTE_SEQUENCE = (() => {
+  const current = MIX.map(() => 0);
+  const out = [];
+  for (let n = 0; n < TOTAL; n++) {
+    let best = 0;
+    MIX.forEach(([, w], k) => {
+      current[k] += w;
+      if (current[k] > current[best]) best = k;
+    });
+    current[best] -= TOTAL;
+    out.push(MIX[best][0]);
+  }
+  return out;
+})();
+
 const any = (xs) => xs[Math.floor(Math.random() * xs.length)];
 
 /** The path (under /api) of a GET route of MIX for the user `userId`. */

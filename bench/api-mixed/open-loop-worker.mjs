@@ -11,7 +11,7 @@ import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import { epochNow, generatorHealth, httpText, Latencies, runSchedule } from '../lib/open-loop.mjs';
 import { inParallel, SimNode } from '../lib/sim-nodes.mjs';
-import { pickRoute, taskBody, userPath } from './mix.mjs';
+import { ROUTE_SEQUENCE, taskBody, userPath } from './mix.mjs';
 
 let nodes = [];
 let pinger;
@@ -97,14 +97,15 @@ function onNewTask(node, taskId) {
 
 /** The request of users' slot `i` (one of this process's `users`, in turn). */
 function userSend(run, i, at, measured) {
-  const u = Math.floor(i / run.every) % run.users.length;
+  // The users in turn, shifted by one at each pass over the route sequence so that each gets every route.
+  const u = (Math.floor(i / run.every) + Math.floor(i / ROUTE_SEQUENCE.length)) % run.users.length;
   const user = run.users[u];
   const agent = run.agents[u];
   if (run.target === 'bare') {
     void request(run, 'bare GET /hello', at, measured, `${run.base}/hello`, { agent });
     return;
   }
-  const route = pickRoute();
+  const route = ROUTE_SEQUENCE[i % ROUTE_SEQUENCE.length];
   if (route === 'POST /task') {
     const n = ++run.posted;
     void request(run, route, at, measured, `${run.base}/task`, {
