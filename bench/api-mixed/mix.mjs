@@ -79,11 +79,12 @@ export const taskBody = (collaborationId, orgIds, i, name = `mixed ${i}`) =>
   });
 
 /**
- * The nodes' requests that one users' request brings, on average, with `nodeCount` nodes: the server sends
- * `new_task` to the whole collaboration, so every node GETs its open runs of that task, and the two nodes with a
- * run report it (two PATCHes each).
+ * The nodes' requests that one users' request brings, on average, when each task post reaches `reached` nodes
+ * with `new_task`: each of them GETs its open runs of that task, and the two with a run report it (two PATCHes
+ * each). How many a post reaches is the server's choice (the whole collaboration, or only the nodes with a run):
+ * run.mjs counts it before the open loop starts.
  */
-export const nodeRequestsPerUserRequest = (nodeCount) => {
+export const nodeRequestsPerUserRequest = (reached) => {
   const post = MIX.find(([r]) => r === 'POST /task')[1] / TOTAL;
-  return post * (nodeCount + 2 * 2);
+  return post * (reached + 2 * 2);
 };

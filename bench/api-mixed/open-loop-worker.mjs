@@ -3,6 +3,7 @@
 // simulated nodes. Commands over IPC (bench/lib/open-loop.mjs startWorkers):
 //   nodes {url, nodes}  log in and connect these nodes (SimNode), ping every second from then on
 //   run {...}           one measured run at a rate (the bare ceiling's GET /hello, or Federa's mix with the nodes)
+//   arrivals            how many `new_task` the nodes received since the last time asked
 //   close               disconnect the nodes
 // Latency is counted from the time a request was due: a user's request from its slot of the schedule, a node's
 // GET of its open runs from the arrival of `new_task` (waiting behind the node's own earlier work included), a
@@ -14,6 +15,8 @@ import { inParallel, SimNode } from '../lib/sim-nodes.mjs';
 import { ROUTE_SEQUENCE, taskBody, userPath } from './mix.mjs';
 
 let nodes = [];
+/** `new_task` events received since the last `arrivals` command. */
+let arrivals = 0;
 let pinger;
 /** The run in progress: its window, recorder and in-flight requests (read by the nodes' `new_task` handler). */
 let current = null;
@@ -50,6 +53,7 @@ function request(run, route, at, measured, url, init) {
 
 /** A node's work on `new_task`: GET its open runs of the task, then report each (two PATCHes), one at a time. */
 function onNewTask(node, taskId) {
+  arrivals += 1;
   const run = current;
   const arrival = epochNow();
   if (!run || run.target !== 'federa' || arrival < run.startAt || arrival >= run.end) return;
@@ -193,6 +197,9 @@ process.on('message', async (msg) => {
       process.send({ cmd: msg.cmd, ok: true });
     } else if (msg.cmd === 'run') {
       process.send({ cmd: msg.cmd, ok: true, ...(await run(msg)) });
+    } else if (msg.cmd === 'arrivals') {
+      process.send({ cmd: msg.cmd, ok: true, arrivals });
+      arrivals = 0;
     } else if (msg.cmd === 'close') {
       clearInterval(pinger);
       for (const n of nodes) n.close();

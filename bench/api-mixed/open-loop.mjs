@@ -30,6 +30,8 @@ export async function startOpenLoop(procs) {
     connectNodes: (url, nodes) =>
       workers.all('nodes', (w) => ({ url, nodes: nodes.filter((_, i) => i % procs === w) })),
     closeNodes: () => workers.all('close'),
+    /** The `new_task` events the nodes received since the last call. */
+    newTasks: async () => (await workers.all('arrivals')).reduce((n, a) => n + a.arrivals, 0),
     /**
      * One run at `rate` users' requests per second, split over the processes (each takes every procs-th slot of
      * the schedule and the users u with u % procs = w). Resolves with the figures added up.
@@ -66,8 +68,8 @@ export async function startOpenLoop(procs) {
   };
 }
 
-/** The users' rate that makes `total` requests per second in all with `nodeCount` nodes reacting. */
-export const usersRate = (total, nodeCount) => total / (1 + nodeRequestsPerUserRequest(nodeCount));
+/** The users' rate that makes `total` requests per second in all when each task post reaches `reached` nodes. */
+export const usersRate = (total, reached) => total / (1 + nodeRequestsPerUserRequest(reached));
 
 const fmt = (x) => Math.round(x).toLocaleString('en-US');
 const r1 = (x) => Math.round(x * 10) / 10;

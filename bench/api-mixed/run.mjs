@@ -193,9 +193,16 @@ const targets = 'Targets (issue 18): >= 25% of bare Fastify on SQLite, >= 15% on
 if (openLoop) {
   log(`connecting ${nodeCount} nodes over ${procs} processes…`);
   await gen.connectNodes(server.url, fed.nodes);
-  const uRate = usersRate(rate, nodeCount);
+  // How many nodes one task post reaches (the whole collaboration, or only those with a run): it sets the nodes'
+  // share of the rate. Three posts, counted once the events have had a second to arrive.
+  await gen.newTasks();
+  for (let i = 0; i < 3; i++) taskIds.push((await postTask(users[0].auth, 50 + i)).id);
+  await new Promise((r) => setTimeout(r, 1000));
+  const reached = (await gen.newTasks()) / 3;
+  const uRate = usersRate(rate, reached);
   log(
-    `mixed load, open loop: ${Math.round(rate)} req/s in all (users ${Math.round(uRate)}/s, nodes the rest), ` +
+    `mixed load, open loop: ${Math.round(rate)} req/s in all (users ${Math.round(uRate)}/s, nodes the rest: ` +
+      `a task post reaches ${reached} nodes), ` +
       `${warmup} s + ${duration} s…`,
   );
   const fedOpen = await gen.run({
@@ -229,6 +236,10 @@ if (openLoop) {
   console.log(`\n${machineHeader(`${title}; open loop at ${Math.round(rate)} req/s (${how})`)}`);
   console.log(`users' mix: ${MIX.map(([r, w]) => `${r} ${w}%`).join(', ')}`);
   console.log(
+    `each task post reached ${reached} nodes with new_task (each GETs its open runs; the 2 with a run PATCH twice); ` +
+      `users ${Math.round(uRate)} req/s, nodes the rest of the rate`,
+  );
+  console.log(
     `latency counted from the time each request was due (a node's GET from the arrival of new_task); ${warmup} s of warm-up not counted`,
   );
   const ceiling = {
@@ -248,7 +259,7 @@ if (openLoop) {
   ]);
   for (const line of [
     ...scheduleLines('bare at the rate', bareOpen, { rate, duration }),
-    ...scheduleLines('Federa at the rate', fedOpen, { rate: usersRate(rate, nodeCount), duration }),
+    ...scheduleLines('Federa at the rate', fedOpen, { rate: uRate, duration }),
   ])
     console.log(line);
   for (const m of [...bareOpen.rec.messages, ...fedOpen.rec.messages]) console.log(`first failures: ${m}`);
