@@ -30,6 +30,18 @@ export function bearerToken(header: string | undefined): string {
 
 /** Loads the caller a verified access token names; the token's session (or run, for containers) must be live. */
 export async function callerFromClaims(ctx: AppContext, claims: TokenClaims): Promise<Caller> {
+  return (await loadCaller(ctx, claims, false)).caller;
+}
+
+/**
+ * {@link callerFromClaims}; with `withReading` (PostgreSQL), the read cache's clock reading of the same query for
+ * tokens of a session (users, nodes), none for others.
+ */
+async function loadCaller(
+  ctx: AppContext,
+  claims: TokenClaims,
+  withReading: boolean,
+): Promise<{ caller: Caller; reading?: string }> {
   const db = ctx.dbh.db;
   if (claims.client_type === 'reset')
     throw new ApiError('invalid_token', 'A password reset token cannot be used here');
@@ -39,33 +51,33 @@ export async function callerFromClaims(ctx: AppContext, claims: TokenClaims): Pr
       throw new ApiError('invalid_token', 'Invalid container token');
     }
     const validUntil = await containerValidUntil(ctx, identity, claims.iat);
-    return { ...(await containerCaller(db, identity)), validUntil };
+    return { caller: { ...(await containerCaller(db, identity)), validUntil } };
   }
   const id = claims.sub;
   if (typeof id !== 'number') throw new ApiError('invalid_token', 'Invalid token subject');
   if (claims.client_type === 'user' && typeof claims.sid === 'string') {
     // The user, their rules and the token's session in one round trip.
-    const found = await userCallerInSession(db, id, claims.sid);
+    const found = await userCallerInSession(db, id, claims.sid, withReading);
     if (!found) throw new ApiError('identity_missing', `Error loading the user ${id}`);
     checkSession(claims, found.session);
-    return found.caller;
+    return found;
   }
   if (claims.client_type === 'user') {
     const caller = await userCaller(db, id);
     if (!caller) throw new ApiError('identity_missing', `Error loading the user ${id}`);
     await liveSession(ctx, claims);
-    return caller;
+    return { caller };
   }
   if (typeof claims.sid === 'string') {
-    const found = await nodeCallerInSession(db, id, claims.sid);
+    const found = await nodeCallerInSession(db, id, claims.sid, withReading);
     if (!found) throw new ApiError('identity_missing', `Error loading the node ${id}`);
     checkSession(claims, found.session);
-    return found.caller;
+    return found;
   }
   const node = await findNode(db, id);
   if (!node) throw new ApiError('identity_missing', `Error loading the node ${id}`);
   await liveSession(ctx, claims);
-  return nodeCaller(db, node);
+  return { caller: await nodeCaller(db, node) };
 }
 
 /**
@@ -111,7 +123,7 @@ export async function authenticate(
     return callerFromClaims(ctx, { ...claims, type: 'access' });
   }
   if (claims.type === 'refresh') throw new ApiError('invalid_token', 'Only non-refresh tokens are allowed');
-  const caller = await accessCaller(ctx, token, claims, request.readCacheReading);
+  const caller = await accessCaller(ctx, request, token, claims);
   if (!policy.callers.includes(caller.kind)) {
     throw new ApiError('wrong_caller', `This endpoint is not available to ${caller.kind}s`);
   }
@@ -133,15 +145,34 @@ export async function authenticate(
 /**
  * The caller of an access token. While the database is unchanged the caller loaded before is reused (the read
  * cache drops it at the next change, so a changed role or a deleted user applies to the next request).
+ *
+ * On PostgreSQL a reading of the clock is a round trip (db/change-clock.ts): a GET whose answer may be kept
+ * (`readCacheKey`) reads it in the same query as its caller and sets `readCacheReading`; other requests take none
+ * and load their caller directly (a write changes the database anyway, so a caller kept for it would rarely be
+ * found again).
  */
 async function accessCaller(
   ctx: AppContext,
+  request: FastifyRequest,
   token: string,
   claims: TokenClaims,
-  taken: ClockReading | null,
 ): Promise<Caller> {
   const cache = ctx.readCache;
   if (!cache) return callerFromClaims(ctx, claims);
+  let taken: ClockReading | null = request.readCacheReading;
+  if (taken === null && cache.remote) {
+    if (request.readCacheKey === null) return callerFromClaims(ctx, claims);
+    if (typeof claims.sid === 'string' && (claims.client_type === 'user' || claims.client_type === 'node')) {
+      const loaded = await loadCaller(ctx, claims, true);
+      if (loaded.reading === undefined) throw new Error('the caller query gave no clock reading');
+      const reading = cache.observe(loaded.reading);
+      request.readCacheReading = reading;
+      cache.keepCaller(token, reading, loaded.caller);
+      return loaded.caller;
+    }
+    // A token without a session (a container's): the reading first, then the caller, as on SQLite.
+    taken = request.readCacheReading = await cache.refresh();
+  }
   // A GET took its reading before anything else; other requests take one now, before the caller's queries.
   const reading = taken ?? (await cache.refresh());
   const known = cache.caller(token, reading);

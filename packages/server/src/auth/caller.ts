@@ -8,7 +8,9 @@ import {
   ruleCatalogue,
   userWithRuleIds,
   userWithRuleIdsAndSession,
+  userWithRuleIdsSessionAndReading,
   nodeWithRuleIdsAndSession,
+  nodeWithRuleIdsSessionAndReading,
 } from '../repositories/caller.js';
 import type { CallerKind } from './policy.js';
 
@@ -89,18 +91,28 @@ export interface SessionState {
   end_reason: string | null;
 }
 
+/** A caller loaded with its session's state, and the clock reading when it was asked for (PostgreSQL). */
+export interface CallerInSession {
+  caller: Caller;
+  session: SessionState;
+  reading?: string;
+}
+
 /**
  * The caller a user id names and the state of the session `sessionId`, in one query; undefined when the user does
- * not exist.
+ * not exist. `withReading` (PostgreSQL only) reads the read cache's clock in the same query.
  */
 export async function userCallerInSession(
   db: Kysely<Database>,
   userId: number,
   sessionId: string,
-): Promise<{ caller: Caller; session: SessionState } | undefined> {
-  const [row] = await userWithRuleIdsAndSession(db, userId, sessionId);
+  withReading = false,
+): Promise<CallerInSession | undefined> {
+  const [row] = withReading
+    ? await userWithRuleIdsSessionAndReading(db, userId, sessionId)
+    : await userWithRuleIdsAndSession(db, userId, sessionId);
   if (!row) return undefined;
-  const { role_rule_ids, direct_rule_ids, ...rest } = row;
+  const { role_rule_ids, direct_rule_ids, reading, ...rest } = row as typeof row & { reading?: string };
   const { session, identity: user } = splitSession(rest);
   const rules = await rulesOfLists(db, role_rule_ids, direct_rule_ids);
   return {
@@ -113,18 +125,25 @@ export async function userCallerInSession(
       user,
     },
     session,
+    ...(reading === undefined ? {} : { reading }),
   };
 }
 
-/** The caller a node id names and the state of the session `sessionId`, in one query; undefined without node. */
+/**
+ * The caller a node id names and the state of the session `sessionId`, in one query; undefined without node.
+ * `withReading`: as for users.
+ */
 export async function nodeCallerInSession(
   db: Kysely<Database>,
   nodeId: number,
   sessionId: string,
-): Promise<{ caller: Caller; session: SessionState } | undefined> {
-  const [row] = await nodeWithRuleIdsAndSession(db, nodeId, sessionId);
+  withReading = false,
+): Promise<CallerInSession | undefined> {
+  const [row] = withReading
+    ? await nodeWithRuleIdsSessionAndReading(db, nodeId, sessionId)
+    : await nodeWithRuleIdsAndSession(db, nodeId, sessionId);
   if (!row) return undefined;
-  const { rule_ids, ...rest } = row;
+  const { rule_ids, reading, ...rest } = row as typeof row & { reading?: string };
   const { session, identity: node } = splitSession(rest);
   return {
     caller: {
@@ -136,6 +155,7 @@ export async function nodeCallerInSession(
       node,
     },
     session,
+    ...(reading === undefined ? {} : { reading }),
   };
 }
 

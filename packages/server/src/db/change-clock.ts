@@ -14,6 +14,11 @@ export interface ReadClock {
   now(): ClockReading | Promise<ClockReading>;
   /** The reading now when it costs no round trip to the database; undefined when it would. */
   peek(): ClockReading | undefined;
+  /**
+   * Whether a reading costs a round trip to the database (PostgreSQL): a request then reads the clock in the same
+   * query as its caller (auth/authenticate.ts), and requests that need no reading take none.
+   */
+  readonly remote: boolean;
 }
 
 /**
@@ -22,6 +27,7 @@ export interface ReadClock {
  * change (SQLite's `PRAGMA data_version`).
  */
 export class ChangeClock implements ReadClock {
+  readonly remote = false;
   #count = 0;
   #dataVersion: unknown;
   #probe: SQLite.Statement | null = null;
@@ -62,11 +68,15 @@ export class ChangeClock implements ReadClock {
  * "The read cache on several instances"). Costs one trivial query per reading.
  */
 export class SnapshotClock implements ReadClock {
+  readonly remote = true;
   readonly #db: () => Kysely<Database>;
 
   constructor(db: () => Kysely<Database>) {
     this.#db = db;
   }
+
+  /** The reading as a column of another query (`reading`), taken with that query's own snapshot. */
+  static readonly column = sql<string>`pg_current_snapshot()::text`.as('reading');
 
   async now(): Promise<string> {
     const { rows } = await sql<{ s: string }>`SELECT pg_current_snapshot()::text AS s`.execute(this.#db());

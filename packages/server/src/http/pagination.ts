@@ -133,7 +133,11 @@ export async function paginate<T>(
   // The answer's own form (bare array or envelope) is written with its serializer: the union's would first check
   // the whole answer against each form (serializers/common.ts `Paginated`).
   const form = options.items ? listSchema(options.items, metadata) : paginatedForm(request, metadata);
-  if (form) void reply.serializer(reply.compileSerializationSchema(form, '200'));
+  // A serializer of its own leaves the content type to the route (Fastify sets it only for its own).
+  if (form)
+    void reply
+      .type('application/json; charset=utf-8')
+      .serializer(reply.compileSerializationSchema(form, '200'));
   return metadata ? { data: items, links } : items;
 }
 

@@ -50,6 +50,7 @@ describe('read cache (SQLite)', () => {
     expect(cache().stats.hits).toBe(hits + 1);
     expect(second.status).toBe(200);
     expect(second.raw.body).toBe(first.raw.body);
+    expect(first.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(second.headers['content-type']).toBe(first.headers['content-type']);
     expect(second.headers['total-count']).toBe(first.headers['total-count']);
     expect(second.headers.link).toBe(first.headers.link);

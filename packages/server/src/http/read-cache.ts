@@ -55,6 +55,19 @@ export class ReadCache {
     return typeof now === 'object' ? now.then((r) => this.#observe(r)) : this.#observe(now);
   }
 
+  /** Whether a reading costs a round trip to the database (db/change-clock.ts `remote`). */
+  get remote(): boolean {
+    return this.#clock.remote;
+  }
+
+  /**
+   * Takes a reading the request got with its first query (PostgreSQL's snapshot read beside the caller,
+   * auth/authenticate.ts), as {@link refresh} does with one it reads itself.
+   */
+  observe(reading: ClockReading): ClockReading {
+    return this.#observe(reading);
+  }
+
   #observe(now: ClockReading): ClockReading {
     if (now !== this.#reading) {
       if (this.#answers.size > 0 || this.#callers.size > 0) this.stats.cleared += 1;

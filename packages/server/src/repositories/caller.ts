@@ -1,4 +1,5 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
+import { SnapshotClock } from '../db/change-clock.js';
 import type { Database } from '../db/schema.js';
 import { idList } from '../db/id-list.js';
 import { prepared } from '../db/prepared.js';
@@ -41,14 +42,23 @@ const ruleIdLists = (eb: ExpressionBuilder<Database, 'user'>) => [
  * {@link userWithRuleIds} and, beside it, the state of the session `sessionId` (null columns when there is no such
  * session): what authenticating a user's request needs, in one round trip.
  */
-export const userWithRuleIdsAndSession = prepared((db, userId: number, sessionId: string) =>
+const userInSession = (db: Kysely<Database>, userId: number, sessionId: string) =>
   db
     .selectFrom('user')
     .leftJoin('session', (join) => join.on('session.id', '=', sessionId))
     .selectAll('user')
     .select(ruleIdLists)
     .select(SESSION_STATE)
-    .where('user.id', '=', userId),
+    .where('user.id', '=', userId);
+
+export const userWithRuleIdsAndSession = prepared(userInSession);
+
+/**
+ * PostgreSQL: {@link userWithRuleIdsAndSession} with the read cache's clock reading beside it (`reading`, the
+ * snapshot this query ran with; db/change-clock.ts): a GET's reading and caller in one round trip.
+ */
+export const userWithRuleIdsSessionAndReading = prepared((db, userId: number, sessionId: string) =>
+  userInSession(db, userId, sessionId).select(SnapshotClock.column),
 );
 
 const fixedRoleRuleRows = prepared((db, roleName: string) =>
@@ -73,7 +83,7 @@ const SESSION_STATE = [
  * The node row, the rule ids of the fixed `node` role (an id list) and the state of the session `sessionId`
  * (null columns when there is no such session), in one query.
  */
-export const nodeWithRuleIdsAndSession = prepared((db, nodeId: number, sessionId: string) =>
+const nodeInSession = (db: Kysely<Database>, nodeId: number, sessionId: string) =>
   db
     .selectFrom('node')
     .leftJoin('session', (join) => join.on('session.id', '=', sessionId))
@@ -88,7 +98,13 @@ export const nodeWithRuleIdsAndSession = prepared((db, nodeId: number, sessionId
         .as('rule_ids'),
     )
     .select(SESSION_STATE)
-    .where('node.id', '=', nodeId),
+    .where('node.id', '=', nodeId);
+
+export const nodeWithRuleIdsAndSession = prepared(nodeInSession);
+
+/** PostgreSQL: {@link nodeWithRuleIdsAndSession} with the clock reading beside it (see the user's). */
+export const nodeWithRuleIdsSessionAndReading = prepared((db, nodeId: number, sessionId: string) =>
+  nodeInSession(db, nodeId, sessionId).select(SnapshotClock.column),
 );
 
 /** The rule ids of a fixed role (`node`, `container`: the role of that name without organization). */

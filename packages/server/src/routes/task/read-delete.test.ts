@@ -179,6 +179,11 @@ describe('GET /task', () => {
       for (const status of ['nonsense', "x' or 1=1 --"])
         expect(await list(one, { status, page: 1 })).toMatchObject({ ids: [], total: '0' });
     }
+    // Every listing says it is JSON, whichever of its forms was written.
+    for (const query of [{ page: 1 }, { page: 1, include: 'metadata' }, { include: 'results' }])
+      expect((await t.api('GET', '/task', { token: one.token, query })).headers['content-type']).toBe(
+        'application/json; charset=utf-8',
+      );
     // The page links keep the caller's own parameters, in their order.
     expect((await list(one, { name: 'reuse-%', per_page: 1, page: 2 })).link).toBe(
       '</api/task?name=reuse-%25&per_page=1&page=1>; rel=first,</api/task?name=reuse-%25&per_page=1&page=1>; rel=previous,' +
