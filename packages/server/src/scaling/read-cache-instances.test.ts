@@ -158,3 +158,48 @@ describe('read cache on two instances sharing PostgreSQL', () => {
     expect((await read()).status).toBe(401);
   });
 });
+
+describe('the clock of the read cache on PostgreSQL', () => {
+  it('is read in the same query as the caller of a GET, and not at all by a write', async () => {
+    const org = await newOrganization('one-round-trip');
+    expect(await cachedNameOn(b, org)).toBe('one-round-trip');
+    // Every query of the instance's database handle (its clock reads them as `SELECT pg_current_snapshot()`).
+    const seen: string[] = [];
+    const dbh = b.handle.ctx.dbh;
+    const original = dbh.db.executeQuery.bind(dbh.db);
+    dbh.db.executeQuery = ((query: { sql: string }, ...rest: unknown[]) => {
+      seen.push(query.sql);
+      return (original as (...a: unknown[]) => unknown)(query, ...rest);
+    }) as typeof dbh.db.executeQuery;
+    try {
+      seen.length = 0;
+      await nameOn(b, org);
+      const standalone = seen.filter((q) => /^SELECT pg_current_snapshot\(\)/i.test(q.trim()));
+      expect(standalone).toEqual([]);
+      // The reading came with the caller: the same query loads the user and reads the snapshot.
+      expect(seen.filter((q) => q.includes('pg_current_snapshot()') && q.includes('"session"'))).toHaveLength(
+        1,
+      );
+      seen.length = 0;
+      // A write keeps no answer: it reads no clock (a reading is a round trip of its own).
+      const clock = dbh.changes as { now: () => unknown };
+      const now = clock.now.bind(clock);
+      let readings = 0;
+      clock.now = () => {
+        readings += 1;
+        return now();
+      };
+      const patch = await call(b.handle.apiUrl, 'PATCH', `/organization/${org}`, {
+        token: b.rootToken,
+        body: { name: 'patched-on-b' },
+      });
+      clock.now = now;
+      expect(patch.status).toBe(200);
+      expect(readings).toBe(0);
+      expect(seen.filter((q) => q.includes('pg_current_snapshot()'))).toEqual([]);
+      expect(await nameOn(b, org)).toBe('patched-on-b');
+    } finally {
+      dbh.db.executeQuery = original;
+    }
+  });
+});
