@@ -102,6 +102,8 @@ export function nodeFiles(ref: InstanceRef, environment: string, env: Env = proc
   return [
     ['configuration file', ref.file],
     ['data folder', layout.dataDir],
+    // Always a path (the logs row may be a sentence): the runs' logs a node keeps are here (docs/run-logs.md).
+    ['log folder', layout.logDir],
     logFile
       ? ['log file', resolve(layout.logDir, logFile)]
       : [

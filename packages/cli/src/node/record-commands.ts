@@ -56,14 +56,36 @@ export function addLogsCommand(program: Command): void {
       const ref = await resolveRef(o);
       const layout = nodeLayout(ref, checkNodeConfig(ref.file, o.environment, ref.name, process.env));
       const file = join(layout.logDir, keptRunLogPath(ref.name, Number(run)));
-      const text = await readFile(file, 'utf8').catch(() => {
-        throw new CliError(
-          'failure',
-          `node ${ref.name} keeps no log of run ${run} (looked in ${file}); a node with share_logs: true sends its runs' logs to the server`,
-        );
+      const text = await readFile(file, 'utf8').catch((e: unknown) => {
+        throw keptLogReadError(e, file, ref.name, run);
       });
       process.stdout.write(text);
     }),
     ['vnode logs 42 -n hospital-a'],
+  );
+}
+
+/**
+ * Why `vnode logs` could not read a kept run log (docs/run-logs.md), in words a node admin can act on. The node in
+ * Docker writes it as root with mode 0600 in the host's log folder, so a user who is not root cannot read it there.
+ */
+export function keptLogReadError(error: unknown, file: string, node: string, run: string): CliError {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'EACCES' || code === 'EPERM')
+    return new CliError(
+      'failure',
+      `this user may not read the log of run ${run} (${file}, permission denied): node ${node} in Docker writes its runs' logs as root, readable by root only; read it with: sudo cat '${file}'`,
+      { cause: error },
+    );
+  if (code === 'ENOENT' || code === 'ENOTDIR')
+    return new CliError(
+      'failure',
+      `node ${node} keeps no log of run ${run} (looked in ${file}); a node with share_logs: true sends its runs' logs to the server`,
+      { cause: error },
+    );
+  return new CliError(
+    'failure',
+    `the log of run ${run} could not be read from ${file} (${String(code ?? error)})`,
+    { cause: error },
   );
 }
