@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Collaboration, Database } from '../db/schema.js';
 import type { IdQuery } from './listing.js';
+import { idList } from '../db/id-list.js';
+import { prepared } from '../db/prepared.js';
 
 /** Data access for collaborations and their members (docs/api.md#collaborations). */
 
@@ -166,36 +168,33 @@ export async function removeMember(
     .execute();
 }
 
-/** Collaboration rows by id with their member, node and task ids as (collaboration, id) pairs, for the serializer. */
-export async function collaborationRows(db: Kysely<Database>, ids: readonly number[]) {
-  const [rows, members, nodes, tasks] = await Promise.all([
-    db.selectFrom('collaboration').selectAll().where('id', 'in', ids).execute(),
-    db
-      .selectFrom('member')
-      .select(['collaboration_id as k', 'organization_id as v'])
-      .where('collaboration_id', 'in', ids)
-      .orderBy('organization_id')
-      .execute(),
-    db
-      .selectFrom('node')
-      .select(['collaboration_id as k', 'id as v'])
-      .where('collaboration_id', 'in', ids)
-      .orderBy('id')
-      .execute(),
-    db
-      .selectFrom('task')
-      .select(['collaboration_id as k', 'id as v'])
-      .where('collaboration_id', 'in', ids)
-      .orderBy('id')
-      .execute(),
-  ]);
-  return {
-    rows,
-    members,
-    nodes: nodes as { k: number; v: number }[],
-    tasks: tasks as { k: number; v: number }[],
-  };
-}
+/**
+ * Collaboration rows by id with the ids of their member organizations, nodes and tasks as id lists
+ * (db/id-list.ts), in one query: a collaboration with thousands of tasks gives one row, not one per task.
+ */
+export const collaborationRows = prepared((db, ids: readonly number[]) =>
+  db
+    .selectFrom('collaboration as c')
+    .selectAll('c')
+    .select((eb) => [
+      eb
+        .selectFrom('member')
+        .select((sub) => idList(sub.ref('member.organization_id')).as('ids'))
+        .whereRef('member.collaboration_id', '=', 'c.id')
+        .as('organization_ids'),
+      eb
+        .selectFrom('node')
+        .select((sub) => idList(sub.ref('node.id')).as('ids'))
+        .whereRef('node.collaboration_id', '=', 'c.id')
+        .as('node_ids'),
+      eb
+        .selectFrom('task')
+        .select((sub) => idList(sub.ref('task.id')).as('ids'))
+        .whereRef('task.collaboration_id', '=', 'c.id')
+        .as('task_ids'),
+    ])
+    .where('c.id', 'in', ids),
+);
 
 /** The filters of `GET /collaboration`; `name` is an SQL LIKE pattern, `encrypted` 1 or 0. */
 export interface CollaborationFilter {

@@ -1,7 +1,7 @@
 import type { User } from '@federa/common';
 import type { AppContext } from '../context.js';
 import { toApiTime } from '../http/datetime.js';
-import { groupIds } from '../http/references.js';
+import { parseIdList } from '../db/id-list.js';
 import { inOrder } from '../http/pagination.js';
 import { userRows } from '../repositories/user.js';
 
@@ -10,10 +10,7 @@ export type UserOut = User;
 
 export async function loadUsers(ctx: AppContext, ids: number[]): Promise<UserOut[]> {
   if (ids.length === 0) return [];
-  const { rows, roles, rules, tasks } = await userRows(ctx.dbh.db, ids);
-  const ro = groupIds(roles);
-  const ru = groupIds(rules);
-  const t = groupIds(tasks);
+  const rows = await userRows(ctx.dbh.db, ids);
   return inOrder(ids, rows).map((u) => ({
     id: u.id,
     type: 'user' as const,
@@ -25,8 +22,8 @@ export async function loadUsers(ctx: AppContext, ids: number[]): Promise<UserOut
     status: u.status,
     last_seen: toApiTime(u.last_seen),
     organization: ctx.refs.one('organization', u.organization_id),
-    roles: ctx.refs.many('role', ro.get(u.id)),
-    rules: ctx.refs.many('rule', ru.get(u.id)),
-    created_tasks: t.get(u.id) ?? [],
+    roles: ctx.refs.many('role', parseIdList(u.role_ids)),
+    rules: ctx.refs.many('rule', parseIdList(u.rule_ids)),
+    created_tasks: parseIdList(u.task_ids),
   }));
 }
