@@ -5,9 +5,8 @@ import { toApiTime } from '../http/datetime.js';
 import { parseIdList } from '../db/id-list.js';
 import { inOrder } from '../http/pagination.js';
 import {
-  nodesOfOrganizations,
   portsOfResults,
-  resultRows,
+  resultRowsWithNode,
   resultsByTaskAndStatus,
   resultSummaryByTaskAndStatus,
   tasksWithChildren,
@@ -48,19 +47,14 @@ export type TaskResultOut = TaskResult;
 
 type ResultCore = Omit<TaskResultOut, 'task' | 'organization'> & { task_id: number; organization_id: number };
 
-/** Results by id with their node and ports. */
+/** Results by id with their node and ports: one query, and a second only when some have ports (VPN runs). */
 async function loadResultCores(ctx: AppContext, ids: number[]): Promise<ResultCore[]> {
   if (ids.length === 0) return [];
   const db = ctx.dbh.db;
-  const rows = await resultRows(db, ids);
-  const [ports, nodes] = await Promise.all([
-    portsOfResults(db, ids),
-    nodesOfOrganizations(db, [...new Set(rows.map((r) => r.organization_id))]),
-  ]);
+  const rows = await resultRowsWithNode(db, ids);
+  const withPorts = rows.filter((r) => Boolean(r.has_ports)).map((r) => r.id);
+  const ports = withPorts.length > 0 ? await portsOfResults(db, withPorts) : [];
   return inOrder(ids, rows).map((r) => {
-    const node = nodes.find(
-      (n) => n.organization_id === r.organization_id && n.collaboration_id === r.collaboration_id,
-    );
     return {
       id: r.id,
       input: r.input,
@@ -70,7 +64,8 @@ async function loadResultCores(ctx: AppContext, ids: number[]): Promise<ResultCo
       started_at: toApiTime(r.started_at),
       finished_at: toApiTime(r.finished_at),
       status: r.status,
-      node: node ? { id: node.id, name: node.name, ip: node.ip, status: node.status } : {},
+      node:
+        r.node_id === null ? {} : { id: r.node_id, name: r.node_name, ip: r.node_ip, status: r.node_status },
       ports: ports
         .filter((p) => p.result_id === r.id)
         .map((p) => ({ id: p.id, port: p.port, label: p.label })),

@@ -8,7 +8,7 @@ import { cancelOnFailure } from './0005-cancel-on-failure.js';
 import { liveLog } from './0006-live-log.js';
 import { storedResults } from './0007-stored-results.js';
 import { resultChunkRun } from './0008-result-chunk-run.js';
-import { taskInitUserIndex } from './0009-task-init-user-index.js';
+import { lookupIndexes } from './0009-lookup-indexes.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -23,7 +23,7 @@ export class FederaMigrations implements MigrationProvider {
       '0006-live-log': liveLog,
       '0007-stored-results': storedResults(this.dialect),
       '0008-result-chunk-run': resultChunkRun,
-      '0009-task-init-user-index': taskInitUserIndex,
+      '0009-lookup-indexes': lookupIndexes,
     });
   }
 }

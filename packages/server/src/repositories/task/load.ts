@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, Result } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
 import { idList } from '../../db/id-list.js';
 import { prepared } from '../../db/prepared.js';
 
@@ -57,19 +57,34 @@ export const resultSummaryByTaskAndStatus = prepared((db, taskIds: readonly numb
     .groupBy(['task_id', 'status']),
 );
 
-/** Result rows by id with the collaboration of their task. */
-export async function resultRows(
-  db: Kysely<Database>,
-  ids: readonly number[],
-): Promise<(Result & { collaboration_id: number | null })[]> {
-  return db
+/**
+ * Result rows by id with the collaboration of their task, the node that runs them (the node of the result's
+ * organization in that collaboration; null columns when there is none) and whether they have ports, in one query.
+ */
+export const resultRowsWithNode = prepared((db, ids: readonly number[]) =>
+  db
     .selectFrom('result')
     .innerJoin('task', 'task.id', 'result.task_id')
+    .leftJoin('node', (join) =>
+      join
+        .onRef('node.organization_id', '=', 'result.organization_id')
+        .onRef('node.collaboration_id', '=', 'task.collaboration_id'),
+    )
     .selectAll('result')
-    .select('task.collaboration_id')
-    .where('result.id', 'in', ids)
-    .execute();
-}
+    .select([
+      'task.collaboration_id',
+      'node.id as node_id',
+      'node.name as node_name',
+      'node.ip as node_ip',
+      'node.status as node_status',
+    ])
+    .select((eb) =>
+      eb
+        .exists(eb.selectFrom('port').select('port.id').whereRef('port.result_id', '=', 'result.id'))
+        .as('has_ports'),
+    )
+    .where('result.id', 'in', ids),
+);
 
 /** The ports of these results, in the order they were opened. */
 export async function portsOfResults(
@@ -81,26 +96,5 @@ export async function portsOfResults(
     .select(['id', 'port', 'label', 'result_id'])
     .where('result_id', 'in', resultIds)
     .orderBy('id')
-    .execute();
-}
-
-/** The nodes of these organizations (in every collaboration). */
-export async function nodesOfOrganizations(
-  db: Kysely<Database>,
-  organizationIds: readonly number[],
-): Promise<
-  {
-    id: number;
-    name: string | null;
-    ip: string | null;
-    status: string | null;
-    organization_id: number;
-    collaboration_id: number | null;
-  }[]
-> {
-  return db
-    .selectFrom('node')
-    .select(['id', 'name', 'ip', 'status', 'organization_id', 'collaboration_id'])
-    .where('organization_id', 'in', organizationIds)
     .execute();
 }
