@@ -146,10 +146,40 @@ export interface OrganizationFilter {
   collaboration_id?: number | undefined;
 }
 
+/**
+ * Which organizations a caller's listing covers (docs/api.md#organizations), as the listing's query reads it: all
+ * (`organization.v_glo`), the partners of an organization and itself (`v_col`), one organization (`v_org`); null
+ * without any of these rules. The partners are a subquery of the listing, not a list of ids read first.
+ */
+export type OrganizationScope = { all: true } | { partnersOf: number } | { only: number };
+
+export function organizationScope(caller: Caller): OrganizationScope | null {
+  if (can(caller, 'organization.v_glo')) return { all: true };
+  if (can(caller, 'organization.v_col')) return { partnersOf: caller.organizationId };
+  if (can(caller, 'organization.v_org')) return { only: caller.organizationId };
+  return null;
+}
+
 const organizationListing = preparedListing(
-  (db, f: OrganizationFilter & { scope?: readonly number[] | undefined }) => {
+  (db, f: OrganizationFilter & { partners_of?: number | undefined; only?: number | undefined }) => {
     let ids = db.selectFrom('organization').select('organization.id as id').orderBy('organization.id');
-    if (f.scope !== undefined) ids = ids.where('organization.id', 'in', f.scope);
+    const partnersOf = f.partners_of;
+    if (partnersOf !== undefined)
+      ids = ids.where((eb) =>
+        eb.or([
+          eb('organization.id', '=', partnersOf),
+          eb(
+            'organization.id',
+            'in',
+            eb
+              .selectFrom('member as m')
+              .innerJoin('member as mine', 'mine.collaboration_id', 'm.collaboration_id')
+              .select('m.organization_id')
+              .where('mine.organization_id', '=', partnersOf),
+          ),
+        ]),
+      );
+    if (f.only !== undefined) ids = ids.where('organization.id', '=', f.only);
     if (f.name !== undefined) ids = ids.where('organization.name', 'like', f.name);
     if (f.country !== undefined) ids = ids.where('organization.country', '=', f.country);
     const collaborationId = f.collaboration_id;
@@ -168,12 +198,12 @@ const organizationListing = preparedListing(
 /** The ids of the organizations in `scope` matching `filter`, ascending. */
 export function organizationIds(
   db: Kysely<Database>,
-  scope: readonly number[] | 'all',
+  scope: OrganizationScope,
   filter: OrganizationFilter,
 ): PreparedListing {
   return organizationListing(db, {
-    // The ids are positive: an empty scope matches nothing.
-    scope: scope === 'all' ? undefined : scope.length ? scope : [-1],
+    partners_of: 'partnersOf' in scope ? scope.partnersOf : undefined,
+    only: 'only' in scope ? scope.only : undefined,
     name: filter.name,
     country: filter.country,
     collaboration_id: filter.collaboration_id,

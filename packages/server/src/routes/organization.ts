@@ -16,6 +16,7 @@ import {
   organizationFields,
   updateOrganization,
   viewableOrganizations,
+  organizationScope,
   organizationIds,
 } from '../repositories/organization.js';
 import { collaborationIdsOfOrganization } from '../repositories/collaboration.js';
@@ -72,7 +73,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const caller = callerOf(request);
       const q = request.query;
-      const scope = await viewableOrganizations(db(), caller);
+      const scope = organizationScope(caller);
       if (scope === null) throw forbidden('You lack the permission to view organizations.');
       const ids = organizationIds(db(), scope, q);
       return paginate(db(), request, reply, ids, (page) => loadOrganizations(ctx, page));
