@@ -28,6 +28,11 @@ export interface Caller {
   container?: ContainerIdentity;
   /** When this caller stops being accepted without any change in the database (a finished run's container). */
   validUntil?: number;
+  /**
+   * Users: the collaborations of their organization, when they were read with the caller (auth/scope.ts
+   * `callerCollaborations`); as current as the caller itself.
+   */
+  collaborationIds?: readonly number[];
 }
 
 export const can = (caller: Caller, rule: RuleKey): boolean => caller.rules.has(rule);
@@ -112,7 +117,9 @@ export async function userCallerInSession(
     ? await userWithRuleIdsSessionAndReading(db, userId, sessionId)
     : await userWithRuleIdsAndSession(db, userId, sessionId);
   if (!row) return undefined;
-  const { role_rule_ids, direct_rule_ids, reading, ...rest } = row as typeof row & { reading?: string };
+  const { role_rule_ids, direct_rule_ids, collaboration_ids, reading, ...rest } = row as typeof row & {
+    reading?: string;
+  };
   const { session, identity: user } = splitSession(rest);
   const rules = await rulesOfLists(db, role_rule_ids, direct_rule_ids);
   return {
@@ -122,6 +129,7 @@ export async function userCallerInSession(
       organizationId: user.organization_id,
       collaborationId: null,
       rules,
+      collaborationIds: parseIdList(collaboration_ids),
       user,
     },
     session,

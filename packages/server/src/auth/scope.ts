@@ -26,6 +26,7 @@ export { holdersOfRole } from '../repositories/role.js';
  */
 export async function callerCollaborations(db: Kysely<Database>, caller: Caller): Promise<number[]> {
   if (caller.kind !== 'user') return caller.collaborationId === null ? [] : [caller.collaborationId];
+  if (caller.collaborationIds) return [...caller.collaborationIds];
   return collaborationsOf(db, caller.organizationId);
 }
 

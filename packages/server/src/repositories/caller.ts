@@ -48,6 +48,14 @@ const userInSession = (db: Kysely<Database>, userId: number, sessionId: string) 
     .leftJoin('session', (join) => join.on('session.id', '=', sessionId))
     .selectAll('user')
     .select(ruleIdLists)
+    .select((eb) =>
+      // The collaborations of the user's organization, which most routes scope by (auth/scope.ts).
+      eb
+        .selectFrom('member')
+        .select((sub) => idList(sub.ref('member.collaboration_id')).as('ids'))
+        .whereRef('member.organization_id', '=', 'user.organization_id')
+        .as('collaboration_ids'),
+    )
     .select(SESSION_STATE)
     .where('user.id', '=', userId);
 
