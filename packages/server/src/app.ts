@@ -203,9 +203,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       cache && request.method === 'GET' && policy.callers !== 'public'
         ? `${request.headers.authorization ?? ''} ${request.url}`
         : null;
-    if (key !== null && cache?.remote) {
-      // PostgreSQL, where reading the clock is a round trip: the reading comes with the caller, in one query
-      // (auth/authenticate.ts); a kept answer of that very reading is given once the caller is authenticated.
+    if (key !== null && cache?.remote && !cache.holds(key)) {
+      // PostgreSQL, where reading the clock is a round trip, and no answer is kept for this request (the first
+      // read after a change): the reading comes with the caller, in one query (auth/authenticate.ts). When one is
+      // kept, the clock alone is read first (below): a trivial query, and often all the request costs.
       request.readCacheKey = key;
       request.caller = await authenticate(ctx, request, policy);
       request.readCacheReading ??= await cache.refresh(); // recording last_seen changed the database
@@ -234,6 +235,14 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       request.readCacheReading ??= await cache.refresh();
     }
   });
+  if (cache?.remote) {
+    // A request that may have written (not a GET): nothing kept is worth a look at the clock any more.
+    app.addHook('onResponse', (request, _reply, done) => {
+      if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS')
+        cache.changed();
+      done();
+    });
+  }
   if (cache) {
     app.addHook('onSend', (request, reply, payload, done) => {
       const reading = request.readCacheReading;

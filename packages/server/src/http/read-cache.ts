@@ -79,6 +79,22 @@ export class ReadCache {
     return now;
   }
 
+  /**
+   * This instance has (probably) changed the database: what is kept can no longer be given (the next reading will
+   * tell anyway; on PostgreSQL this spares the next requests a look at the clock that would only find it moved).
+   */
+  changed(): void {
+    if (this.#answers.size > 0 || this.#callers.size > 0) this.stats.cleared += 1;
+    this.#answers.clear();
+    this.#callers.clear();
+    this.#bytes = 0;
+  }
+
+  /** Whether an answer is kept for `key` (of the last reading seen; it may be out of date by now). */
+  holds(key: string): boolean {
+    return this.#answers.has(key);
+  }
+
   /** The answer kept for `key` at exactly `reading` (a reading the request took itself). */
   answer(key: string, reading: ClockReading): CachedAnswer | undefined {
     const hit = this.#answers.get(key);
