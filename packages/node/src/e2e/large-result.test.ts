@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -19,6 +19,7 @@ import {
   buildImage,
   createFederation,
   removeNodeObjects,
+  storedFiles,
   startE2eNode,
   startE2eServer,
   until,
@@ -129,10 +130,11 @@ describe('a large output', () => {
     expect(size).toBe(n);
     expect(hash.digest('hex')).toBe(sha(expected(n)));
 
-    // At rest: one file, the encrypted text (three parts), not a line of the plaintext in it.
-    const files = readdirSync(store);
+    // At rest: one file, in its run's folder (docs/large-results.md#the-result-store), the encrypted text (three
+    // parts), not a line of the plaintext in it.
+    const files = await storedFiles(store);
     expect(files).toEqual([`result-${done.id}-${done.result_stored!.sha256}`]);
-    const atRest = readFileSync(join(store, files[0]!));
+    const atRest = readFileSync(join(store, `result-${done.id}`, files[0]!));
     expect(sha(atRest)).toBe(done.result_stored!.sha256);
     expect(atRest.subarray(0, 4096).toString('latin1').split('$')).toHaveLength(3);
     expect(atRest.includes(Buffer.from('federa large output line'))).toBe(false);

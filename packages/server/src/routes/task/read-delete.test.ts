@@ -180,7 +180,12 @@ describe('GET /task', () => {
         expect(await list(one, { status, page: 1 })).toMatchObject({ ids: [], total: '0' });
     }
     // Every listing says it is JSON, whichever of its forms was written.
-    for (const query of [{ page: 1 }, { page: 1, include: 'metadata' }, { include: 'results' }])
+    const forms: Record<string, string | number>[] = [
+      { page: 1 },
+      { page: 1, include: 'metadata' },
+      { include: 'results' },
+    ];
+    for (const query of forms)
       expect((await t.api('GET', '/task', { token: one.token, query })).headers['content-type']).toBe(
         'application/json; charset=utf-8',
       );
