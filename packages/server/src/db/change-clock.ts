@@ -67,6 +67,9 @@ export class ChangeClock implements ReadClock {
  * was committed in between, across instances, with no message to carry and nothing to lose (docs/scaling.md,
  * "The read cache on several instances"). Costs one trivial query per reading.
  */
+/** The cluster's transaction snapshot as text: PostgreSQL's reading, on its own or beside a query. */
+const SNAPSHOT = sql<string>`pg_current_snapshot()::text`;
+
 export class SnapshotClock implements ReadClock {
   readonly remote = true;
   readonly #db: () => Kysely<Database>;
@@ -76,10 +79,10 @@ export class SnapshotClock implements ReadClock {
   }
 
   /** The reading as a column of another query (`reading`), taken with that query's own snapshot. */
-  static readonly column = sql<string>`pg_current_snapshot()::text`.as('reading');
+  static readonly column = SNAPSHOT.as('reading');
 
   async now(): Promise<string> {
-    const { rows } = await sql<{ s: string }>`SELECT pg_current_snapshot()::text AS s`.execute(this.#db());
+    const { rows } = await sql<{ s: string }>`SELECT ${SNAPSHOT} AS s`.execute(this.#db());
     const reading = rows[0]?.s;
     if (typeof reading !== 'string') throw new Error('pg_current_snapshot() gave no answer');
     return reading;

@@ -90,18 +90,30 @@ export async function updateOrganization(
 }
 
 /**
- * The organizations a caller may view (docs/api.md#organizations): `'all'` with `organization.v_glo`; with `v_col` the
- * organizations sharing a collaboration with the caller's own, plus its own; with `v_org` its own only; `null`
- * without any of these rules.
+ * Which organizations a caller may view (docs/api.md#organizations): all (`organization.v_glo`), the partners of
+ * their organization and itself (`v_col`: the organizations sharing a collaboration with it), their organization
+ * only (`v_org`); null without any of these rules. The one place these rules are read: a listing turns the scope
+ * into its query (partners as a subquery), a single organization's check into ids ({@link viewableOrganizations}).
  */
+export type OrganizationScope = { all: true } | { partnersOf: number } | { only: number };
+
+export function organizationScope(caller: Caller): OrganizationScope | null {
+  if (can(caller, 'organization.v_glo')) return { all: true };
+  if (can(caller, 'organization.v_col')) return { partnersOf: caller.organizationId };
+  if (can(caller, 'organization.v_org')) return { only: caller.organizationId };
+  return null;
+}
+
+/** The ids of the organizations a caller may view ({@link organizationScope}): `'all'`, a list, or null. */
 export async function viewableOrganizations(
   db: Kysely<Database>,
   caller: Caller,
 ): Promise<number[] | 'all' | null> {
-  if (can(caller, 'organization.v_glo')) return 'all';
-  if (can(caller, 'organization.v_col')) return partnerOrganizations(db, caller.organizationId);
-  if (can(caller, 'organization.v_org')) return [caller.organizationId];
-  return null;
+  const scope = organizationScope(caller);
+  if (scope === null) return null;
+  if ('all' in scope) return 'all';
+  if ('partnersOf' in scope) return partnerOrganizations(db, scope.partnersOf);
+  return [scope.only];
 }
 
 /** Organization rows with the id lists of their relations, in one query. */
@@ -144,20 +156,6 @@ export interface OrganizationFilter {
   name?: string | undefined;
   country?: string | undefined;
   collaboration_id?: number | undefined;
-}
-
-/**
- * Which organizations a caller's listing covers (docs/api.md#organizations), as the listing's query reads it: all
- * (`organization.v_glo`), the partners of an organization and itself (`v_col`), one organization (`v_org`); null
- * without any of these rules. The partners are a subquery of the listing, not a list of ids read first.
- */
-export type OrganizationScope = { all: true } | { partnersOf: number } | { only: number };
-
-export function organizationScope(caller: Caller): OrganizationScope | null {
-  if (can(caller, 'organization.v_glo')) return { all: true };
-  if (can(caller, 'organization.v_col')) return { partnersOf: caller.organizationId };
-  if (can(caller, 'organization.v_org')) return { only: caller.organizationId };
-  return null;
 }
 
 const organizationListing = preparedListing(
