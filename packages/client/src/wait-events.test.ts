@@ -1,5 +1,5 @@
 /**
- * `client.waitForResults` of a Researcher (docs/client-typescript.md, docs/socket-protocol.md#a-runs-audience): a
+ * `client.waitForResults` of a Researcher (docs/client-typescript.md, docs/socket-protocol.md#audiences): a
  * Researcher holds only *event view organization*, so their socket is in their organization's room only; the events
  * of the runs of the task their organization posted reach it there even when the runs are other organizations'. The
  * wait reads the task once per event, and not on a timer. Real server on a free port with its socket; the test plays

@@ -12,22 +12,15 @@ export const SocketRooms = {
   collaborationOrganization: (collaborationId: number, organizationId: number): string =>
     `collaboration_${collaborationId}_organization_${organizationId}`,
   /**
-   * Where every event of a run goes (`status_update`, `algorithm_status_change`, `run_log_update`, `kill_containers`;
-   * docs/socket-protocol.md#a-runs-audience): the collaboration's room, and the organization rooms of the
-   * organizations it concerns (the run's, the task's initiator), where users with only *event view organization*
-   * are; no other member's. A socket in several gets one emit once.
+   * Who hears about a task or a run (docs/socket-protocol.md#audiences): the users watching the collaboration (its
+   * watch room: everyone in `collaboration_<c>` but the nodes) and the organization rooms of the organizations it
+   * concerns, where their nodes and their users with only *event view organization* are. For a task
+   * (`new_task`, `task_created`): the organizations with a run in it and the initiator; for a run (`status_update`,
+   * `algorithm_status_change`, `run_log_update`, `kill_containers`): the run's organization and the initiator. No
+   * other node hears it: a collaboration of 200 nodes used to send every run's every change 200 times, to nodes that
+   * had nothing to do with it. A socket in several of these rooms gets one emit once.
    */
-  runAudience: (collaborationId: number, organizationIds: readonly number[]): string[] => [
-    `collaboration_${collaborationId}`,
-    ...[...new Set(organizationIds)].map((o) => `collaboration_${collaborationId}_organization_${o}`),
-  ],
-  /**
-   * Where `new_task` goes (docs/socket-protocol.md#a-new-tasks-audience): the users watching the collaboration
-   * (its watch room: everyone in `collaboration_<c>` but the nodes) and the organization rooms of the organizations
-   * that have a run in the task, where their nodes are. A node with no run in the task is not told: it would fetch
-   * nothing (a task for 2 of 200 organizations made 200 nodes fetch their open runs).
-   */
-  newTaskAudience: (collaborationId: number, organizationIds: readonly number[]): string[] => [
+  audience: (collaborationId: number, organizationIds: readonly number[]): string[] => [
     `federa:watch:collaboration_${collaborationId}`,
     ...[...new Set(organizationIds)].map((o) => `collaboration_${collaborationId}_organization_${o}`),
   ],

@@ -228,9 +228,10 @@ describe('PATCH /result/{id}', () => {
     expect(start.status).toBe(200);
     expect(start.body.started_at).toBe('2024-05-01T10:00:00.123456+00:00');
     expect(start.body.status).toBe('pending');
-    // To the collaboration and to the room of the run's (and initiator's) organization, where researchers are.
+    // To the users watching the collaboration and to the room of the run's (and initiator's) organization, where
+    // its node and its researchers are.
     expect(events.emitted).toEqual([
-      { room: `collaboration_${w.collab}`, event: 'status_update', payload: { result_id: id } },
+      { room: `federa:watch:collaboration_${w.collab}`, event: 'status_update', payload: { result_id: id } },
       {
         room: `collaboration_${w.collab}_organization_${w.orgA}`,
         event: 'status_update',

@@ -237,7 +237,7 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (result.collaboration_id !== null) {
         for (const run of [result, ...cancelled])
           ctx.events.emit(
-            SocketRooms.runAudience(result.collaboration_id, [run.organization_id, result.initiator_id]),
+            SocketRooms.audience(result.collaboration_id, [run.organization_id, result.initiator_id]),
             'status_update',
             { result_id: run.id },
           );

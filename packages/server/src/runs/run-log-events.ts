@@ -1,7 +1,7 @@
 /**
  * `run_log_update` (docs/run-logs.md, docs/socket-protocol.md#events-from-the-server): a run's log changed. Sent to
- * the run's audience (`SocketRooms.runAudience`: the collaboration's room and the rooms of the run's and the
- * initiator's organization), like the run's other events; one emit, so a socket in several of these rooms gets it
+ * the run's audience (`SocketRooms.audience`: the users watching the collaboration and the rooms of the run's and
+ * the initiator's organization), like the run's other events; one emit, so a socket in several of these rooms gets it
  * once. It carries ids and a length, never log text: clients read the log through `GET /result/{id}`.
  */
 import { SocketRooms, type RunLogUpdatePayload } from '@federa/common';
@@ -18,7 +18,7 @@ export interface LoggedRun {
 export function announceRunLog(ctx: AppContext, run: LoggedRun, payload: RunLogUpdatePayload): void {
   if (run.collaboration_id === null) return;
   try {
-    const audience = SocketRooms.runAudience(run.collaboration_id, [run.organization_id, run.initiator_id]);
+    const audience = SocketRooms.audience(run.collaboration_id, [run.organization_id, run.initiator_id]);
     ctx.events.emit(audience, 'run_log_update', payload);
   } catch (error) {
     // Followers see the change at their next read (a later event, or their safety or fallback polling).

@@ -1,5 +1,5 @@
 /**
- * A run's audience (docs/socket-protocol.md#a-runs-audience): every event about a run (`status_update`,
+ * A run's audience (docs/socket-protocol.md#audiences): every event about a run (`status_update`,
  * `algorithm_status_change`, `run_log_update`, `kill_containers`) reaches the users who may watch the whole
  * collaboration and, among those with only *event view organization*, the users of the run's organization and of
  * the organization that posted the task, and nobody else. Real server on port 0, real socket.io clients.

@@ -135,7 +135,8 @@ describe('run_log', () => {
       { result_id: id, task_id: task.id, offset: 21 },
     ];
     expect(researcher).toEqual(expected);
-    expect(otherNode).toEqual(expected);
+    // The node of another member is not told of this run's log (docs/socket-protocol.md#audiences).
+    expect(otherNode).toEqual([]);
     expect(outsider).toEqual([]);
     expect(await logOf(researcherToken, id)).toHaveLength(21);
   });

@@ -304,9 +304,10 @@ describe('rooms and events', () => {
     );
     await presence.idle();
     const idle: unknown[] = [];
-    withoutRun.on('new_task', (id) => idle.push(id));
+    for (const event of ['new_task', 'task_created'] as const)
+      withoutRun.on(event, (p: unknown) => idle.push([event, p]));
     const told = [received(withRun, 'new_task'), received(user, 'new_task')];
-    const created = received(withoutRun, 'task_created');
+    const created = [received(withRun, 'task_created'), received(user, 'task_created')];
     const r = await t.api('POST', '/task', {
       token: await researcher.token(),
       body: {
@@ -318,8 +319,8 @@ describe('rooms and events', () => {
     });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     for (const got of told) expect(await got).toEqual([r.body.id]);
-    // The node without a run still hears that the task exists (task_created), only not that it has work.
-    expect((await created)[0]).toMatchObject({ task_id: r.body.id });
+    for (const got of created) expect((await got)[0]).toMatchObject({ task_id: r.body.id });
+    // The node of an organization that neither runs nor asked for the task hears nothing of it.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(idle).toEqual([]);
   });
@@ -358,24 +359,36 @@ describe('rooms and events', () => {
     expect(got.s).toEqual([]);
   });
 
-  it('relays algorithm_status_change from a node to its collaboration with the run id', async () => {
+  it("relays algorithm_status_change with the run id to the run's audience, and a failure to every node", async () => {
     const { orgs, collab, nodes } = await network();
     const task = await t.fx.task(collab, orgs);
+    const viewer = await t.fx.user(orgs[1]!, { rules: ['event.v_col'] });
     const sender = connect(await nodes[0]!.token());
-    const watcher = connect(await nodes[1]!.token());
-    await Promise.all([sender, watcher].map(connected));
+    // The node of orgs[1]: neither the run's organization nor the task's initiator.
+    const otherNode = connect(await nodes[1]!.token());
+    const user = connect(await viewer.token());
+    await Promise.all([sender, otherNode, user].map(connected));
     await Promise.all([settled(nodes[0]!.id, 1), settled(nodes[1]!.id, 1)]);
-    const relayed = received(watcher, 'algorithm_status_change');
+    await until(
+      'viewer online',
+      () => userStatus(viewer.id),
+      (v) => v === 'online',
+    );
+    const heardByOtherNode: unknown[] = [];
+    otherNode.on('algorithm_status_change', (p) => heardByOtherNode.push(p));
+    const relayed = received(user, 'algorithm_status_change');
     const echoed = received(sender, 'algorithm_status_change');
-    sender.emit('algorithm_status_change', {
-      node_id: nodes[0]!.id,
-      status: 'active',
-      result_id: task.resultIds[0]!,
-      task_id: task.id,
-      collaboration_id: collab,
-      organization_id: orgs[0]!,
-      parent_id: null,
-    });
+    const report = (status: string, resultId = task.resultIds[0]!) =>
+      sender.emit('algorithm_status_change', {
+        node_id: nodes[0]!.id,
+        status,
+        result_id: resultId,
+        task_id: task.id,
+        collaboration_id: collab,
+        organization_id: orgs[0]!,
+        parent_id: null,
+      });
+    report('active');
     const expected: AlgorithmStatusChangePayload = {
       status: 'active',
       result_id: task.resultIds[0]!,
@@ -389,10 +402,17 @@ describe('rooms and events', () => {
     expect((await relayed)[0]).toEqual(expected);
     expect((await echoed)[0]).toEqual(expected);
 
+    // A failure reaches every node of the collaboration (vantage6 3.x nodes log it for their administrator).
+    const failure = received(otherNode, 'algorithm_status_change');
+    report('crashed');
+    expect((await failure)[0]).toEqual({ ...expected, status: 'crashed' });
+    // The other node heard the failure only, not that the run became active.
+    expect(heardByOtherNode).toEqual([{ ...expected, status: 'crashed' }]);
+
     // A node cannot report on the result of another organization.
     const ignored: unknown[] = [];
-    watcher.on('algorithm_status_change', (p) => ignored.push(p));
-    sender.emit('algorithm_status_change', { status: 'failed', result_id: task.resultIds[1]! });
+    user.on('algorithm_status_change', (p) => ignored.push(p));
+    report('failed', task.resultIds[1]!);
     await new Promise((r) => setTimeout(r, 300));
     expect(ignored).toEqual([]);
   });

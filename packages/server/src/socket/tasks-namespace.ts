@@ -1,4 +1,9 @@
-import { SocketRooms, type AlgorithmStatusChangePayload, type NodePresencePayload } from '@federa/common';
+import {
+  isFailedRunStatus,
+  SocketRooms,
+  type AlgorithmStatusChangePayload,
+  type NodePresencePayload,
+} from '@federa/common';
 import type { AppContext } from '../context.js';
 import { hasSignedToken, identify } from './identify.js';
 import { presenceRoom, roomsOf, sessionRoom, watchRooms } from './rooms.js';
@@ -219,9 +224,11 @@ async function relayStatusChange(
       organization_id: row.organization_id,
       parent_id: row.parent_id,
     };
-    nsp
-      .to(SocketRooms.runAudience(row.collaboration_id, [row.organization_id, row.initiator_id]))
-      .emit('algorithm_status_change', payload);
+    // A failure goes to every node of the collaboration as well: vantage6 3.x nodes log it for their administrator
+    // (docs/socket-protocol.md#audiences). Failures are rare; the run's other changes concern its audience only.
+    const audience = SocketRooms.audience(row.collaboration_id, [row.organization_id, row.initiator_id]);
+    if (isFailedRunStatus(payload.status)) audience.push(SocketRooms.collaboration(row.collaboration_id));
+    nsp.to(audience).emit('algorithm_status_change', payload);
   } catch (error) {
     ctx.log.error(
       { err: error, event: 'socket.status_change_failed', node_id: node.id },

@@ -94,14 +94,10 @@ export async function killTask(
     ]);
   }
   for (const [collaboration, killList] of byCollaboration)
-    events.emit(
-      SocketRooms.runAudience(collaboration, concerned.get(collaboration) ?? []),
-      'kill_containers',
-      {
-        kill_list: killList,
-        collaboration_id: collaboration,
-      },
-    );
+    events.emit(SocketRooms.audience(collaboration, concerned.get(collaboration) ?? []), 'kill_containers', {
+      kill_list: killList,
+      collaboration_id: collaboration,
+    });
   return [...byCollaboration.values()].flat();
 }
 
@@ -127,7 +123,7 @@ export async function killNodeRuns(
     open.map((r) => r.id),
   );
   const concerned = [node.organization_id, ...open.map((r) => r.initiator_id)];
-  events.emit(SocketRooms.runAudience(node.collaboration_id, concerned), 'kill_containers', {
+  events.emit(SocketRooms.audience(node.collaboration_id, concerned), 'kill_containers', {
     node_id: node.id,
     collaboration_id: node.collaboration_id,
   });

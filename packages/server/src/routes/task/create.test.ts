@@ -57,9 +57,12 @@ describe('POST /task by a user', () => {
     ).toBe(true);
 
     const room = `collaboration_${w.collab}`;
-    // new_task: the users watching the collaboration, and the nodes of the organizations with a run.
+    // task_created and new_task: the users watching the collaboration, and the nodes of the organizations with a run
+    // (task_created: and of the initiator, here orgA too).
     expect(events.emitted.map((e) => [e.room, e.event])).toEqual([
-      [room, 'task_created'],
+      [`federa:watch:${room}`, 'task_created'],
+      [`${room}_organization_${w.orgA}`, 'task_created'],
+      [`${room}_organization_${w.orgB}`, 'task_created'],
       [`federa:watch:${room}`, 'new_task'],
       [`${room}_organization_${w.orgA}`, 'new_task'],
       [`${room}_organization_${w.orgB}`, 'new_task'],

@@ -199,23 +199,27 @@ export async function createTask(ctx: AppContext, caller: Caller, body: CreateTa
       organization_id: o.id,
       input: typeof o.input === 'string' ? o.input : JSON.stringify(o.input),
     })),
-    // 8. `task_created`, before the results are created (docs/socket-protocol.md#events-from-the-server).
+    // 8. `task_created`, before the results are created, to the task's audience (docs/socket-protocol.md#audiences).
     (task) =>
-      ctx.events.emit(SocketRooms.collaboration(collaborationId), 'task_created', {
-        task_id: task.id,
-        run_id: task.run_id,
-        collaboration_id: collaborationId,
-        init_org_id: initiatorId,
-      }),
+      ctx.events.emit(
+        SocketRooms.audience(collaborationId, [...receivers.map((o) => o.id), initiatorId]),
+        'task_created',
+        {
+          task_id: task.id,
+          run_id: task.run_id,
+          collaboration_id: collaborationId,
+          init_org_id: initiatorId,
+        },
+      ),
   );
 
-  // 11. The collaboration's nodes are told by announceTask, once the caller has the answer.
+  // 11. The nodes with a run are told by announceTask, once the caller has the answer.
   return taskId;
 }
 
 /**
  * Step 11 of `POST /task`: `new_task` to the users watching the collaboration and to the nodes of the
- * organizations with a run in it (`SocketRooms.newTaskAudience`), sent once the answer to the POST has been
+ * organizations with a run in it (`SocketRooms.audience`), sent once the answer to the POST has been
  * written (or its connection closed). Each of those nodes fetches its run at that event; sent earlier, their
  * fetches would be served before the answer, which waits for its audit entry (docs/performance.md, bench/fan-out).
  */
@@ -230,7 +234,7 @@ export function announceTask(
   const send = (): void => {
     if (sent) return;
     sent = true;
-    ctx.events.emit(SocketRooms.newTaskAudience(collaborationId, organizationIds), 'new_task', taskId);
+    ctx.events.emit(SocketRooms.audience(collaborationId, organizationIds), 'new_task', taskId);
   };
   response.once('finish', send);
   response.once('close', send);
