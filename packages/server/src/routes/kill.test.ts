@@ -43,10 +43,11 @@ describe('POST /kill/task', () => {
         { task_id: child.id, result_id: child.resultIds[1], organization_id: w.orgB },
       ],
     };
-    // One emit to the collaboration and to the rooms of the organizations concerned (their researchers).
+    // One emit to the users watching the collaboration and to the rooms of the organizations concerned (their nodes
+    // and researchers).
     expect(events.emitted).toEqual(
       [
-        `collaboration_${w.collab}`,
+        `federa:watch:collaboration_${w.collab}`,
         `collaboration_${w.collab}_organization_${w.orgA}`,
         `collaboration_${w.collab}_organization_${w.orgB}`,
       ].map((room) => ({ room, event: 'kill_containers', payload })),
@@ -194,11 +195,13 @@ describe('POST /kill/node/tasks', () => {
     const r = await t.api('POST', '/kill/node/tasks', { token: w.token, body: { id: w.nodeA.id } });
     expect(r.status).toBe(200);
     expect(events.emitted).toEqual(
-      [`collaboration_${w.collab}`, `collaboration_${w.collab}_organization_${w.orgA}`].map((room) => ({
-        room,
-        event: 'kill_containers',
-        payload: { node_id: w.nodeA.id, collaboration_id: w.collab },
-      })),
+      [`federa:watch:collaboration_${w.collab}`, `collaboration_${w.collab}_organization_${w.orgA}`].map(
+        (room) => ({
+          room,
+          event: 'kill_containers',
+          payload: { node_id: w.nodeA.id, collaboration_id: w.collab },
+        }),
+      ),
     );
   });
 

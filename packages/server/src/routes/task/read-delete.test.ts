@@ -247,10 +247,11 @@ describe('DELETE /task/{id}', () => {
     expect(r.status).toBe(200);
     expect(r.body.msg).toBeTruthy();
 
-    // One emit to the collaboration and to the rooms of the organizations concerned (recorded per room).
+    // One emit to the users watching the collaboration and to the rooms of the organizations concerned (recorded per
+    // room).
     const kill = events.named('kill_containers');
     expect(kill.map((k) => k.room)).toEqual([
-      `collaboration_${w.collab}`,
+      `federa:watch:collaboration_${w.collab}`,
       `collaboration_${w.collab}_organization_${w.orgA}`,
       `collaboration_${w.collab}_organization_${w.orgB}`,
     ]);
