@@ -15,6 +15,12 @@ export interface ReadClock {
   /** The reading now when it costs no round trip to the database; undefined when it would. */
   peek(): ClockReading | undefined;
   /**
+   * A second reading that moves only on changes that may change a caller (who a token's user or node is, and what
+   * they may do): every change but those of tasks, runs and presence. SQLite only; without it, callers are kept by
+   * `now()` like answers.
+   */
+  callers?(): ClockReading;
+  /**
    * Whether a reading costs a round trip to the database (PostgreSQL): a request then reads the clock in the same
    * query as its caller (auth/authenticate.ts), and requests that need no reading take none.
    */
@@ -29,6 +35,8 @@ export interface ReadClock {
 export class ChangeClock implements ReadClock {
   readonly remote = false;
   #count = 0;
+  /** Moves with `#count`, but not for this process's writes that cannot change a caller. */
+  #callers = 0;
   #dataVersion: unknown;
   #probe: SQLite.Statement | null = null;
 
@@ -37,20 +45,32 @@ export class ChangeClock implements ReadClock {
     this.#probe = database.prepare('PRAGMA data_version').pluck();
     this.#dataVersion = undefined;
     this.#count += 1;
+    this.#callers += 1;
   }
 
-  /** Counts a write of this process. */
-  wrote(): void {
+  /**
+   * Counts a write of this process; `callerNeutral` when the statement cannot change a caller
+   * (db/statement-cache.ts `isCallerNeutral`).
+   */
+  wrote(callerNeutral = false): void {
     this.#count += 1;
+    if (!callerNeutral) this.#callers += 1;
   }
 
   now(): number {
     const dataVersion = this.#probe?.get();
     if (dataVersion !== this.#dataVersion) {
+      // Another connection's commit: what it changed is unknown, so both readings move.
       this.#dataVersion = dataVersion;
       this.#count += 1;
+      this.#callers += 1;
     }
     return this.#count;
+  }
+
+  callers(): number {
+    this.now();
+    return this.#callers;
   }
 
   peek(): number {

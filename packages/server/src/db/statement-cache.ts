@@ -2,26 +2,38 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely';
 import type SQLite from 'better-sqlite3';
 import type { ChangeClock } from './change-clock.js';
 
+/**
+ * Statements whose writes cannot change a caller (the user or node a token names, its session, roles, rules and
+ * collaborations): those of tasks and runs (and what a delete of them cascades to: runs, ports, stored pieces), and
+ * the presence columns of users and nodes. A caller kept by the read cache survives them (http/read-cache.ts); a
+ * container's caller, which depends on its run, is kept by the clock of every write. Anything else, raw SQL
+ * included, counts as a change of callers.
+ */
+const CALLER_NEUTRAL =
+  /^(?:insert into|update|delete from) "(?:task|result|result_chunk|port)" |^update "(?:user|node)" set "(?:last_seen|status)" = \?(?:, "(?:last_seen|status)" = \?)? where /;
+
+export const isCallerNeutral = (text: string): boolean => CALLER_NEUTRAL.test(text);
+
 /** A statement that writes, as Kysely's SQLite driver uses it, counting each run on the clock. */
-function counted(statement: SQLite.Statement, clock: ChangeClock): SqliteStatement {
+function counted(statement: SQLite.Statement, clock: ChangeClock, callerNeutral: boolean): SqliteStatement {
   return {
     reader: statement.reader,
     all(parameters) {
       try {
         return statement.all(parameters);
       } finally {
-        clock.wrote();
+        clock.wrote(callerNeutral);
       }
     },
     run(parameters) {
       try {
         return statement.run(parameters);
       } finally {
-        clock.wrote();
+        clock.wrote(callerNeutral);
       }
     },
     iterate(parameters) {
-      clock.wrote();
+      clock.wrote(callerNeutral);
       return statement.iterate(parameters);
     },
   };
@@ -41,7 +53,7 @@ export function withStatementCache(database: SQLite.Database, clock: ChangeClock
       if (!statement) {
         if (statements.size >= 1000) statements.clear();
         const compiled = database.prepare(text);
-        statement = compiled.readonly ? compiled : counted(compiled, clock);
+        statement = compiled.readonly ? compiled : counted(compiled, clock, isCallerNeutral(text));
         statements.set(text, statement);
       }
       return statement;

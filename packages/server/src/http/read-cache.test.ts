@@ -113,6 +113,48 @@ describe('read cache (SQLite)', () => {
     expect(refused.body.msg).toContain('You lack the permission');
   });
 
+  it("keeps a researcher's caller across tasks posted and runs reported, and applies a removed rule at once", async () => {
+    const org = await t.fx.organization();
+    const collab = await t.fx.collaboration([org]);
+    const node = await t.fx.node(org, collab);
+    const role = await t.fx.role(['task.v_org', 'task.c_org'], org);
+    const token = await (await t.fx.user(org, { roleIds: [role] })).token();
+    const nodeToken = await node.token();
+    const tasks = async () => {
+      const r = await t.api('GET', '/task', { token, query: { collaboration_id: collab } });
+      expect(r.status).toBe(200);
+      return r.body.map((x: { name: string }) => x.name);
+    };
+    expect(await tasks()).toEqual([]);
+    // Tasks and runs change: the answer is computed again, with the caller loaded before.
+    const hits = cache().stats.callerHits;
+    const posted = await t.api('POST', '/task', {
+      token,
+      body: {
+        collaboration_id: collab,
+        organizations: [{ id: org, input: 'aW5wdXQ=' }],
+        name: 'first',
+        image: 'example/image',
+      },
+    });
+    expect(posted.status).toBe(201);
+    const run = posted.body.results[0].id as number;
+    expect(cache().stats.callerHits).toBe(hits + 1);
+    const report = await t.api('PATCH', `/result/${run}`, {
+      token: nodeToken,
+      body: { status: 'active' },
+    });
+    expect(report.status).toBe(200);
+    expect(await tasks()).toEqual(['first']);
+    expect(cache().stats.callerHits).toBe(hits + 2);
+    // A change of the caller's rules is a change of callers: the next request loads the caller again.
+    const ruleId = await t.fx.ruleId('task.v_org');
+    expect((await t.api('DELETE', `/role/${role}/rule/${ruleId}`, { token: t.rootToken })).status).toBe(200);
+    const refused = await t.api('GET', '/task', { token, query: { collaboration_id: collab } });
+    expect(refused.status).toBe(401);
+    expect(cache().stats.callerHits).toBe(hits + 2);
+  });
+
   it('refuses an expired token although its answer was kept', async () => {
     const org = await t.fx.organization();
     const token = await (await t.fx.user(org, { rules: ['organization.v_org'] })).token();

@@ -28,6 +28,11 @@ interface Kept<T> {
  * full authentication and the policy's checks at the same state of the database, so it is given again without
  * them, but only until its token expires; `last_seen` is still recorded.
  *
+ * Callers are kept the same way, except where the clock has a second reading for the changes that may change a
+ * caller (SQLite, {@link ReadClock.callers}): there a user's or node's caller outlives the tasks posted and the
+ * runs reported meanwhile, and goes at the first change of anything else (a role, a rule, a session, a membership,
+ * another connection's commit).
+ *
  * SQLite's clock is read in memory; PostgreSQL's is the cluster's transaction snapshot, one trivial query per
  * request, which every instance sharing the database sees alike (db/change-clock.ts).
  */
@@ -39,7 +44,7 @@ export class ReadCache {
   readonly #answers = new Map<string, Kept<CachedAnswer>>();
   readonly #callers = new Map<string, Kept<Caller>>();
   /** Counters for the logs and the benchmark. */
-  readonly stats = { hits: 0, stored: 0, cleared: 0 };
+  readonly stats = { hits: 0, stored: 0, cleared: 0, callerHits: 0 };
 
   constructor(clock: ReadClock, maxBytes: number) {
     this.#clock = clock;
@@ -70,13 +75,23 @@ export class ReadCache {
 
   #observe(now: ClockReading): ClockReading {
     if (now !== this.#reading) {
-      if (this.#answers.size > 0 || this.#callers.size > 0) this.stats.cleared += 1;
+      if (this.#answers.size > 0) this.stats.cleared += 1;
       this.#answers.clear();
-      this.#callers.clear();
+      // With a clock of its own, a kept caller is checked against it when it is asked for (callerReading).
+      if (!this.#clock.callers) this.#callers.clear();
       this.#bytes = 0;
       this.#reading = now;
     }
     return now;
+  }
+
+  /**
+   * The reading a token's caller is kept by, `reading` being the request's: for a user or a node, the clock of
+   * the changes that may change a caller where there is one (SQLite: a task posted or a run reported keeps it); for
+   * a container, whose caller depends on its run, `reading` itself.
+   */
+  callerReading(kind: 'container' | 'session', reading: ClockReading): ClockReading {
+    return kind === 'session' && this.#clock.callers ? this.#clock.callers() : reading;
   }
 
   /**
@@ -86,7 +101,7 @@ export class ReadCache {
   changed(): void {
     if (this.#answers.size > 0 || this.#callers.size > 0) this.stats.cleared += 1;
     this.#answers.clear();
-    this.#callers.clear();
+    if (!this.#clock.callers) this.#callers.clear();
     this.#bytes = 0;
   }
 
@@ -125,13 +140,21 @@ export class ReadCache {
     this.stats.stored += 1;
   }
 
+  /** The caller kept for `token` at exactly `reading` ({@link callerReading}). */
   caller(token: string, reading: ClockReading): Caller | undefined {
     const kept = this.#callers.get(token);
-    return kept && kept.reading === reading ? kept.value : undefined;
+    if (!kept || kept.reading !== reading) return undefined;
+    this.stats.callerHits += 1;
+    return kept.value;
   }
 
+  /** Keeps a caller loaded after {@link callerReading} gave `reading`, unless that reading has moved since. */
   keepCaller(token: string, reading: ClockReading, caller: Caller): void {
-    if (!this.#current(reading)) return;
+    const current =
+      caller.kind !== 'container' && this.#clock.callers
+        ? this.#clock.callers() === reading
+        : this.#current(reading);
+    if (!current) return;
     if (this.#callers.size >= 10_000) this.#callers.clear();
     this.#callers.set(token, { value: caller, reading });
   }
