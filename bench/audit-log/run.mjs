@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Benchmark: what the audit log costs (docs/audit.md). The writer alone: entries per second appended one after the
-// other (each awaited: one write + one fdatasync each) and many at once (group commit: one fdatasync per batch),
+// other (each awaited: one O_DSYNC write each) and many at once (group commit: one write per batch),
 // with and without fdatasync. Then the server: an audited request (GET /result) with and without an audit log,
 // in-process (app.inject), one after the other. Needs `npx tsc --build` first.
 //   node bench/audit-log/run.mjs [--entries 2000] [--requests 300]

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -139,6 +139,22 @@ describe('an audit chain', () => {
     }
     await log.close();
     expect((await verifyAuditPath(dir))[0]?.entries).toBe(60);
+  });
+
+  it('goes on at its path when the file it had open was moved away or deleted', async () => {
+    const { log } = await AuditLog.open({ dir, chain: 'test' });
+    const file = join(dir, 'test.jsonl');
+    await log.append('thing.done', { i: 1 });
+    await rename(file, join(dir, 'moved-away.txt'));
+    await log.append('thing.done', { i: 2 });
+    await rm(file);
+    await log.append('thing.done', { i: 3 });
+    await log.append('thing.done', { i: 4 });
+    await log.close();
+    const lines = (await readFile(file, 'utf8')).split('\n').filter(Boolean);
+    expect(lines.map((l) => JSON.parse(l) as { seq: number }).map((e) => e.seq)).toEqual([3, 4]);
+    const moved = (await readFile(join(dir, 'moved-away.txt'), 'utf8')).split('\n').filter(Boolean);
+    expect(moved.map((l) => JSON.parse(l) as { seq: number }).map((e) => e.seq)).toEqual([1]);
   });
 
   it('refuses a second writer of the same chain', async () => {

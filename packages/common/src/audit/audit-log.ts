@@ -1,10 +1,17 @@
 /**
  * The writer of one audit chain (docs/audit.md): entries are chained as they are appended (in call order), written
- * in batches (one write and one fdatasync for every entry waiting), and each `append` resolves once its entry is on
- * disk. A write that fails rejects its entries and every entry queued after them; the chain goes on from the last
- * entry written, and `ensureWritable` records how many were lost once writing works again.
+ * in batches (one write for every entry waiting), and each `append` resolves once its entry is on disk. A write
+ * that fails rejects its entries and every entry queued after them; the chain goes on from the last entry written,
+ * and `ensureWritable` records how many were lost once writing works again.
+ *
+ * The file stays open between batches, opened with O_DSYNC when entries are synced: a batch is then one write that
+ * returns once the entries are on disk, one turn of a busy event loop instead of five (open, stat, write, fdatasync,
+ * close). Before each batch the path is looked at (one `stat`, synchronous: a few microseconds): when it no longer
+ * names the open file (moved away, replaced, deleted) the path is opened again, so the chain goes on where the
+ * administrator expects it.
  */
-import { mkdir, open, readFile, rename, truncate } from 'node:fs/promises';
+import { constants, statSync } from 'node:fs';
+import { mkdir, open, readFile, rename, truncate, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { entryLine, GENESIS_HASH, makeEntry, type AuditEntry, type AuditFields } from './audit-entry.js';
 import { chainFiles, checkChainName, currentFileName, lockFileName, rotatedFileName } from './audit-files.js';
@@ -81,6 +88,8 @@ export class AuditLog {
   #failure: Error | undefined;
   #lost = 0;
   #closed = false;
+  /** The open file, with its device and inode as opened (to notice the path being given another file). */
+  #handle: { fh: FileHandle; dev: number; ino: number } | undefined;
 
   private constructor(options: AuditLogOptions, state: FileState, lock: string | undefined) {
     this.dir = options.dir;
@@ -176,6 +185,7 @@ export class AuditLog {
     if (this.#closed) return;
     this.#closed = true;
     while (this.#flushing) await this.#flushing;
+    await this.#closeFile();
     if (this.#lock) await releaseLock(this.#lock);
   }
 
@@ -234,26 +244,60 @@ export class AuditLog {
     }
   }
 
+  /** The open file, opened again when the path no longer names it. */
+  async #file(): Promise<{ fh: FileHandle; size: number }> {
+    const open_ = this.#handle;
+    if (open_) {
+      let current: { dev: number; ino: number } | undefined;
+      try {
+        current = statSync(this.file);
+      } catch {
+        current = undefined; // deleted: made again below
+      }
+      if (current && current.dev === open_.dev && current.ino === open_.ino)
+        return { fh: open_.fh, size: this.#durable.size };
+      await this.#closeFile();
+    }
+    const flags =
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (this.#sync ? constants.O_DSYNC : 0);
+    const fh = await open(this.file, flags, 0o600);
+    try {
+      const { dev, ino, size } = await fh.stat();
+      this.#handle = { fh, dev, ino };
+      return { fh, size };
+    } catch (error) {
+      await fh.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async #closeFile(): Promise<void> {
+    const open_ = this.#handle;
+    this.#handle = undefined;
+    await open_?.fh.close().catch(() => undefined);
+  }
+
   async #write(lines: Extract<Item, { kind: 'line' }>[]): Promise<void> {
     if (lines.length === 0) return;
     const buffer = Buffer.concat(lines.map((l) => l.bytes));
-    const fh = await open(this.file, 'a', 0o600);
     try {
-      const before = (await fh.stat()).size;
+      const { fh, size: before } = await this.#file();
+      // O_DSYNC: the write returns once the entries are on disk (as a write and an fdatasync would).
       const { bytesWritten } = await fh.write(buffer);
       if (bytesWritten !== buffer.length) {
         await fh.truncate(before).catch(() => undefined);
         throw new Error(`only ${bytesWritten} of ${buffer.length} bytes could be written to ${this.file}`);
       }
-      if (this.#sync) await fh.datasync();
       const last = lines[lines.length - 1]?.entry;
       const d = this.#durable;
       if (d.entries === 0 && lines[0]) d.firstSeq = lines[0].entry.seq;
       d.size = before + buffer.length;
       d.entries += lines.length;
       if (last) Object.assign(d, { seq: last.seq, hash: last.hash });
-    } finally {
-      await fh.close();
+    } catch (error) {
+      // Opened again at the next batch: the path may be given a writable file meanwhile.
+      await this.#closeFile();
+      throw error;
     }
     if (this.#sync && this.#durable.entries === lines.length) await syncDir(this.dir);
     for (const l of lines) {
@@ -263,6 +307,7 @@ export class AuditLog {
   }
 
   async #rotate(target: string): Promise<void> {
+    await this.#closeFile();
     await rename(this.file, join(this.dir, target));
     if (this.#sync) await syncDir(this.dir);
     Object.assign(this.#durable, { size: 0, entries: 0, firstSeq: this.#durable.seq + 1 });
