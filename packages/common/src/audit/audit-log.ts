@@ -246,16 +246,16 @@ export class AuditLog {
 
   /** The open file, opened again when the path no longer names it. */
   async #file(): Promise<{ fh: FileHandle; size: number }> {
-    const open_ = this.#handle;
-    if (open_) {
+    const held = this.#handle;
+    if (held) {
       let current: { dev: number; ino: number } | undefined;
       try {
         current = statSync(this.file);
       } catch {
         current = undefined; // deleted: made again below
       }
-      if (current && current.dev === open_.dev && current.ino === open_.ino)
-        return { fh: open_.fh, size: this.#durable.size };
+      if (current && current.dev === held.dev && current.ino === held.ino)
+        return { fh: held.fh, size: this.#durable.size };
       await this.#closeFile();
     }
     const flags =
@@ -272,9 +272,9 @@ export class AuditLog {
   }
 
   async #closeFile(): Promise<void> {
-    const open_ = this.#handle;
+    const held = this.#handle;
     this.#handle = undefined;
-    await open_?.fh.close().catch(() => undefined);
+    await held?.fh.close().catch(() => undefined);
   }
 
   async #write(lines: Extract<Item, { kind: 'line' }>[]): Promise<void> {

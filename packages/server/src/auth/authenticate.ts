@@ -174,10 +174,7 @@ async function accessCaller(
     taken = request.readCacheReading = await cache.refresh();
   }
   // A GET took its reading before anything else; other requests take one now, before the caller's queries.
-  const reading = cache.callerReading(
-    claims.client_type === 'container' ? 'container' : 'session',
-    taken ?? (await cache.refresh()),
-  );
+  const reading = cache.callerReading(claims.client_type, taken ?? (await cache.refresh()));
   const known = cache.caller(token, reading);
   if (known && (known.validUntil ?? Infinity) > Date.now()) return known;
   const caller = await callerFromClaims(ctx, claims);

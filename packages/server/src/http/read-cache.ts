@@ -86,12 +86,16 @@ export class ReadCache {
   }
 
   /**
-   * The reading a token's caller is kept by, `reading` being the request's: for a user or a node, the clock of
-   * the changes that may change a caller where there is one (SQLite: a task posted or a run reported keeps it); for
-   * a container, whose caller depends on its run, `reading` itself.
+   * The reading a token's caller is kept by, `reading` being the request's and `kind` the token's caller kind:
+   * for a user or a node, the clock of the changes that may change a caller where there is one (SQLite: a task
+   * posted or a run reported keeps it); for a container, whose caller depends on its run, `reading` itself.
    */
-  callerReading(kind: 'container' | 'session', reading: ClockReading): ClockReading {
-    return kind === 'session' && this.#clock.callers ? this.#clock.callers() : reading;
+  callerReading(kind: string, reading: ClockReading): ClockReading {
+    return this.#onCallersClock(kind) ? (this.#clock.callers?.() ?? reading) : reading;
+  }
+
+  #onCallersClock(kind: string): boolean {
+    return this.#clock.callers !== undefined && kind !== 'container';
   }
 
   /**
@@ -99,7 +103,7 @@ export class ReadCache {
    * tell anyway; on PostgreSQL this spares the next requests a look at the clock that would only find it moved).
    */
   changed(): void {
-    if (this.#answers.size > 0 || this.#callers.size > 0) this.stats.cleared += 1;
+    if (this.#answers.size > 0) this.stats.cleared += 1;
     this.#answers.clear();
     if (!this.#clock.callers) this.#callers.clear();
     this.#bytes = 0;
@@ -150,10 +154,9 @@ export class ReadCache {
 
   /** Keeps a caller loaded after {@link callerReading} gave `reading`, unless that reading has moved since. */
   keepCaller(token: string, reading: ClockReading, caller: Caller): void {
-    const current =
-      caller.kind !== 'container' && this.#clock.callers
-        ? this.#clock.callers() === reading
-        : this.#current(reading);
+    const current = this.#onCallersClock(caller.kind)
+      ? this.callerReading(caller.kind, reading) === reading
+      : this.#current(reading);
     if (!current) return;
     if (this.#callers.size >= 10_000) this.#callers.clear();
     this.#callers.set(token, { value: caller, reading });
