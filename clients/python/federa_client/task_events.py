@@ -100,6 +100,7 @@ class EventWatch:
         self._lock = threading.Lock()
         self._last_refresh: Optional[float] = None
         self._last_attempt = 0.0
+        self._used = False  # whether self._sio has been connected once (then the next attempt takes a new one)
         self._given_up = False
         self._join_timeout = JOIN_TIMEOUT_SECONDS
 
@@ -123,6 +124,7 @@ class EventWatch:
             return False
         try:
             self._sio = self._make_socket()
+            self._used = False
         except Exception as exc:  # a python-socketio of another generation: polling is the answer
             self._give_up(f"cannot set up a socket ({type(exc).__name__})")
             return False
@@ -135,7 +137,7 @@ class EventWatch:
             cls = socketio.Client
         sio = cls(reconnection=False, handle_sigint=False, logger=socketio_log, engineio_logger=socketio_log,
                   request_timeout=CONNECT_TIMEOUT_SECONDS)
-        on = lambda event, handler: sio.on(event, handler, namespace=NAMESPACE)  # noqa: E731
+        on = lambda event, handler: sio.on(event, self._from(sio, handler), namespace=NAMESPACE)  # noqa: E731
         on("connect", self._on_connect)
         on("disconnect", self._on_disconnect)
         on("message", self._on_message)
@@ -144,10 +146,34 @@ class EventWatch:
             on(event, self._handler(event))
         return sio
 
+    def _from(self, sio: Any, handler: Callable[..., None]) -> Callable[..., None]:
+        """``handler`` for events of ``sio`` while it is the watch's socket: a socket replaced by a new one may still
+        report its own end from its threads, which must not touch the new connection."""
+
+        def handle(*args: Any) -> None:
+            if self._sio is sio:
+                handler(*args)
+
+        return handle
+
+    def _renew(self) -> None:
+        """A new socket object for the next attempt. python-socketio's ``Client`` is not connected twice: the threads
+        of its previous connection end later and would reset the state of (and read the packets queued for) the
+        next one, which then never joins the namespace."""
+        old, self._sio = self._sio, self._make_socket()
+        if old is not None:
+            try:
+                old.disconnect()
+            except Exception:  # already closed
+                pass
+
     def _connect(self, first: bool = False) -> bool:
         """One connection attempt, with one token refresh when the server says the token is not valid. When the
         first attempt fails the socket is given up; a later one (after the socket went down) is tried again."""
         for attempt in (1, 2):
+            if self._used:
+                self._renew()
+            self._used = True
             self._last_attempt = time.monotonic()
             self._ready.clear()
             self._expired.clear()

@@ -187,6 +187,30 @@ def test_a_token_the_socket_refused_is_refreshed_once(server, posted, monkeypatc
     assert not thread.is_alive() and box["results"][0]["result"] == {"sum": 5}, box
 
 
+def test_every_connection_after_a_refused_token_listens(server, posted, monkeypatch):
+    """The connection after a refused token is a new socket: the ending threads of the refused one once reset it,
+    so that it never joined the namespace and the wait polled (1 in about 20 attempts on a loaded machine)."""
+    task_id, _ = posted
+    client = logged_in(server)
+    task = client.task.get(task_id)
+    headers = task_events.EventWatch._headers
+
+    def wrong_then_right(watch):
+        first = not getattr(watch, "refused_once", False)
+        watch.refused_once = True
+        return {"Authorization": "Bearer not-a-token"} if first else headers(watch)
+
+    monkeypatch.setattr(task_events.EventWatch, "_headers", wrong_then_right)
+    outcomes = []
+    for _ in range(40):
+        watch = task_events.watch_task(client, task)
+        try:
+            outcomes.append(watch.open())
+        finally:
+            watch.close()
+    assert outcomes == [True] * 40
+
+
 def test_a_user_in_no_room_of_the_collaboration_waits_by_polling(server, posted, root, unique, capsys):
     """Without an *event view* rule the server puts the user's socket in no room: the client polls."""
     task_id, node = posted
