@@ -35,6 +35,7 @@ export async function createContext(
   const { config } = options;
   const dbh = new DatabaseHandle(parseDatabaseUri(config.uri, options.dataDir), {
     queryTimeoutMs: config.database.query_timeout_ms,
+    preparedStatements: config.database.prepared_statements,
     connectTimeoutMs: config.database.connect_timeout_ms,
     repairIntervalMs: config.database.fix_interval_seconds * 1000,
     log: options.log,

@@ -25,6 +25,11 @@ export const ServerConfigSchema = Type.Object(
         fix_interval_seconds: Type.Integer({ minimum: 1, default: 30 }),
         /** The `Retry-After` (seconds) of a 503 answered while the database is unreachable. */
         retry_after_seconds: Type.Integer({ minimum: 1, default: 5 }),
+        /**
+         * PostgreSQL: keep the queries run again and again prepared on each connection; false behind a pooler
+         * in transaction mode (PgBouncer before 1.21).
+         */
+        prepared_statements: Type.Boolean({ default: true }),
       },
       { default: {}, additionalProperties: false },
     ),

@@ -17,6 +17,12 @@ export interface DatabaseOptions {
    * @default 30000
    */
   repairIntervalMs?: number;
+  /**
+   * PostgreSQL: keep the queries run again and again prepared on each connection (db/statement-names.ts); off
+   * behind a pooler that moves a session between server connections.
+   * @default true
+   */
+  preparedStatements?: boolean;
   /** Where pool faults are reported. */
   log?: PoolLog;
 }

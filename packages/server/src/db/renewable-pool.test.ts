@@ -81,3 +81,77 @@ describe('a saturated pool', () => {
     }
   });
 });
+
+describe('prepared statements (db/statement-names.ts)', () => {
+  const open = (preparedStatements = true) => {
+    const pool = new RenewablePool({ connectionString: db.uri, max: 1 }, undefined, preparedStatements);
+    return new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool }) });
+  };
+  const prepared = async (k: Kysely<Record<string, never>>) =>
+    (await sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements`.execute(k)).rows.map(
+      (r) => r.statement,
+    );
+  const pid = async (k: Kysely<Record<string, never>>) =>
+    (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(k)).rows[0]?.pid;
+
+  it('keeps a query run again prepared on its connection, not one run once', async () => {
+    const k = open();
+    try {
+      const again = (n: number) => sql<{ n: number }>`SELECT ${n}::int + 1 AS n`.execute(k);
+      expect((await again(1)).rows).toEqual([{ n: 2 }]);
+      expect(await prepared(k)).toEqual([]);
+      expect((await again(2)).rows).toEqual([{ n: 3 }]);
+      expect((await again(3)).rows).toEqual([{ n: 4 }]);
+      await sql`SELECT ${'once'}::text AS s`.execute(k);
+      expect(await prepared(k)).toEqual(['SELECT $1::int + 1 AS n']);
+    } finally {
+      await k.destroy();
+    }
+  });
+
+  it('prepares nothing when turned off', async () => {
+    const k = open(false);
+    try {
+      for (let n = 0; n < 3; n++) await sql`SELECT ${n}::int AS n`.execute(k);
+      expect(await prepared(k)).toEqual([]);
+    } finally {
+      await k.destroy();
+    }
+  });
+
+  it('answers rightly when the table under a prepared statement changed, and closes that connection', async () => {
+    const k = open();
+    try {
+      await sql`CREATE TABLE changing (a int)`.execute(k);
+      await sql`INSERT INTO changing VALUES (1)`.execute(k);
+      const read = () => sql`SELECT * FROM changing WHERE a = ${1}`.execute(k);
+      await read();
+      expect((await read()).rows).toEqual([{ a: 1 }]);
+      const before = await pid(k);
+      // Another instance's migration: the row type of `select *` changes under the prepared statement.
+      await sql`ALTER TABLE changing ADD COLUMN b int DEFAULT 7`.execute(k);
+      expect((await read()).rows).toEqual([{ a: 1, b: 7 }]);
+      expect(await pid(k)).not.toBe(before);
+      expect((await read()).rows).toEqual([{ a: 1, b: 7 }]);
+    } finally {
+      await sql`DROP TABLE IF EXISTS changing`.execute(k);
+      await k.destroy();
+    }
+  });
+
+  it('answers rightly when the prepared statement is gone from its connection', async () => {
+    const k = open();
+    try {
+      const again = (n: number) => sql<{ n: number }>`SELECT ${n}::int * 2 AS n`.execute(k);
+      await again(1);
+      await again(2);
+      expect(await prepared(k)).toEqual(['SELECT $1::int * 2 AS n']);
+      // What a pooler between server and database, or a DISCARD ALL, does.
+      await sql`DEALLOCATE ALL`.execute(k);
+      expect((await again(5)).rows).toEqual([{ n: 10 }]);
+      expect((await again(6)).rows).toEqual([{ n: 12 }]);
+    } finally {
+      await k.destroy();
+    }
+  });
+});

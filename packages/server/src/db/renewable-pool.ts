@@ -1,6 +1,6 @@
-import type { Socket } from 'node:net';
 import pg from 'pg';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import { isStalePreparedStatement, StatementNames } from './statement-names.js';
 
 /** Where the pool reports what it sees; the server passes its logger. */
 export interface PoolLog {
@@ -90,11 +90,15 @@ export class RenewablePool implements PostgresPool {
   #lastReport = 0;
   #renewed = signal();
   readonly #max: number;
+  /** Names of the queries kept prepared on each connection; null: every query runs unnamed. */
+  readonly #names: StatementNames | null;
   /** When a query last got its answer (ms since the epoch): a pool that answers someone is busy, not broken. */
   lastAnswer = 0;
 
-  constructor(config: pg.PoolConfig, log?: PoolLog) {
+  /** `preparedStatements`: keep the texts run again and again prepared on each connection (statement-names.ts). */
+  constructor(config: pg.PoolConfig, log?: PoolLog, preparedStatements = true) {
     this.#log = log;
+    this.#names = preparedStatements ? new StatementNames() : null;
     this.#max = config.max ?? 10;
     this.#make = () => {
       const pool = new pg.Pool(config);
@@ -149,29 +153,24 @@ export class RenewablePool implements PostgresPool {
   async connect(): Promise<PostgresPoolClient> {
     const client = await this.#client();
     let broken = false;
-    // pg writes each message of a query (parse, bind, describe, execute, sync) to the socket on its own: one system
-    // call each. Corked, they leave in one.
-    const stream = (client as unknown as { connection?: { stream?: Socket } }).connection?.stream;
-    const query = ((...args: [string, unknown[]]) => {
-      stream?.cork();
-      let out: unknown;
-      try {
-        out = client.query(...args) as unknown;
-      } finally {
-        stream?.uncork();
-      }
-      if (out instanceof Promise)
-        return out.then(
-          (value: unknown) => {
-            this.lastAnswer = Date.now();
-            return value;
-          },
-          (error: unknown) => {
-            if (isConnectionError(error)) broken = true;
-            throw error;
-          },
-        );
-      return out;
+    const answered = (value: unknown) => {
+      this.lastAnswer = Date.now();
+      return value;
+    };
+    const failed = (error: unknown) => {
+      if (isConnectionError(error)) broken = true;
+      throw error;
+    };
+    // Kysely calls query(text, parameters).
+    const query = ((text: string, parameters?: unknown[]) => {
+      const name = this.#names?.nameOf(text, parameters?.length ?? 0);
+      if (name === undefined) return client.query(text, parameters).then(answered, failed);
+      return client.query({ name, text, values: parameters }).then(answered, (error: unknown) => {
+        if (!isStalePreparedStatement(error)) return failed(error);
+        // This connection's statement is of no use any more; the query runs unnamed, the connection is closed.
+        broken = true;
+        return client.query(text, parameters).then(answered, failed);
+      });
     }) as PostgresPoolClient['query'];
     return {
       query,

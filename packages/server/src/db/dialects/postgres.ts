@@ -18,6 +18,7 @@ export const postgresDialect: Dialect = {
         keepAlive: true,
       },
       options.log,
+      options.preparedStatements ?? true,
     );
     return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), pool };
   },
