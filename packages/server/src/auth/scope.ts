@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, Role, User } from '../db/schema.js';
 import { forbidden } from '../errors.js';
-import { collaborationsOf } from '../repositories/collaboration.js';
+import { collaborationsOf, isMember } from '../repositories/collaboration.js';
 import {
   holdersOfRole,
   roleIdsOfUser,
@@ -28,6 +28,20 @@ export async function callerCollaborations(db: Kysely<Database>, caller: Caller)
   if (caller.kind !== 'user') return caller.collaborationId === null ? [] : [caller.collaborationId];
   if (caller.collaborationIds) return [...caller.collaborationIds];
   return collaborationsOf(db, caller.organizationId);
+}
+
+/**
+ * Whether the caller's organization is a member of a collaboration: from the collaborations read with a user's
+ * caller (as current as the caller itself), else from the database.
+ */
+export async function callerOrganizationIsMember(
+  db: Kysely<Database>,
+  caller: Caller,
+  collaborationId: number,
+): Promise<boolean> {
+  if (caller.kind === 'user' && caller.collaborationIds)
+    return caller.collaborationIds.includes(collaborationId);
+  return isMember(db, caller.organizationId, collaborationId);
 }
 
 /*

@@ -15,20 +15,33 @@ import { loadTasksWithResults, type TaskWithResultsOut } from '../serializers/ta
  */
 
 /** The output and log of a run (what a finished run's report is compared with). */
-export async function findRunOutput(
-  db: Kysely<Database>,
-  id: number,
-): Promise<{ result: string | null; log: string | null; stored: StoredOutput | null }> {
-  const row = await db
-    .selectFrom('result')
-    .select(['result', 'log', 'result_size', 'result_sha256'])
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
-  return {
-    result: row.result,
-    log: row.log,
-    stored: row.result_sha256 === null ? null : { sha256: row.result_sha256, size: Number(row.result_size) },
-  };
+export interface RunOutput {
+  result: string | null;
+  log: string | null;
+  stored: StoredOutput | null;
+}
+
+const OUTPUT_COLUMNS = ['result.result', 'result.log', 'result.result_size', 'result.result_sha256'] as const;
+
+const outputOf = (row: {
+  result: string | null;
+  log: string | null;
+  result_size: number | string | null;
+  result_sha256: string | null;
+}): RunOutput => ({
+  result: row.result,
+  log: row.log,
+  stored: row.result_sha256 === null ? null : { sha256: row.result_sha256, size: Number(row.result_size) },
+});
+
+export async function findRunOutput(db: Kysely<Database>, id: number): Promise<RunOutput> {
+  return outputOf(
+    await db
+      .selectFrom('result')
+      .select(OUTPUT_COLUMNS)
+      .where('result.id', '=', id)
+      .executeTakeFirstOrThrow(),
+  );
 }
 
 /** The SHA-256 of the stored output each of the runs `ids` names (`result_stored`); a run naming none is absent. */
@@ -174,8 +187,8 @@ export interface ResultRow {
   initiator_id: number;
 }
 
-export async function findResult(db: Kysely<Database>, id: number): Promise<ResultRow | undefined> {
-  return db
+const resultRow = (db: Kysely<Database>, id: number) =>
+  db
     .selectFrom('result')
     .innerJoin('task', 'task.id', 'result.task_id')
     .select([
@@ -188,8 +201,21 @@ export async function findResult(db: Kysely<Database>, id: number): Promise<Resu
       'task.collaboration_id',
       'task.initiator_id',
     ])
-    .where('result.id', '=', id)
-    .executeTakeFirst();
+    .where('result.id', '=', id);
+
+export async function findResult(db: Kysely<Database>, id: number): Promise<ResultRow | undefined> {
+  return resultRow(db, id).executeTakeFirst();
+}
+
+/** {@link findResult} with {@link findRunOutput} as `output`, in one query (a node's report needs both). */
+export async function findResultWithOutput(
+  db: Kysely<Database>,
+  id: number,
+): Promise<(ResultRow & { output: RunOutput }) | undefined> {
+  const found = await resultRow(db, id).select(OUTPUT_COLUMNS).executeTakeFirst();
+  if (!found) return undefined;
+  const { result, log, result_size, result_sha256, ...row } = found;
+  return { ...row, output: outputOf({ result, log, result_size, result_sha256 }) };
 }
 
 /**

@@ -6,7 +6,13 @@ import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/caller.js';
 import type { Database } from '../db/schema.js';
 import { forbidden, notFound } from '../errors.js';
-import { findResult, tasksWithVisibleResults, type ResultRow } from '../repositories/result.js';
+import {
+  findResult,
+  findResultWithOutput,
+  tasksWithVisibleResults,
+  type ResultRow,
+  type RunOutput,
+} from '../repositories/result.js';
 
 /** The result `id` when the caller may view it (docs/security.md); else 404 or 401. */
 export async function findVisibleResult(
@@ -30,9 +36,21 @@ export async function findAddressedResult(
   caller: Caller,
   id: number,
 ): Promise<ResultRow> {
+  return addressedTo(caller, id, await findResult(db, id));
+}
+
+/** {@link findAddressedResult} with the run's output and log as `output` (a report is compared with them), in one query. */
+export async function findAddressedResultWithOutput(
+  db: Kysely<Database>,
+  caller: Caller,
+  id: number,
+): Promise<ResultRow & { output: RunOutput }> {
+  return addressedTo(caller, id, await findResultWithOutput(db, id));
+}
+
+function addressedTo<R extends ResultRow>(caller: Caller, id: number, result: R | undefined): R {
   const node = caller.node;
   if (!node) throw forbidden('Only nodes can update results');
-  const result = await findResult(db, id);
   if (!result) throw notFound('Result', id);
   if (result.organization_id !== node.organization_id || result.collaboration_id !== node.collaboration_id) {
     throw forbidden(

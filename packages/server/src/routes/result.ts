@@ -19,12 +19,11 @@ import {
 } from '../serializers/task.js';
 import {
   cancelPendingSiblings,
-  findRunOutput,
   writeRunChanges,
   resultCollaborations,
   visibleResultIds,
 } from '../repositories/result.js';
-import { findAddressedResult, findVisibleResult } from './result-access.js';
+import { findAddressedResultWithOutput, findVisibleResult } from './result-access.js';
 import { StoredOutputSchema, checkUploaded } from './result-output.js';
 import { removeUnnamedUploads } from '../result-store/remove-unnamed.js';
 import { findNode } from '../repositories/node.js';
@@ -182,12 +181,12 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const result = await findAddressedResult(db(), request.caller as Caller, request.params.id);
+      const result = await findAddressedResultWithOutput(db(), request.caller as Caller, request.params.id);
+      const stored = result.output;
       const { result_stored: uploaded, ...body } = request.body;
       if (uploaded && typeof body.result === 'string')
         throw badRequest('A report carries its output in `result` or names it in `result_stored`, not both.');
       if (uploaded) await checkUploaded(ctx.results, result.id, uploaded);
-      const stored = await findRunOutput(db(), result.id);
       const plan = planRunUpdate(
         { ...stored, id: result.id, status: result.status, finished_at: result.finished_at },
         {

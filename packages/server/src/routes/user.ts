@@ -220,14 +220,15 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const caller = callerOf(request);
       const { id } = request.params;
-      const user = await existingUser(id);
+      // The user as shown carries their organization: one read gives the answer and what the check needs.
+      const user = await shownUser(id);
       const allowed =
-        user.id === caller.id ||
+        (caller.kind === 'user' && user.id === caller.id) ||
         can(caller, 'user.v_glo') ||
-        (can(caller, 'user.v_org') && user.organization_id === caller.organizationId);
+        (can(caller, 'user.v_org') && user.organization.id === caller.organizationId);
       if (!allowed)
         throw forbidden('You lack the permission to view this user (user VIEW ORGANIZATION or GLOBAL).');
-      return shownUser(id);
+      return user;
     },
   );
 

@@ -7,9 +7,9 @@ import { inOrder } from '../http/pagination.js';
 import {
   portsOfResults,
   resultRowsWithNode,
-  resultsByTaskAndStatus,
-  resultSummaryByTaskAndStatus,
-  tasksWithChildren,
+  parseRunGroups,
+  tasksWithRuns,
+  tasksWithRunSummary,
 } from '../repositories/task/load.js';
 
 /**
@@ -102,24 +102,17 @@ async function loadTaskCores<R>(
   withResultIds = true,
 ): Promise<TaskCore<R>[]> {
   if (ids.length === 0) return [];
-  const db = ctx.dbh.db;
-  const [rows, groups] = await Promise.all([
-    tasksWithChildren(db, ids),
-    withResultIds
-      ? resultsByTaskAndStatus(db, ids)
-      : resultSummaryByTaskAndStatus(db, ids).then((g) => g.map((x) => ({ ...x, ids: null }))),
-  ]);
+  const rows = await (withResultIds ? tasksWithRuns : tasksWithRunSummary)(ctx.dbh.db, ids);
   const refs = ctx.refs;
   return inOrder(ids, rows).map((t) => {
-    const own = groups.filter((g) => g.task_id === t.id);
+    const own = parseRunGroups(t.run_groups);
     let complete = true;
     let lastFinished: string | null = null;
     const statuses: (string | null)[] = [];
     let resultIds: number[] = [];
     for (const g of own) {
-      if (Number(g.finished) !== Number(g.results)) complete = false;
-      if (lastFinished === null || (g.last_finished_at ?? '') > lastFinished)
-        lastFinished = g.last_finished_at;
+      if (g.finished !== g.runs) complete = false;
+      if (lastFinished === null || (g.lastFinishedAt ?? '') > lastFinished) lastFinished = g.lastFinishedAt;
       statuses.push(g.status);
       if (g.ids) resultIds = resultIds.concat(parseIdList(g.ids));
     }

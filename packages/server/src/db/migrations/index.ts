@@ -9,6 +9,7 @@ import { liveLog } from './0006-live-log.js';
 import { storedResults } from './0007-stored-results.js';
 import { resultChunkRun } from './0008-result-chunk-run.js';
 import { lookupIndexes } from './0009-lookup-indexes.js';
+import { memberOrganizationIndex } from './0010-member-organization-index.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -24,6 +25,7 @@ export class FederaMigrations implements MigrationProvider {
       '0007-stored-results': storedResults(this.dialect),
       '0008-result-chunk-run': resultChunkRun,
       '0009-lookup-indexes': lookupIndexes,
+      '0010-member-organization-index': memberOrganizationIndex,
     });
   }
 }

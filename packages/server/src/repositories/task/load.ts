@@ -1,12 +1,25 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { idList } from '../../db/id-list.js';
 import { prepared } from '../../db/prepared.js';
 
 /** The batch loaders behind the task and run serializers: a page of ids in, their rows out (in any order). */
 
-/** Task rows with the ids of their children (as an id list), in one query. */
-export const tasksWithChildren = prepared((db, ids: readonly number[]) =>
+/**
+ * The runs of the task row `t` summed up per status, as one text value (null without runs): for each status its
+ * name (empty for none), how many runs, how many finished, the last finish (empty for none) and, `withIds`, the
+ * runs' ids, fields separated by `|` and statuses by `;`; {@link parseRunGroups} reads it. One value per task
+ * instead of one row per status (or per run) lets the task's row, its children and its runs come in one query;
+ * the grouping reads the summary index `result (task_id, status, finished_at)`. Statuses come from a fixed set and
+ * times are ISO text, so neither holds a separator.
+ */
+const runGroups = (withIds: boolean) =>
+  sql<
+    string | null
+  >`(select string_agg(g.status || '|' || g.runs || '|' || g.finished || '|' || coalesce(g.last_finished_at, '') || '|' || g.ids, ';') from (select coalesce(r.status, '') as status, count(*) as runs, count(r.finished_at) as finished, max(r.finished_at) as last_finished_at, ${withIds ? idList(sql.ref('r.id')) : sql.lit('')} as ids from result as r where r.task_id = t.id group by r.status) as g)`;
+
+/** Task rows with the ids of their children (as an id list) and their runs per status (`run_groups`). */
+const taskRows = (db: Kysely<Database>, ids: readonly number[], withRunIds: boolean) =>
   db
     .selectFrom('task as t')
     .selectAll('t')
@@ -17,45 +30,42 @@ export const tasksWithChildren = prepared((db, ids: readonly number[]) =>
         .whereRef('c.parent_id', '=', 't.id')
         .as('child_ids'),
     )
-    .where('t.id', 'in', ids),
-);
+    .select(runGroups(withRunIds).as('run_groups'))
+    .where('t.id', 'in', ids);
+
+/** Task rows with their children's ids and their runs per status with the runs' ids, in one query. */
+export const tasksWithRuns = prepared((db, ids: readonly number[]) => taskRows(db, ids, true));
 
 /**
- * The tasks' results summed up per task and status: their ids, how many there are, how many have finished and
- * the last finish. One row per status instead of one per result.
+ * The same without the runs' ids, for the task embedded in a run (`include=task`), which lists none: nothing in
+ * it grows per run but the index scan.
  */
-export const resultsByTaskAndStatus = prepared((db, taskIds: readonly number[]) =>
-  db
-    .selectFrom('result')
-    .select((eb) => [
-      'task_id',
-      'status',
-      idList(eb.ref('id')).as('ids'),
-      eb.fn.countAll().as('results'),
-      eb.fn.count('finished_at').as('finished'),
-      eb.fn.max('finished_at').as('last_finished_at'),
-    ])
-    .where('task_id', 'in', taskIds)
-    .groupBy(['task_id', 'status']),
-);
+export const tasksWithRunSummary = prepared((db, ids: readonly number[]) => taskRows(db, ids, false));
 
-/**
- * The same summary without the result ids, for the task embedded in a run (`include=task`), which lists none: read
- * from the summary index alone, with nothing that grows per result but the index scan.
- */
-export const resultSummaryByTaskAndStatus = prepared((db, taskIds: readonly number[]) =>
-  db
-    .selectFrom('result')
-    .select((eb) => [
-      'task_id',
-      'status',
-      eb.fn.countAll().as('results'),
-      eb.fn.count('finished_at').as('finished'),
-      eb.fn.max('finished_at').as('last_finished_at'),
-    ])
-    .where('task_id', 'in', taskIds)
-    .groupBy(['task_id', 'status']),
-);
+/** One status of a task's runs, from {@link runGroups}. */
+export interface RunGroup {
+  status: string | null;
+  runs: number;
+  finished: number;
+  lastFinishedAt: string | null;
+  /** The runs' ids as an id list (db/id-list.ts); empty without them. */
+  ids: string;
+}
+
+/** The groups of a `run_groups` value. */
+export function parseRunGroups(text: string | null): RunGroup[] {
+  if (!text) return [];
+  return text.split(';').map((group) => {
+    const [status = '', runs, finished, last = '', ids = ''] = group.split('|');
+    return {
+      status: status === '' ? null : status,
+      runs: Number(runs),
+      finished: Number(finished),
+      lastFinishedAt: last === '' ? null : last,
+      ids,
+    };
+  });
+}
 
 /**
  * Result rows by id with the collaboration of their task, the node that runs them (the node of the result's

@@ -160,9 +160,10 @@ export const collaborationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { id } = request.params;
-      await collaborationOr404(db(), id);
+      // Read first: a collaboration that does not exist is a 404 before any permission is looked at.
+      const collaboration = await collaborationOut(ctx, id);
       await assertMayViewCollaboration(db(), callerOf(request), id);
-      return collaborationOut(ctx, id);
+      return collaboration;
     },
   );
 

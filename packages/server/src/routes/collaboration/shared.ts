@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Collaboration, Database } from '../../db/schema.js';
 import { can, type Caller } from '../../auth/caller.js';
-import { isMember } from '../../auth/scope.js';
+import { callerOrganizationIsMember } from '../../auth/scope.js';
 import { ApiError, forbidden, notFound } from '../../errors.js';
 import { includes, paginate } from '../../http/pagination.js';
 import { findCollaboration } from '../../repositories/collaboration.js';
@@ -47,7 +47,7 @@ export async function assertMayViewCollaboration(
   collaborationId: number,
 ): Promise<void> {
   if (can(caller, 'collaboration.v_glo')) return;
-  if (can(caller, 'collaboration.v_org') && (await isMember(db, caller.organizationId, collaborationId)))
+  if (can(caller, 'collaboration.v_org') && (await callerOrganizationIsMember(db, caller, collaborationId)))
     return;
   throw forbidden(
     `You lack the permission to view collaboration ${collaborationId}: your organization is not a member of it.`,
@@ -77,7 +77,7 @@ export async function listCollaborationTasks(
     const member =
       collaborationId !== null &&
       can(caller, 'task.v_org') &&
-      (await isMember(db, caller.organizationId, collaborationId));
+      (await callerOrganizationIsMember(db, caller, collaborationId));
     if (!member)
       throw forbidden(
         `You lack the permission to view the tasks of collaboration ${collaborationId ?? '(none)'}: your organization is not a member of it.`,

@@ -139,17 +139,23 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const caller = request.caller as Caller;
-      const task = await findTask(db(), request.params.id);
-      if (!task) throw notFound('Task', request.params.id);
-      if (!(await mayViewTask(ctx, caller, task.collaboration_id))) {
-        throw forbidden(
-          `You lack the permission to view task ${task.id}: it belongs to a collaboration your organization is not part of.`,
+      const { id } = request.params;
+      const refused = () =>
+        forbidden(
+          `You lack the permission to view task ${id}: it belongs to a collaboration your organization is not part of.`,
         );
+      if (wantsResults(request.query)) {
+        // Which results the caller sees depends on the permission: looked at before they are read.
+        const task = await findTask(db(), id);
+        if (!task) throw notFound('Task', id);
+        if (!(await mayViewTask(ctx, caller, task.collaboration_id))) throw refused();
+        return (await loadTasksWithVisibleResults(ctx, caller, [task.id]))[0];
       }
-      const [out] = wantsResults(request.query)
-        ? await loadTasksWithVisibleResults(ctx, caller, [task.id])
-        : await loadTasks(ctx, [task.id]);
-      return out;
+      // The task as it is shown carries its collaboration: one read gives the answer and what the check needs.
+      const [task] = await loadTasks(ctx, [id]);
+      if (!task) throw notFound('Task', id);
+      if (!(await mayViewTask(ctx, caller, task.collaboration?.id ?? null))) throw refused();
+      return task;
     },
   );
 
