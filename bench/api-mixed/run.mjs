@@ -15,7 +15,7 @@
 
 import { loadavg } from 'node:os';
 import { numberOption } from '../lib/load.mjs';
-import { flag, machineHeader, startBare, startFederaProcess } from '../lib/processes.mjs';
+import { flag, machineHeader, postgresCpuMs, startBare, startFederaProcess } from '../lib/processes.mjs';
 import { inParallel, seedNodes, SimNode } from '../lib/sim-nodes.mjs';
 import { MIX, pickRoute, taskBody, userPath } from './mix.mjs';
 import { autoShare, rateOption, scheduleLines, startOpenLoop, usersRate } from './open-loop.mjs';
@@ -326,6 +326,7 @@ const pinger = setInterval(() => {
 // The users' loop: a weighted pick from MIX per request.
 let posted = 0;
 log(`mixed load: ${userCount} users, ${nodeCount} nodes, ${duration} s…`);
+const cpuAtStart = { federa: server.cpuMs(), postgres: postgres ? postgresCpuMs() : 0 };
 await loop(userCount, duration, async (w) => {
   const route = pickRoute();
   const { auth, id } = users[w];
@@ -335,6 +336,10 @@ await loop(userCount, duration, async (w) => {
   return rec.time(route, () => json(`${server.api}${path}`, { headers: auth }));
 });
 measuring = false;
+const cpuUsed = {
+  federa: server.cpuMs() - cpuAtStart.federa,
+  postgres: postgres ? postgresCpuMs() - cpuAtStart.postgres : 0,
+};
 clearInterval(pinger);
 await Promise.all(queues.values());
 const rss = server.rss();
@@ -346,5 +351,11 @@ console.log(`\n${machineHeader(title)}`);
 console.log(`users' mix: ${MIX.map(([r, w]) => `${r} ${w}%`).join(', ')}`);
 console.table([...bareResult.rows.slice(0, 1), ...result.rows]);
 console.log(`failures: ${result.failures}; server RSS at the end: ${rss} MB`);
+// CPU per request says what a change saved even when the machine's speed moves between runs.
+const perRequest = (ms) => Math.round((ms * 1000) / (result.rps * duration));
+console.log(
+  `CPU per request in the measured window: Federa ${perRequest(cpuUsed.federa)} µs` +
+    (postgres ? `, PostgreSQL ${perRequest(cpuUsed.postgres)} µs (all its processes on this machine)` : ''),
+);
 console.log(targets);
 process.exit(0);

@@ -2,7 +2,7 @@
 // share a core's event loop with the server measured), their memory, and the database each one gets.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,6 +60,34 @@ export async function stopChild(child) {
   clearTimeout(t);
 }
 
+/** CPU time (user + system, ms) a process has used so far (Linux). */
+export function cpuMs(pid) {
+  // /proc/<pid>/stat: the fields after the command's closing parenthesis; utime and stime are the 12th and 13th.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on Linux's usual builds). */
+const CLOCK_TICKS = 100;
+
+/**
+ * CPU time (ms) used so far by every PostgreSQL server process of this machine (Linux; the processes named
+ * `postgres`): on a machine where the bench is all that uses PostgreSQL, the database's share of the work.
+ */
+export function postgresCpuMs() {
+  let sum = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') sum += cpuMs(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return sum;
+}
+
 /** Resident memory of a process in MB (Linux). */
 export function rssMb(pid) {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -108,7 +136,25 @@ export async function benchDatabase(dir, postgres) {
   };
 }
 
-/** Writes the configuration file of a benchmark server in `dir`: quiet logs, fast password hashing, `keys` on top. */
+/** The keys of FEDERA_BENCH_CONFIG (a JSON object), or an error that says what is wrong with it. */
+function benchConfigKeys() {
+  const text = process.env.FEDERA_BENCH_CONFIG || '{}';
+  let keys;
+  try {
+    keys = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`FEDERA_BENCH_CONFIG is not JSON (${e.message}): ${text}`);
+  }
+  if (keys === null || typeof keys !== 'object' || Array.isArray(keys))
+    throw new Error(`FEDERA_BENCH_CONFIG must be a JSON object of configuration keys, not ${text}`);
+  return keys;
+}
+
+/**
+ * Writes the configuration file of a benchmark server in `dir`: quiet logs, fast password hashing, `keys` on top,
+ * then the keys of FEDERA_BENCH_CONFIG (JSON, top-level keys replaced whole) to compare a setting on and off, e.g.
+ * `FEDERA_BENCH_CONFIG='{"database":{"prepared_statements":false}}'`.
+ */
 function writeConfig(dir, keys) {
   const configFile = join(dir, 'bench.yaml');
   const prod = {
@@ -119,6 +165,7 @@ function writeConfig(dir, keys) {
     directories: { data: join(dir, 'data'), log: join(dir, 'log') },
     logging: { level: 'ERROR', use_console: false },
     ...keys,
+    ...benchConfigKeys(),
   };
   writeFileSync(configFile, JSON.stringify({ application: {}, environments: { prod } }));
   return configFile;
@@ -146,6 +193,7 @@ export async function startFederaProcess({ postgres = false, extra = {}, instanc
   };
   await start();
   server.rss = () => rssMb(server.child.pid);
+  server.cpuMs = () => cpuMs(server.child.pid);
   server.stop = () => stopChild(server.child);
   server.restart = async () => {
     await stopChild(server.child);
@@ -188,6 +236,7 @@ async function startFederaCluster({ extra, instances }) {
     url: balancer.url,
     api: `${balancer.url}/api`,
     rss: () => started.reduce((sum, s) => sum + rssMb(s.child.pid), 0),
+    cpuMs: () => started.reduce((sum, s) => sum + cpuMs(s.child.pid), 0),
     stop: stopAll,
     close: async () => {
       await stopAll();
