@@ -12,14 +12,22 @@ export type ClockReading = number | string;
 export interface ReadClock {
   /** The reading now. */
   now(): ClockReading | Promise<ClockReading>;
-  /** The reading now when it costs no round trip to the database; undefined when it would. */
+  /**
+   * The reading as far as this process knows without a look at the database: its own writes count, another
+   * process's commit is not seen until the next {@link now}. Undefined when only a round trip could tell.
+   *
+   * Enough to decide whether to keep what was computed after a reading (http/read-cache.ts): an answer or caller
+   * computed after `now()` gave R shows the database at R or later, so keeping it under R can only give a later
+   * request at R something newer; a request that took a reading since another process's commit has another one.
+   */
   peek(): ClockReading | undefined;
   /**
    * A second reading that moves only on changes that may change a caller (who a token's user or node is, and what
    * they may do): every change but those of tasks, runs and presence. SQLite only; without it, callers are kept by
-   * `now()` like answers.
+   * `now()` like answers. `at`: a reading of this clock; while it is still the latest one, the callers' reading
+   * that goes with it, without a second look at the database (a request looks once, docs/performance.md).
    */
-  callers?(): ClockReading;
+  callers?(at?: ClockReading): ClockReading;
   /**
    * Whether a reading costs a round trip to the database (PostgreSQL): a request then reads the clock in the same
    * query as its caller (auth/authenticate.ts), and requests that need no reading take none.
@@ -68,13 +76,13 @@ export class ChangeClock implements ReadClock {
     return this.#count;
   }
 
-  callers(): number {
-    this.now();
+  callers(at?: ClockReading): number {
+    if (at !== this.#count) this.now();
     return this.#callers;
   }
 
   peek(): number {
-    return this.now();
+    return this.#count;
   }
 }
 

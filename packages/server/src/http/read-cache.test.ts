@@ -84,6 +84,30 @@ describe('read cache (SQLite)', () => {
     expect((await get()).body.name).toBe('changed-by-other-writer');
   });
 
+  it('applies a rule removed by another process at the next request of a kept caller', async () => {
+    const org = await t.fx.organization();
+    const collab = await t.fx.collaboration([org]);
+    const role = await t.fx.role(['task.v_org'], org);
+    const token = await (await t.fx.user(org, { roleIds: [role] })).token();
+    // Another page each time: the caller is kept, not the answer.
+    const tasks = (page: number) =>
+      t.api('GET', '/task', { token, query: { collaboration_id: collab, page } });
+    expect((await tasks(1)).status).toBe(200);
+    const hits = cache().stats.callerHits;
+    expect((await tasks(2)).status).toBe(200);
+    expect(cache().stats.callerHits).toBe(hits + 1);
+    const ruleId = await t.fx.ruleId('task.v_org');
+    const other = new SQLite(file);
+    try {
+      other.prepare('DELETE FROM role_rule WHERE role_id = ? AND rule_id = ?').run(role, ruleId);
+    } finally {
+      other.close();
+    }
+    const refused = await tasks(3);
+    expect(refused.status).toBe(401);
+    expect(cache().stats.callerHits).toBe(hits + 1);
+  });
+
   it('never gives one caller the answer computed for another', async () => {
     const mine = await t.fx.organization({ name: 'mine' });
     await t.fx.organization({ name: 'not-mine' });

@@ -91,7 +91,7 @@ export class ReadCache {
    * posted or a run reported keeps it); for a container, whose caller depends on its run, `reading` itself.
    */
   callerReading(kind: string, reading: ClockReading): ClockReading {
-    return this.#onCallersClock(kind) ? (this.#clock.callers?.() ?? reading) : reading;
+    return this.#onCallersClock(kind) ? (this.#clock.callers?.(reading) ?? reading) : reading;
   }
 
   #onCallersClock(kind: string): boolean {
@@ -154,8 +154,10 @@ export class ReadCache {
 
   /** Keeps a caller loaded after {@link callerReading} gave `reading`, unless that reading has moved since. */
   keepCaller(token: string, reading: ClockReading, caller: Caller): void {
+    // What this process knows suffices (db/change-clock.ts `peek`): another process's commit since `reading`
+    // leaves the caller under a reading no later request takes.
     const current = this.#onCallersClock(caller.kind)
-      ? this.callerReading(caller.kind, reading) === reading
+      ? this.#clock.callers?.(this.#clock.peek()) === reading
       : this.#current(reading);
     if (!current) return;
     if (this.#callers.size >= 10_000) this.#callers.clear();
