@@ -162,17 +162,18 @@ const organizationListing = preparedListing(
   (db, f: OrganizationFilter & { partners_of?: number | undefined; only?: number | undefined }) => {
     let ids = db.selectFrom('organization').select('organization.id as id').orderBy('organization.id');
     const partnersOf = f.partners_of;
+    // A partner test per organization, not the partners as a list: the organizations are read in id order and
+    // a page stops at its last row, where a list was sorted whole for every page (docs/performance.md).
     if (partnersOf !== undefined)
       ids = ids.where((eb) =>
         eb.or([
           eb('organization.id', '=', partnersOf),
-          eb(
-            'organization.id',
-            'in',
+          eb.exists(
             eb
               .selectFrom('member as m')
               .innerJoin('member as mine', 'mine.collaboration_id', 'm.collaboration_id')
               .select('m.organization_id')
+              .whereRef('m.organization_id', '=', 'organization.id')
               .where('mine.organization_id', '=', partnersOf),
           ),
         ]),

@@ -184,6 +184,29 @@ describe('POST and GET /organization', () => {
     expect(bad.body.msg).toContain('collaboration_id');
   });
 
+  it('pages the partners of two collaborations once each, with their total, and an organization alone sees itself', async () => {
+    const own = await t.fx.organization();
+    const [a, b, c] = [await t.fx.organization(), await t.fx.organization(), await t.fx.organization()];
+    const stranger = await t.fx.organization();
+    await t.fx.collaboration([own, a, b]);
+    await t.fx.collaboration([b, own, c]);
+    await t.fx.collaboration([stranger, a]);
+    const token = await (await t.fx.user(own, { rules: ['organization.v_col'] })).token();
+    const page = async (n: number) => {
+      const r = await t.api('GET', '/organization', { token, query: { page: n, per_page: 2 } });
+      expect(r.status).toBe(200);
+      expect(r.headers['total-count']).toBe('4');
+      return r.body.map((o: { id: number }) => o.id);
+    };
+    expect([...(await page(1)), ...(await page(2))]).toEqual([own, a, b, c].sort((x, y) => x - y));
+    expect(await page(3)).toEqual([]);
+
+    const alone = await t.fx.organization();
+    const lone = await (await t.fx.user(alone, { rules: ['organization.v_col'] })).token();
+    const r = await t.api('GET', '/organization', { token: lone });
+    expect(r.body.map((o: { id: number }) => o.id)).toEqual([alone]);
+  });
+
   it('lets a node view its organization and partners', async () => {
     const own = await t.fx.organization();
     const partner = await t.fx.organization();

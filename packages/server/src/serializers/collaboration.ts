@@ -19,3 +19,19 @@ export async function loadCollaborations(ctx: AppContext, ids: number[]): Promis
     tasks: ctx.refs.many('task', parseIdList(c.task_ids)),
   }));
 }
+
+/**
+ * One collaboration as the JSON text of {@link CollaborationSchema}, written flat ({@link References.manyJson}):
+ * `GET /collaboration/{id}` lists every task of the collaboration. Undefined when it does not exist.
+ */
+export async function collaborationJson(ctx: AppContext, id: number): Promise<string | undefined> {
+  const [c] = await collaborationRows(ctx.dbh.db, [id]);
+  if (!c) return undefined;
+  const refs = ctx.refs;
+  return [
+    `{"id":${c.id},"name":${JSON.stringify(c.name)},"encrypted":${Boolean(c.encrypted)}`,
+    `,"organizations":${refs.manyJson('organization', parseIdList(c.organization_ids))}`,
+    `,"nodes":${refs.manyJson('node', parseIdList(c.node_ids))}`,
+    `,"tasks":${refs.manyJson('task', parseIdList(c.task_ids))}}`,
+  ].join('');
+}

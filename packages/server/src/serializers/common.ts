@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import { ErrorSchema } from '@federa/common';
 import { withoutIds } from './schema-utils.js';
 
@@ -34,3 +35,12 @@ export const Paginated = <T extends TSchema>(item: T) => {
 };
 
 export const IdParams = Type.Object({ id: Type.Integer({ minimum: 0, description: 'resource id' }) });
+
+/**
+ * Sends `text`, already the JSON of the route's answer as its response schema describes it (written flat by a
+ * serializer of its own, e.g. serializers/collaboration.ts `collaborationJson`): Fastify sends a string of a JSON
+ * content type as it is.
+ */
+export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(text);
+}

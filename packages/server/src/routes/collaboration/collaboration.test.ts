@@ -155,6 +155,34 @@ describe('GET, PATCH and DELETE /collaboration/{id}', () => {
     expect((await t.api('GET', `/collaboration/${theirs}`, { token: await node.token() })).status).toBe(401);
   });
 
+  it('answers GET /collaboration/{id} with the very JSON of its item in GET /collaboration', async () => {
+    const org = await t.fx.organization();
+    const partner = await t.fx.organization();
+    const bare = await t.fx.collaboration([], { name: 'bare "quoted" \\ naïve ✓' });
+    const full = await t.fx.collaboration([org, partner], { encrypted: true });
+    await t.fx.node(org, full);
+    for (let i = 0; i < 30; i++) await t.fx.task(full, [org]);
+    for (const id of [bare, full]) {
+      const one = await t.api('GET', `/collaboration/${id}`, { token: t.rootToken });
+      expect(one.status).toBe(200);
+      expect(one.headers['content-type']).toBe('application/json; charset=utf-8');
+      const listed = await t.api('GET', '/collaboration', { token: t.rootToken });
+      const item = (listed.body as { id: number }[]).find((c) => c.id === id);
+      expect(one.body).toEqual(item);
+      expect(one.raw.body).toBe(JSON.stringify(item));
+    }
+    const empty = (await t.api('GET', `/collaboration/${bare}`, { token: t.rootToken })).body;
+    expect(empty).toMatchObject({ name: 'bare "quoted" \\ naïve ✓', encrypted: false });
+    expect([empty.organizations, empty.nodes, empty.tasks]).toEqual([null, null, null]);
+    const withTasks = (await t.api('GET', `/collaboration/${full}`, { token: t.rootToken })).body;
+    expect(withTasks.tasks).toHaveLength(30);
+    expect(withTasks.tasks[0]).toEqual({
+      id: withTasks.tasks[0].id,
+      link: `/api/task/${withTasks.tasks[0].id}`,
+      methods: ['GET', 'DELETE'],
+    });
+  });
+
   it('updates name, encrypted and the member list; refuses a name in use (400, nothing changed)', async () => {
     const a = await t.fx.organization();
     const b = await t.fx.organization();

@@ -3,9 +3,16 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { can } from '../../auth/caller.js';
 import { ApiError, forbidden, notFound } from '../../errors.js';
 import { paginate, PaginationQuery } from '../../http/pagination.js';
-import { errorResponses, IdParams, MessageSchema, Paginated } from '../../serializers/common.js';
+import {
+  errorResponses,
+  IdParams,
+  MessageSchema,
+  Paginated,
+  sendJsonText,
+} from '../../serializers/common.js';
 import {
   CollaborationSchema,
+  collaborationJson,
   loadCollaborations,
   type CollaborationOut,
 } from '../../serializers/collaboration.js';
@@ -158,12 +165,13 @@ export const collaborationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: CollaborationSchema, ...errorResponses },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { id } = request.params;
       // Read first: a collaboration that does not exist is a 404 before any permission is looked at.
-      const collaboration = await collaborationOut(ctx, id);
+      const collaboration = await collaborationJson(ctx, id);
+      if (collaboration === undefined) throw notFound('Collaboration', id);
       await assertMayViewCollaboration(db(), callerOf(request), id);
-      return collaboration;
+      return sendJsonText(reply, collaboration);
     },
   );
 

@@ -14,7 +14,7 @@ import {
   receiverNodeStatuses,
   taskPolicyEntries,
 } from '../../repositories/task/index.js';
-import { findCollaboration, memberIds } from '../../repositories/collaboration.js';
+import { findCollaboration, membersAmong } from '../../repositories/collaboration.js';
 import { findOrganization } from '../../repositories/organization.js';
 
 /**
@@ -100,7 +100,7 @@ export async function createTask(ctx: AppContext, caller: Caller, body: CreateTa
     throw badRequest(
       `Organization(s) ${twice.join(', ')} are listed more than once; list each organization once.`,
     );
-  const members = new Set(await memberIds(db, collaborationId));
+  const members = await membersAmong(db, collaborationId, [...orgIds, caller.organizationId]);
   const outsiders = orgIds.filter((id) => !members.has(id));
   if (outsiders.length > 0) {
     throw badRequest(
