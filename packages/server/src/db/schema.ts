@@ -168,6 +168,12 @@ export interface SessionTable {
   end_reason: string | null;
 }
 
+/** How many tasks a collaboration has, kept by triggers on `task` (migrations/0012-task-count.ts). */
+export interface TaskCountTable {
+  collaboration_id: number;
+  n: number;
+}
+
 export interface Database {
   authenticatable: AuthenticatableTable;
   organization: OrganizationTable;
@@ -187,6 +193,7 @@ export interface Database {
   used_token: UsedTokenTable;
   session: SessionTable;
   result_chunk: ResultChunkTable;
+  task_count: TaskCountTable;
 }
 
 export type Organization = Selectable<OrganizationTable>;

@@ -15,8 +15,12 @@ export async function countIds(db: Kysely<Database>, ids: IdQuery): Promise<numb
   return Number(row?.n ?? 0);
 }
 
-const countQuery = (db: Kysely<Database>, ids: IdQuery) =>
+const countQuery = (db: Kysely<Database>, ids: IdQuery): CountQuery =>
   db.selectFrom(ids.clearOrderBy().as('q')).select((eb) => eb.fn.countAll<number | string>().as('n'));
+
+/** A query of one row with the number of ids of a listing (`n`). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type CountQuery = SelectQueryBuilder<Database, any, { n: number | string | null }>;
 
 /** The ids of one page (`limit` ids after `offset`), or all of them without `page`. */
 export async function pageOfIds(ids: IdQuery, page?: { limit: number; offset: number }): Promise<number[]> {
@@ -29,7 +33,7 @@ export async function pageOfIds(ids: IdQuery, page?: { limit: number; offset: nu
  * a set operation, which are counted on their own. The count is a scalar subquery, which both databases run once
  * (a window `count(*) over ()` costs SQLite ten times as much).
  */
-function idsWithCount(db: Kysely<Database>, ids: IdQuery) {
+function idsWithCount(db: Kysely<Database>, ids: IdQuery, count: CountQuery = countQuery(db, ids)) {
   const node = ids.toOperationNode();
   const plain =
     !node.frontModifiers?.length &&
@@ -39,7 +43,7 @@ function idsWithCount(db: Kysely<Database>, ids: IdQuery) {
     !node.setOperations &&
     !node.limit &&
     !node.offset;
-  return plain ? ids.select(() => countQuery(db, ids).as('listing_total')) : null;
+  return plain ? ids.select(() => count.as('listing_total')) : null;
 }
 
 /** One page of ids and the listing's count from the rows of {@link idsWithCount} (null: none on this page). */
@@ -109,7 +113,7 @@ const OFFSET = '$offset';
 
 interface ListingQueries {
   counted: CompiledQuery<{ id: number; listing_total: number | string | null }> | null;
-  count: CompiledQuery<{ n: number | string }>;
+  count: CompiledQuery<{ n: number | string | null }>;
   page: CompiledQuery<{ id: number }>;
   all: CompiledQuery<{ id: number }>;
 }
@@ -122,11 +126,14 @@ export type ListingArgs = Record<string, PreparedArg | undefined>;
  * and page costs more than SQLite takes to run it (about 15 µs for the task list's). The shape is which
  * arguments are given, the length of array arguments, and the values of the `forms` arguments, which decide the
  * form of the query (a status filter; their values must come from a small fixed set). `build` gets those as they
- * are and placeholders for the others, which, as for `prepared`, it may use only as values.
+ * are and placeholders for the others, which, as for `prepared`, it may use only as values. `count`, given the same,
+ * may return a cheaper query of the listing's count for this shape (a count kept by the database, say); without
+ * one, the ids are counted.
  */
 export function preparedListing<A extends { [K in keyof A]: PreparedArg | undefined }>(
   build: (db: Kysely<Database>, args: A) => IdQuery,
   forms: readonly (keyof A & string)[] = [],
+  count?: (db: Kysely<Database>, args: A) => CountQuery | undefined,
 ): (db: Kysely<Database>, args: A) => PreparedListing {
   const byDb = new WeakMap<Kysely<Database>, Map<string, ListingQueries>>();
   const formKeys: ReadonlySet<string> = new Set(forms);
@@ -151,9 +158,10 @@ export function preparedListing<A extends { [K in keyof A]: PreparedArg | undefi
       const ids = build(db, placeholders as unknown as A);
       const limit = new Placeholder(LIMIT, null) as unknown as number;
       const offset = new Placeholder(OFFSET, null) as unknown as number;
+      const counting = count?.(db, placeholders as unknown as A) ?? countQuery(db, ids);
       queries = {
-        counted: idsWithCount(db, ids)?.limit(limit).offset(offset).compile() ?? null,
-        count: countQuery(db, ids).compile(),
+        counted: idsWithCount(db, ids, counting)?.limit(limit).offset(offset).compile() ?? null,
+        count: counting.compile(),
         page: ids.limit(limit).offset(offset).compile(),
         all: ids.compile(),
       };

@@ -10,6 +10,8 @@ import { storedResults } from './0007-stored-results.js';
 import { resultChunkRun } from './0008-result-chunk-run.js';
 import { lookupIndexes } from './0009-lookup-indexes.js';
 import { memberOrganizationIndex } from './0010-member-organization-index.js';
+import { foreignKeyIndexes } from './0011-foreign-key-indexes.js';
+import { taskCount } from './0012-task-count.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -26,6 +28,8 @@ export class FederaMigrations implements MigrationProvider {
       '0008-result-chunk-run': resultChunkRun,
       '0009-lookup-indexes': lookupIndexes,
       '0010-member-organization-index': memberOrganizationIndex,
+      '0011-foreign-key-indexes': foreignKeyIndexes,
+      '0012-task-count': taskCount(this.dialect),
     });
   }
 }

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { preparedListing, type IdQuery, type PreparedListing } from '../listing.js';
+import { preparedListing, type CountQuery, type IdQuery, type PreparedListing } from '../listing.js';
 import { taskStatusIs } from './status-filter.js';
 
 /** The filters of `GET /task`; text fields are SQL LIKE patterns. */
@@ -47,7 +47,32 @@ const taskListing = preparedListing(
   },
   // The status filter's form depends on its value; every other value is only a value.
   ['status'],
+  countedByCollaboration,
 );
+
+/**
+ * The count of a listing filtered by collaboration only (the caller's collaborations, one collaboration, or none:
+ * every task) from the counts the database keeps per collaboration (migrations/0012-task-count.ts), instead of
+ * counting the tasks; undefined for a listing with any other filter.
+ */
+function countedByCollaboration(db: Kysely<Database>, f: TaskListArgs): CountQuery | undefined {
+  const others = (Object.keys(f) as (keyof TaskListArgs)[]).some(
+    (k) => f[k] !== undefined && k !== 'scope' && k !== 'collaboration_id',
+  );
+  if (others) return undefined;
+  const { scope, collaboration_id: collaborationId } = f;
+  let kept = db.selectFrom('task_count');
+  if (scope !== undefined) kept = kept.where('task_count.collaboration_id', 'in', scope);
+  if (collaborationId !== undefined) kept = kept.where('task_count.collaboration_id', '=', collaborationId);
+  if (scope !== undefined || collaborationId !== undefined)
+    return kept.select(sql<number | string>`coalesce(sum(task_count.n), 0)`.as('n'));
+  // Every task: those of a deleted collaboration have none and are counted apart (few, and indexed).
+  return kept.select(
+    sql<
+      number | string
+    >`coalesce(sum(task_count.n), 0) + (select count(*) from task where collaboration_id is null)`.as('n'),
+  );
+}
 
 /** The ids of the tasks matching `filter` in the collaborations `scope` (all when null), newest first. */
 export function taskIds(db: Kysely<Database>, scope: number[] | null, filter: TaskFilter): PreparedListing {
