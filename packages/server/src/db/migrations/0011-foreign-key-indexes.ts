@@ -17,7 +17,6 @@ export const foreignKeyIndexes = {
     const indexes: [name: string, table: string, column: string][] = [
       ['user_organization', 'user', 'organization_id'],
       ['role_organization', 'role', 'organization_id'],
-      ['node_collaboration', 'node', 'collaboration_id'],
       ['node_config_node', 'node_config', 'node_id'],
       ['user_role_role', 'user_role', 'role_id'],
       ['role_rule_rule', 'role_rule', 'rule_id'],
@@ -27,6 +26,13 @@ export const foreignKeyIndexes = {
     ];
     for (const [name, table, column] of indexes)
       await db.schema.createIndex(name).on(table).column(column).execute();
+    // A collaboration's nodes, with their organization beside: the node of an organization in a collaboration
+    // is found from either side.
+    await db.schema
+      .createIndex('node_collaboration_organization')
+      .on('node')
+      .columns(['collaboration_id', 'organization_id'])
+      .execute();
     await db.schema.dropIndex('node_organization_collaboration').execute();
     await db.schema.dropIndex('result_task').execute();
   },
