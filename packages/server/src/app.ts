@@ -19,6 +19,7 @@ import type { CachedAnswer } from './http/read-cache.js';
 import type { ClockReading } from './db/change-clock.js';
 import { registerRoutes } from './routes/index.js';
 import { isConnectionError, isPoolBusy } from './db/renewable-pool.js';
+import { isUniqueViolation } from './db/violations.js';
 import { registerConfiguredUi } from './http/ui-static.js';
 import { DATA_FIELDS, guardBody, guardParameters, limitRouteSchemas } from './http/input-guard.js';
 import { addRequestTimeouts } from './http/request-timeout.js';
@@ -370,6 +371,24 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
         .status(503)
         .header('Retry-After', String(ctx.config.database.retry_after_seconds))
         .send({ msg: 'The database is unreachable at the moment; retry later.', code: 'unavailable' });
+    }
+    if (isUniqueViolation(error instanceof ApiError ? error.cause : error)) {
+      // A write the database refused because a value it holds once (a name) is taken, by an earlier write or by
+      // another request at the same moment, on a route that does not name the value itself: the request conflicts
+      // with what is there; the server is not at fault. The constraint's name stays in the log.
+      request.log.warn(
+        {
+          event: 'db.unique_violation',
+          url: request.url,
+          method: request.method,
+          err: { message: error.message },
+        },
+        'a write would repeat a unique value',
+      );
+      return reply.status(ERROR_CODES.conflict.status).send({
+        msg: 'This would repeat a value that must be unique, such as a name, and is taken already; the request was refused.',
+        code: 'conflict',
+      });
     }
     request.log.error({ err: error, url: request.url, method: request.method }, 'unhandled error');
     return reply.status(500).send({ msg: INTERNAL_ERROR_MESSAGE, code: 'internal' });

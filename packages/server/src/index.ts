@@ -14,6 +14,7 @@ export { SERVER_VERSION } from './version.js';
 export { EXIT_CODES, type ExitReason } from './bin/exit-codes.js';
 // What the test support (@federa/testing) writes straight into a server's database, and reads of its state.
 export { openSession } from './auth/sessions.js';
+export { nextRunId } from './repositories/task/rows.js';
 export { hashApiKey, newApiKey } from './auth/passwords.js';
 export { RULES, type RuleKey } from './auth/rules.js';
 export { formatStored, nowStored } from './http/datetime.js';

@@ -2,6 +2,7 @@ import bcrypt from 'bcrypt';
 import {
   hashApiKey,
   newApiKey,
+  nextRunId,
   nowStored,
   openSession,
   RULES,
@@ -199,11 +200,8 @@ export class Fixtures {
       database?: string;
     } = {},
   ): Promise<{ id: number; runId: number; resultIds: number[] }> {
-    const maxRun = await this.db
-      .selectFrom('task')
-      .select((eb) => eb.fn.max('run_id').as('m'))
-      .executeTakeFirst();
-    const runId = options.runId ?? Number(maxRun?.m ?? 0) + 1;
+    // A run of its own as the server gives one (on PostgreSQL from its sequence, which the API's tasks share).
+    const runId = options.runId ?? (await nextRunId(this.db, this.ctx.dbh.dialect));
     const task = await this.db
       .insertInto('task')
       .values({

@@ -8,8 +8,8 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { User } from '../db/schema.js';
 import { ApiError } from '../errors.js';
-import { recordFailedLogin } from '../repositories/login.js';
-import { accountLocked, attemptsAfterFailure } from './login-throttle.js';
+import { countPasswordCheck, recordPasswordCheckPassed } from '../repositories/login.js';
+import { admitFromAddress } from './login-throttle.js';
 import { verifyPassword } from './passwords.js';
 
 /** Returns when `given` is the user's password; otherwise refuses (and counts the failure). */
@@ -24,23 +24,20 @@ export async function requireCurrentPassword(
       'current_password_required',
       'Changing your own e-mail address needs your current password: send it as `current_password`.',
     );
-  const address = request.ip;
-  const wait = ctx.throttle.blockedFor(address);
-  if (wait > 0)
-    throw new ApiError(
-      'address_throttled',
-      `Too many wrong passwords from your address. Try again in ${Math.ceil(wait / 60)} minute(s).`,
-    );
+  // Each check counted before it is made, per address and per account (login-throttle.ts `admit`).
+  const address = admitFromAddress(ctx.throttle, request.ip, 'wrong passwords');
   const policy = ctx.config.password_policy;
-  if (accountLocked(user, policy))
+  const attempts = await countPasswordCheck(ctx.dbh.db, user.id, policy);
+  if (attempts === null)
     throw new ApiError(
       'account_locked',
-      `This account is locked after ${user.failed_login_attempts} wrong passwords. Try again later, or reset the password.`,
+      `This account is locked after ${policy.max_failed_attempts} wrong passwords. Try again later, or reset the password.`,
     );
-  if (await verifyPassword(given, user.password)) return;
-  ctx.throttle.fail(address);
-  const attempts = attemptsAfterFailure(user, policy);
-  await recordFailedLogin(ctx.dbh.db, user.id, attempts);
+  if (await verifyPassword(given, user.password)) {
+    address.succeeded();
+    await recordPasswordCheckPassed(ctx.dbh.db, user.id);
+    return;
+  }
   request.log.info({ event: 'user.email_password_wrong', user_id: user.id, attempts }, 'wrong password');
   throw new ApiError(
     'current_password_wrong',

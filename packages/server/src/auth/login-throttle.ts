@@ -1,3 +1,5 @@
+import { ApiError } from '../errors.js';
+
 /**
  * Throttles failed logins per client address (per server instance, in memory). Every failure counts for the
  * window, whatever succeeded in between: a success from the same address does not wipe the count (otherwise one
@@ -26,7 +28,27 @@ export class LoginThrottle {
     return Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000));
   }
 
-  fail(address: string, now = Date.now()): void {
+  /**
+   * Admits one credential check from `address` and counts it at once as a failure, or refuses it: `wait` is the
+   * seconds to wait (0: admitted). Counted before the check and not after: the checks take long (a bcrypt
+   * comparison) and run side by side, so a burst counted afterwards was let in whole, each request finding the
+   * address as it was before the burst. `succeeded()` takes the count back once the check has passed.
+   */
+  admit(address: string, now = Date.now()): { wait: number; succeeded: () => void } {
+    const wait = this.blockedFor(address, now);
+    if (wait > 0) return { wait, succeeded: () => {} };
+    this.#fail(address, now);
+    return {
+      wait: 0,
+      succeeded: () => {
+        const list = this.#failures.get(address);
+        const at = list?.lastIndexOf(now) ?? -1;
+        if (list && at >= 0) list.splice(at, 1);
+      },
+    };
+  }
+
+  #fail(address: string, now: number): void {
     const list = this.#recent(address, now);
     // Only the newest failures matter for blockedFor; the list stays bounded under a flood.
     this.#failures.set(address, [...list.slice(-(this.maxFailures * 2)), now]);
@@ -37,24 +59,24 @@ export class LoginThrottle {
   }
 }
 
-/** The account lock-out policy (`password_policy`). */
-export interface LockPolicy {
-  max_failed_attempts: number;
-  inactivation_minutes: number;
+/**
+ * Admits a credential check from the request's address (counted as a failure until it succeeds), or refuses it
+ * with `address_throttled`; `what` names the checks in the refusal ("failed logins").
+ */
+export function admitFromAddress(
+  throttle: LoginThrottle,
+  address: string,
+  what: string,
+): { succeeded: () => void } {
+  const admitted = throttle.admit(address);
+  if (admitted.wait > 0)
+    throw new ApiError(
+      'address_throttled',
+      `Too many ${what} from your address. Try again in ${minutesText(admitted.wait)}.`,
+    );
+  return admitted;
 }
 
-/** The columns of a user the lock-out reads. */
-export interface LoginAttempts {
-  failed_login_attempts: number;
-  last_login_attempt: string | null;
-}
-
-/** Whether the account is locked now (too many failures, the last one within the inactivation period). */
-export function accountLocked(user: LoginAttempts, policy: LockPolicy, now = Date.now()): boolean {
-  if (user.failed_login_attempts < policy.max_failed_attempts || !user.last_login_attempt) return false;
-  return now - Date.parse(`${user.last_login_attempt}Z`) < policy.inactivation_minutes * 60_000;
-}
-
-/** The failure counter after one more failure (it restarts at 1 once the lock has passed). */
-export const attemptsAfterFailure = (user: LoginAttempts, policy: LockPolicy): number =>
-  user.failed_login_attempts >= policy.max_failed_attempts ? 1 : user.failed_login_attempts + 1;
+/** A wait as a person reads it: seconds below a minute and a half, else whole minutes. */
+const minutesText = (seconds: number): string =>
+  seconds >= 90 ? `${Math.ceil(seconds / 60)} minutes` : `${Math.ceil(seconds)} seconds`;

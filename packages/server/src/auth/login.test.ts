@@ -135,3 +135,83 @@ describe('PATCH /password/change is throttled like login', () => {
     }
   });
 });
+
+/**
+ * Guesses sent all at once: each password check takes a bcrypt comparison, and many run side by side. Counted only
+ * after its comparison, every guess of a burst was let in (the address had no failure yet) and the account counted
+ * one failure for the whole burst (each read the same count before writing it plus one). Each guess is now counted
+ * before its comparison, so a burst gets no more checks than one guess after the other.
+ */
+describe('guesses sent at the same moment count one by one', () => {
+  const burst = <T>(n: number, send: (i: number) => Promise<T>) =>
+    Promise.all(Array.from({ length: n }, (_, i) => send(i)));
+
+  it('lock the account after max_failed_attempts: the right password is refused afterwards', async () => {
+    const t = await startTestApp({
+      config: { password_policy: { max_failed_attempts: 3, max_failed_attempts_per_address: 1000 } },
+    });
+    try {
+      const u = await t.fx.user(await t.fx.organization());
+      const answers = await burst(20, (i) =>
+        t.api('POST', '/token/user', { body: { username: u.username, password: `Guess-${i}-Aa!` } }),
+      );
+      for (const r of answers) expect(r.status).toBe(401);
+      const right = await t.api('POST', '/token/user', {
+        body: { username: u.username, password: u.password },
+      });
+      expect(right.status).toBe(401);
+      expect(right.body.code).toBe('invalid_credentials');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('are let in from one address up to max_failed_attempts_per_address, logins and password checks alike', async () => {
+    const t = await startTestApp({
+      config: { password_policy: { max_failed_attempts: 1000, max_failed_attempts_per_address: 5 } },
+    });
+    try {
+      const org = await t.fx.organization();
+      const victims = await burst(3, () => t.fx.user(org));
+      const logins = await burst(12, (i) =>
+        t.api('POST', '/token/user', {
+          body: { username: victims[i % 3]!.username, password: `Guess-${i}-Aa!` },
+        }),
+      );
+      const codes = logins.map((r) => (r.body as { code: string }).code).sort();
+      expect(codes).toEqual(
+        [...Array(5).fill('invalid_credentials'), ...Array(7).fill('address_throttled')].sort(),
+      );
+      // Node logins from the same address are refused too, and a node's key checked in a burst counts the same.
+      const key = await t.api('POST', '/token/node', { body: { api_key: 'not-a-key' } });
+      expect(key.body.code).toBe('address_throttled');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('of the current password (PATCH /password/change) lock the account after max_failed_attempts', async () => {
+    const t = await startTestApp({
+      config: { password_policy: { max_failed_attempts: 3, max_failed_attempts_per_address: 1000 } },
+    });
+    try {
+      const u = await t.fx.user(await t.fx.organization());
+      const token = await u.token();
+      const answers = await burst(12, (i) =>
+        t.api('PATCH', '/password/change', {
+          token,
+          body: { current_password: `Guess-${i}-Aa!`, new_password: 'Next-Password-8!' },
+        }),
+      );
+      for (const r of answers) expect(r.status).toBe(401);
+      const right = await t.api('PATCH', '/password/change', {
+        token,
+        body: { current_password: u.password, new_password: 'Next-Password-8!' },
+      });
+      expect(right.status).toBe(401);
+      expect(right.body.msg).toMatch(/locked/);
+    } finally {
+      await t.close();
+    }
+  });
+});

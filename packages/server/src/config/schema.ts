@@ -81,6 +81,8 @@ export const ServerConfigSchema = Type.Object(
         /** Failed logins allowed from one address within `address_window_minutes` (Federa). */
         max_failed_attempts_per_address: Type.Integer({ minimum: 1, default: 20 }),
         address_window_minutes: Type.Number({ minimum: 0, default: 15 }),
+        /** At most one password reset mail per account per this many minutes (`POST /recover/lost`, Federa). */
+        reset_mail_interval_minutes: Type.Number({ minimum: 0, default: 5 }),
       },
       { default: {}, additionalProperties: false },
     ),

@@ -87,7 +87,9 @@ export class DatabaseHandle {
     const { error, results } = await migrator.migrateToLatest();
     if (error) {
       const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-      throw new Error(`database migration '${failed}' failed`, { cause: error });
+      // The administrator who starts the server reads this: say why (0014 names the nodes it cannot keep).
+      const why = error instanceof Error ? error.message : String(error);
+      throw new Error(`database migration '${failed}' failed: ${why}`, { cause: error });
     }
   }
 

@@ -43,6 +43,8 @@ export interface UserTable {
   organization_id: number;
   failed_login_attempts: number;
   last_login_attempt: string | null;
+  /** When the last password reset mail was sent (migration 0015). */
+  reset_mail_at: string | null;
   status: string | null;
   last_seen: string | null;
 }

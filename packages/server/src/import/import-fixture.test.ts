@@ -95,7 +95,7 @@ describe('importFixture', () => {
   });
 
   it('creates organizations, users with the roles written, nodes with the given keys and example tasks', async () => {
-    const report = await importFixture(t.ctx.dbh.db, { bcrypt_rounds: 4 }, parseFixture(fixtureDoc));
+    const report = await importFixture(t.ctx.dbh, { bcrypt_rounds: 4 }, parseFixture(fixtureDoc));
     expect(report.created).toEqual({
       organizations: ['Hospital A', 'Hospital B'],
       users: ['alice', 'anna', 'bob'],
@@ -167,9 +167,9 @@ describe('importFixture', () => {
   });
 
   it('adds nothing the second time', async () => {
-    await importFixture(t.ctx.dbh.db, { bcrypt_rounds: 4 }, parseFixture(fixtureDoc));
+    await importFixture(t.ctx.dbh, { bcrypt_rounds: 4 }, parseFixture(fixtureDoc));
     const before = await counts();
-    const again = await importFixture(t.ctx.dbh.db, { bcrypt_rounds: 4 }, parseFixture(fixtureDoc));
+    const again = await importFixture(t.ctx.dbh, { bcrypt_rounds: 4 }, parseFixture(fixtureDoc));
     expect(await counts()).toEqual(before);
     expect(Object.values(again.created).flat()).toEqual([]);
     expect(again.skipped).toMatchObject({
@@ -185,7 +185,7 @@ describe('importFixture', () => {
     const before = await counts();
     const doc = structuredClone(fixtureDoc);
     doc.collaborations[0]!.participants[1]!.name = 'Hospital Z';
-    await expect(importFixture(t.ctx.dbh.db, { bcrypt_rounds: 4 }, parseFixture(doc))).rejects.toThrow(
+    await expect(importFixture(t.ctx.dbh, { bcrypt_rounds: 4 }, parseFixture(doc))).rejects.toThrow(
       "collaborations[0].participants[1].name: no organization named 'Hospital Z'",
     );
     expect(await counts()).toEqual(before);
@@ -193,7 +193,7 @@ describe('importFixture', () => {
 
   it('generates the API key of a participant without one, and refuses a role that does not exist', async () => {
     const made = await importFixture(
-      t.ctx.dbh.db,
+      t.ctx.dbh,
       { bcrypt_rounds: 4 },
       parseFixture({
         organizations: [{ ...fixtureDoc.organizations[1], name: 'Hospital C', users: [] }],
@@ -207,7 +207,7 @@ describe('importFixture', () => {
     const doc = structuredClone(fixtureDoc);
     (doc.organizations[0]!.users[0] as { roles: string[] }).roles = ['Wizard'];
     const before = await counts();
-    await expect(importFixture(t.ctx.dbh.db, { bcrypt_rounds: 4 }, parseFixture(doc))).rejects.toThrow(
+    await expect(importFixture(t.ctx.dbh, { bcrypt_rounds: 4 }, parseFixture(doc))).rejects.toThrow(
       /organizations\[0\]\.users\[0\]\.roles\[0\]: no role 'Wizard' for this organization/,
     );
     expect(await counts()).toEqual(before);
@@ -220,7 +220,7 @@ describe('importFixture', () => {
       const file = join(mkdtempSync(join(tmpdir(), 'federa-doc-')), 'study.yaml');
       writeFileSync(file, block);
       const loaded = loadFixtureFile(file);
-      const report = await importFixture(t.ctx.dbh.db, { bcrypt_rounds: 4 }, loaded.fixture);
+      const report = await importFixture(t.ctx.dbh, { bcrypt_rounds: 4 }, loaded.fixture);
       expect(report.created.organizations, doc).toEqual(['Hospital A', 'Hospital B']);
       expect(
         report.nodeKeys.map((k) => k.node),
@@ -233,13 +233,13 @@ describe('importFixture', () => {
   });
 
   it('refuses an API key another node has', async () => {
-    await importFixture(t.ctx.dbh.db, { bcrypt_rounds: 4 }, parseFixture(fixtureDoc));
+    await importFixture(t.ctx.dbh, { bcrypt_rounds: 4 }, parseFixture(fixtureDoc));
     const doc = {
       organizations: [],
       collaborations: [{ name: 'Study 2', participants: [{ name: 'Hospital A', api_key: KEY_A }] }],
     };
     const before = await counts();
-    await expect(importFixture(t.ctx.dbh.db, { bcrypt_rounds: 4 }, parseFixture(doc))).rejects.toThrow(
+    await expect(importFixture(t.ctx.dbh, { bcrypt_rounds: 4 }, parseFixture(doc))).rejects.toThrow(
       /collaborations\[0\]\.participants\[0\]\.api_key: this API key is already the key of node 'hospital-a-study-1-node'/,
     );
     expect(await counts()).toEqual(before);

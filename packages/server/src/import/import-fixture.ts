@@ -17,6 +17,7 @@ import type { Kysely } from 'kysely';
 import { hashApiKey, hashPassword } from '../auth/passwords.js';
 import type { ServerConfig } from '../config/schema.js';
 import type { Database } from '../db/schema.js';
+import type { DialectName } from '../db/uri.js';
 import { nowStored } from '../http/datetime.js';
 import { defaultNodeName, insertNode, nodeOfOrganizationIn } from '../repositories/node.js';
 import { collaborationIdByName, insertMembers, memberIds } from '../repositories/collaboration.js';
@@ -49,13 +50,14 @@ export type { ImportReport };
 export const EXAMPLE_TASK_NAME = 'Example task';
 
 export async function importFixture(
-  db: Kysely<Database>,
+  dbh: { readonly db: Kysely<Database>; readonly dialect: DialectName },
   config: Pick<ServerConfig, 'bcrypt_rounds'>,
   fixture: Fixture,
 ): Promise<ImportReport> {
   // Hash outside the transaction (bcrypt is slow, and SQLite holds its write lock for the whole transaction), all
   // at once: bcrypt works on libuv's thread pool, so the hashes use every core.
   // Users already there are skipped below: their passwords are not hashed (a second import costs no bcrypt time).
+  const { db, dialect } = dbh;
   const wanted = fixture.organizations.flatMap((org) => org.users);
   const existing = await existingUsernames(
     db,
@@ -212,7 +214,7 @@ export async function importFixture(
           description: `Imported from a fixture (image ${image})`,
           image,
           collaborationId,
-          runId: await nextRunId(trx),
+          runId: await nextRunId(trx, dialect),
           initiatorId: initiator,
           createdAt: nowStored(),
           organizationIds: allMembers,

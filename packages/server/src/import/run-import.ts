@@ -55,7 +55,7 @@ export async function runImport(
     await dbh.migrate();
     const seeded = await bootstrap(dbh.db, loaded.config);
     try {
-      const report = await importFixture(dbh.db, loaded.config, file.fixture);
+      const report = await importFixture(dbh, loaded.config, file.fixture);
       await opened?.log
         .append('import.applied', {
           fixture: options.fixtureName ?? options.fixtureFile,

@@ -85,6 +85,9 @@ export async function insertMembers(
         since_task_id: since,
       })),
     )
+    // A member already is one, kept with its `since_task_id`: also when another request adds it at the same moment
+    // (on PostgreSQL both may find it absent; the second insert then does nothing).
+    .onConflict((oc) => oc.columns(['collaboration_id', 'organization_id']).doNothing())
     .execute();
 }
 
@@ -161,15 +164,7 @@ export async function addMember(
   collaborationId: number,
   organizationId: number,
 ): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const present = await trx
-      .selectFrom('member')
-      .select('organization_id')
-      .where('collaboration_id', '=', collaborationId)
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirst();
-    if (!present) await insertMembers(trx, collaborationId, [organizationId]);
-  });
+  await insertMembers(db, collaborationId, [organizationId]);
 }
 
 export async function removeMember(

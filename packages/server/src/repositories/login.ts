@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, User } from '../db/schema.js';
-import { nowStored } from '../http/datetime.js';
+import { formatStored, nowStored } from '../http/datetime.js';
 
 /** Data access for logging in and checking passwords: the account's counters, the node's API key. */
 
@@ -19,17 +19,72 @@ export async function findUserByUsernameOrEmail(
     .executeTakeFirst();
 }
 
-/** Counts a failed password check of an account. */
-export async function recordFailedLogin(
+/**
+ * Counts a password check of an account before it is made, unless the account is locked (docs/security.md,
+ * "Sessions, tokens and login"): locked means `max_failed_attempts` checks counted, the last within
+ * `inactivation_minutes`. Returns the count with this check, or null when the account is locked (the check must not
+ * be believed, whatever its outcome). One statement, so that checks made side by side are counted one by one, on
+ * SQLite and on PostgreSQL alike. The count starts again at 1 once a lock has passed; a check that passes sets it to
+ * 0 ({@link recordLogin}, {@link setPasswordHash}).
+ */
+export async function countPasswordCheck(
   db: Kysely<Database>,
   userId: number,
-  attempts: number,
-): Promise<void> {
-  await db
+  policy: { max_failed_attempts: number; inactivation_minutes: number },
+  now = new Date(),
+): Promise<number | null> {
+  const lockedSince = formatStored(new Date(now.getTime() - policy.inactivation_minutes * 60_000));
+  const max = policy.max_failed_attempts;
+  const row = await db
     .updateTable('user')
-    .set({ failed_login_attempts: attempts, last_login_attempt: nowStored() })
+    .set((eb) => ({
+      failed_login_attempts: eb
+        .case()
+        .when('failed_login_attempts', '>=', max)
+        .then(1)
+        .else(eb('failed_login_attempts', '+', 1))
+        .end(),
+      last_login_attempt: formatStored(now),
+    }))
     .where('id', '=', userId)
-    .execute();
+    .where((eb) =>
+      eb.not(
+        eb.and([
+          eb('failed_login_attempts', '>=', max),
+          eb('last_login_attempt', 'is not', null),
+          eb('last_login_attempt', '>', lockedSince),
+        ]),
+      ),
+    )
+    .returning('failed_login_attempts')
+    .executeTakeFirst();
+  return row ? Number(row.failed_login_attempts) : null;
+}
+
+/**
+ * Whether a password reset mail may go to the account now: when none went in the last `intervalMinutes`; the
+ * send is then recorded in the same statement, so requests made side by side (or on several instances) send one.
+ */
+export async function claimResetMail(
+  db: Kysely<Database>,
+  userId: number,
+  intervalMinutes: number,
+  now = new Date(),
+): Promise<boolean> {
+  const since = formatStored(new Date(now.getTime() - intervalMinutes * 60_000));
+  const row = await db
+    .updateTable('user')
+    .set({ reset_mail_at: formatStored(now) })
+    .where('id', '=', userId)
+    .where((eb) => eb.or([eb('reset_mail_at', 'is', null), eb('reset_mail_at', '<=', since)]))
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** A password check that passed (not a login): the account's count of checks starts afresh. */
+export async function recordPasswordCheckPassed(db: Kysely<Database>, userId: number): Promise<void> {
+  await db.updateTable('user').set({ failed_login_attempts: 0 }).where('id', '=', userId).execute();
 }
 
 /** A successful login: the failure count starts afresh and the user was seen now. */

@@ -117,19 +117,6 @@ export async function deleteUser(db: Kysely<Database>, userId: number): Promise<
   });
 }
 
-/**
- * Whether a database error is a unique-constraint violation (two requests racing for the same username or
- * e-mail), on SQLite and PostgreSQL.
- */
-export function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: unknown } | null;
-  return (
-    e !== null &&
-    typeof e === 'object' &&
-    (e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
-  );
-}
-
 /** User rows by id with the ids of their roles, direct rules and created tasks as id lists, in one query. */
 export const userRows = prepared((db, ids: readonly number[]) =>
   db

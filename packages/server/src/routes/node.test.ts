@@ -105,6 +105,32 @@ describe('POST /node', () => {
     expect(await nodeCount()).toBe(before);
   });
 
+  it('registers one node of an organization in a collaboration when eight are asked for at the same moment', async () => {
+    // Each request checks first and writes after: without a rule in the database, all eight pass the check
+    // (docs/api.md, "Nodes"), and the organization's runs would be fetched and run by each of its nodes.
+    const org = await t.fx.organization();
+    const collab = await t.fx.collaboration([org]);
+    const before = await nodeCount();
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        t.api('POST', '/node', {
+          token: t.rootToken,
+          body: { collaboration_id: collab, organization_id: org },
+        }),
+      ),
+    );
+    const created = answers.filter((r) => r.status === 201);
+    expect(created).toHaveLength(1);
+    const id = (created[0]!.body as { id: number }).id;
+    for (const r of answers.filter((a) => a.status !== 201)) {
+      expect(r.status).toBe(400);
+      expect(r.body.msg).toBe(
+        `Organization ${org} already has a node (id=${id}) in collaboration ${collab}; an organization can have at most one node per collaboration.`,
+      );
+    }
+    expect(await nodeCount()).toBe(before + 1);
+  });
+
   it('checks the collaboration, membership, permission scope and required fields', async () => {
     const own = await t.fx.organization();
     const other = await t.fx.organization();

@@ -25,6 +25,9 @@ import {
   updateNode,
   nodeIds,
 } from '../repositories/node.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { isUniqueViolation } from '../db/violations.js';
 import { callerOf, listCollaborationTasks, orNull, TaskItem } from './collaboration/shared.js';
 
 async function nodeOut(ctx: AppContext, id: number): Promise<NodeOut> {
@@ -58,6 +61,26 @@ function timeBound(field: string, value: string): string {
 const NameField = Type.String({ description: 'a valid container name: [a-zA-Z0-9][a-zA-Z0-9_.-]*' });
 
 /** Routes of `/node` (docs/api.md#nodes) and `POST /recover/node` (docs/api.md#account-recovery-and-passwords). */
+/**
+ * A node write refused by the database's rule of one node per organization in a collaboration
+ * (db/migrations/0014-one-node-per-organization.ts): another request registered or moved one there after this
+ * request's check. Answered as the check answers; any other error goes on.
+ */
+export async function refuseDuplicateNode(
+  db: Kysely<Database>,
+  error: unknown,
+  organizationId: number,
+  collaborationId: number,
+  exceptId?: number,
+): Promise<never> {
+  if (isUniqueViolation(error)) {
+    const existing = await nodeOfOrganizationIn(db, organizationId, collaborationId, exceptId);
+    if (existing !== undefined)
+      throw new ApiError('bad_request', duplicateNodeMessage(organizationId, collaborationId, existing));
+  }
+  throw error;
+}
+
 export const nodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;
@@ -153,7 +176,7 @@ export const nodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         name,
         organizationId,
         collaborationId: collaboration.id,
-      });
+      }).catch((error: unknown) => refuseDuplicateNode(db(), error, organizationId, collaboration.id));
       request.log.info(
         {
           event: 'node.created',
@@ -263,7 +286,11 @@ export const nodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       if (body.ip != null) changes.ip = body.ip;
       if (truthy(body.clear_ip)) changes.ip = null;
-      await updateNode(db(), node.id, changes);
+      await updateNode(db(), node.id, changes).catch((error: unknown) =>
+        collaborationId === null
+          ? Promise.reject(error)
+          : refuseDuplicateNode(db(), error, organizationId, collaborationId, node.id),
+      );
       return nodeOut(ctx, node.id);
     },
   );

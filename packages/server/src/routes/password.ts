@@ -4,9 +4,9 @@ import { ApiError } from '../errors.js';
 import { hashPassword, passwordPolicyProblem, verifyPassword } from '../auth/passwords.js';
 import { errorResponses, MessageSchema } from '../serializers/common.js';
 import { findUser } from '../repositories/user.js';
-import { accountLocked, attemptsAfterFailure } from '../auth/login-throttle.js';
+import { admitFromAddress } from '../auth/login-throttle.js';
 import { endSessions } from '../auth/sessions.js';
-import { recordFailedLogin, setPasswordHash } from '../repositories/login.js';
+import { countPasswordCheck, recordPasswordCheckPassed, setPasswordHash } from '../repositories/login.js';
 
 /** `PATCH /password/change` (docs/api.md#account-recovery-and-passwords): a user changes their own password. */
 export const passwordRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -31,26 +31,23 @@ export const passwordRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { current_password: current, new_password: next } = request.body;
       const db = ctx.dbh.db;
       const policy = ctx.config.password_policy;
-      // Guessing the current password is throttled like a login (per address and per account).
-      const wait = ctx.throttle.blockedFor(request.ip);
-      if (wait > 0)
-        throw new ApiError(
-          'address_throttled',
-          `Too many failed password checks from your address. Try again in ${Math.ceil(wait / 60)} minutes.`,
-        );
+      // Guessing the current password is throttled like a login: each check counted before it is made, per
+      // address and per account (docs/security.md).
+      const address = admitFromAddress(ctx.throttle, request.ip, 'failed password checks');
       const user = await findUser(db, caller.id);
       if (!user) throw new ApiError('identity_missing', `Error loading the user ${caller.id}`);
+      const locked = (await countPasswordCheck(db, user.id, policy)) === null;
       const matches = await verifyPassword(current, user.password);
-      const locked = accountLocked(user, policy);
       if (locked || !matches) {
-        ctx.throttle.fail(request.ip);
-        if (!locked) await recordFailedLogin(db, user.id, attemptsAfterFailure(user, policy));
         request.log.info({ event: 'password.change_refused', user_id: user.id, locked }, 'wrong password');
         throw new ApiError(
           'invalid_credentials',
           `Your current password is not correct. After ${policy.max_failed_attempts} failures the account is locked for ${policy.inactivation_minutes} minutes.`,
         );
       }
+      address.succeeded();
+      // The check passed: the account's count starts again (also when the new password is refused below).
+      await recordPasswordCheckPassed(db, user.id);
       if (next === current)
         throw new ApiError(
           'not_allowed_input',

@@ -225,6 +225,33 @@ describe('password recovery over SMTP with STARTTLS', () => {
     expect(mail.messages.filter((m) => m.to.includes('nobody@example.org'))).toEqual([]);
   });
 
+  it('sends one mail per account per reset_mail_interval_minutes, however often and fast it is asked', async () => {
+    // Anyone may ask, without logging in: without a pause per account, a script could fill a user's mailbox
+    // through the server's own mail account.
+    const user = await t.fx.user(await t.fx.organization());
+    const to = `${user.username}@example.org`;
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => t.api('POST', '/recover/lost', { body: { username: user.username } })),
+    );
+    for (const r of answers) expect(r.body).toEqual({ msg: RECOVERY_SENT_MESSAGE });
+    await mail.messageTo(to);
+    const later = await t.api('POST', '/recover/lost', { body: { email: to } });
+    expect(later.body).toEqual({ msg: RECOVERY_SENT_MESSAGE });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(mail.messages.filter((m) => m.to.includes(to))).toHaveLength(1);
+    // Once the interval (5 minutes by default) has passed, the next request sends a new mail.
+    await t.ctx.dbh.db
+      .updateTable('user')
+      .set({ reset_mail_at: '2000-01-01T00:00:00.000000' })
+      .where('id', '=', user.id)
+      .execute();
+    await t.api('POST', '/recover/lost', { body: { username: user.username } });
+    const end = Date.now() + 10_000;
+    while (mail.messages.filter((m) => m.to.includes(to)).length < 2 && Date.now() < end)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(mail.messages.filter((m) => m.to.includes(to))).toHaveLength(2);
+  });
+
   it('a reset token stops working once the password or the e-mail address has changed', async () => {
     const org = await t.fx.organization();
     // The password changed after the mail was sent (e.g. the owner noticed and changed it).

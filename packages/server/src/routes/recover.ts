@@ -6,6 +6,7 @@ import { hashPassword, passwordPolicyProblem } from '../auth/passwords.js';
 import { formatStored } from '../http/datetime.js';
 import { findUser } from '../repositories/user.js';
 import {
+  claimResetMail,
   findUserByUsernameOrEmail,
   forgetUsedResetTokens,
   resetPasswordWithToken,
@@ -112,7 +113,14 @@ export const recoverRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!mailer) throw new ApiError('not_configured', RECOVERY_NOT_CONFIGURED_MESSAGE);
       const db = ctx.dbh.db;
       const user = await findUserByUsernameOrEmail(db, { username, email });
-      if (user) {
+      const interval = ctx.config.password_policy.reset_mail_interval_minutes;
+      if (user && !(await claimResetMail(db, user.id, interval))) {
+        // The same answer: a caller learns neither that the account exists nor that a mail went out recently.
+        request.log.info(
+          { event: 'recover.mail_held_back', user_id: user.id, interval_minutes: interval },
+          'a password reset mail went to this account less than the interval ago: none sent',
+        );
+      } else if (user) {
         const token = await ctx.tokens.reset(
           user.id,
           undefined,

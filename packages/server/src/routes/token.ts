@@ -5,12 +5,12 @@ import { ApiError } from '../errors.js';
 import { randomUUID } from 'node:crypto';
 import { verifyPassword, hashApiKey, hashPassword } from '../auth/passwords.js';
 import { bearerToken } from '../auth/authenticate.js';
-import { accountLocked, attemptsAfterFailure } from '../auth/login-throttle.js';
+import { admitFromAddress } from '../auth/login-throttle.js';
 import { openSession, rotateSession, type SessionTokens } from '../auth/sessions.js';
 import {
   findUserByUsername,
   nodeIdByApiKeyHash,
-  recordFailedLogin,
+  countPasswordCheck,
   recordLogin,
   recordNodeLogin,
 } from '../repositories/login.js';
@@ -51,20 +51,6 @@ const refusedLogin = (policy: { max_failed_attempts: number; inactivation_minute
     `Invalid username or password. After ${policy.max_failed_attempts} failed logins an account is locked for ${policy.inactivation_minutes} minutes; a password reset unlocks it.`,
   );
 
-const minutesText = (seconds: number): string =>
-  seconds >= 90 ? `${Math.ceil(seconds / 60)} minutes` : `${Math.ceil(seconds)} seconds`;
-
-/** The caller's address, unless too many failed logins from it wait out their time (then the refusal). */
-function notThrottled(ctx: AppContext, address: string): string {
-  const wait = ctx.throttle.blockedFor(address);
-  if (wait > 0)
-    throw new ApiError(
-      'address_throttled',
-      `Too many failed logins from your address. Try again in ${minutesText(wait)}.`,
-    );
-  return address;
-}
-
 /** A login's answer: the session's tokens (also in the `jwt-token` header), the audit log's actor set. */
 function loggedIn(
   ctx: AppContext,
@@ -104,17 +90,17 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { username, password } = request.body;
-      const address = notThrottled(ctx, request.ip);
+      // Every check is counted before it is made, per address and per account, and taken back once it passed:
+      // guesses sent together get no more checks than guesses sent one after the other (docs/security.md).
+      const address = admitFromAddress(ctx.throttle, request.ip, 'failed logins');
       const db = ctx.dbh.db;
       const user = await findUserByUsername(db, username);
+      const attempts = user ? await countPasswordCheck(db, user.id, policy) : null;
       // The same work whatever the case: one bcrypt comparison, also for unknown users and locked accounts.
       const matches = await verifyPassword(password, user?.password ?? absentUserHash);
-      const locked = user !== undefined && accountLocked(user, policy);
+      const locked = user !== undefined && attempts === null;
       if (!user || locked || !matches) {
-        ctx.throttle.fail(address);
         if (user && !locked) {
-          const attempts = attemptsAfterFailure(user, policy);
-          await recordFailedLogin(db, user.id, attempts);
           request.log.info({ event: 'login.failed', user_id: user.id, attempts }, 'failed login');
         } else {
           request.log.info(
@@ -124,6 +110,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }
         throw refusedLogin(policy);
       }
+      address.succeeded();
       await recordLogin(db, user.id);
       const tokens = await openSession(ctx, 'user', user.id, await roleNames(ctx, user.id));
       return loggedIn(ctx, request, reply, 'user', user.id, tokens);
@@ -142,12 +129,11 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const address = notThrottled(ctx, request.ip);
+      const address = admitFromAddress(ctx.throttle, request.ip, 'failed logins');
       const nodeId = await nodeIdByApiKeyHash(ctx.dbh.db, hashApiKey(request.body.api_key));
-      if (nodeId === undefined) {
-        ctx.throttle.fail(address);
+      if (nodeId === undefined)
         throw new ApiError('invalid_credentials', 'Invalid API key: no node has this key.');
-      }
+      address.succeeded();
       await recordNodeLogin(ctx.dbh.db, nodeId);
       return loggedIn(ctx, request, reply, 'node', nodeId, await openSession(ctx, 'node', nodeId));
     },

@@ -17,7 +17,6 @@ import {
   emailTaken,
   findUser,
   insertUser,
-  isUniqueViolation,
   organizationExists,
   usernameTaken,
   updateUser,
@@ -31,6 +30,7 @@ import {
   ruleIdsOfUser,
   ruleKeysById,
 } from '../repositories/role.js';
+import { isUniqueViolation } from '../db/violations.js';
 
 /**
  * An optional body field that also accepts `null` (3.x clients send `null` for fields they were not given).

@@ -131,9 +131,9 @@ describe('sockets of ended sessions and deleted identities are closed', () => {
 
   it("resetting a node's API key, or deleting the node, disconnects its socket", async () => {
     const org = await t.fx.organization();
-    const collab = await t.fx.collaboration([org]);
     for (const revoke of ['reset', 'delete'] as const) {
-      const node = await t.fx.node(org, collab);
+      // A collaboration each: an organization has one node in a collaboration.
+      const node = await t.fx.node(org, await t.fx.collaboration([org]));
       const c = connect(await node.token());
       await connected(c);
       await inRoom(presenceRoom({ kind: 'node', id: node.id }), 1);

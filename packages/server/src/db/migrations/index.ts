@@ -12,6 +12,9 @@ import { lookupIndexes } from './0009-lookup-indexes.js';
 import { memberOrganizationIndex } from './0010-member-organization-index.js';
 import { foreignKeyIndexes } from './0011-foreign-key-indexes.js';
 import { taskCount } from './0012-task-count.js';
+import { runSequence } from './0013-run-sequence.js';
+import { oneNodePerOrganization } from './0014-one-node-per-organization.js';
+import { resetMail } from './0015-reset-mail.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -30,6 +33,9 @@ export class FederaMigrations implements MigrationProvider {
       '0010-member-organization-index': memberOrganizationIndex,
       '0011-foreign-key-indexes': foreignKeyIndexes,
       '0012-task-count': taskCount(this.dialect),
+      '0013-run-sequence': runSequence(this.dialect),
+      '0014-one-node-per-organization': oneNodePerOrganization,
+      '0015-reset-mail': resetMail,
     });
   }
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { nowStored } from '../../http/datetime.js';
+import type { DialectName } from '../../db/uri.js';
 import { nextRunId } from './rows.js';
 
 /** Data access for creating a task: what the checks of `POST /task` read, and the task with its runs. */
@@ -54,18 +55,46 @@ export interface NewRun {
   input: string;
 }
 
+/** A sub-task refused in its transaction: every run of its parent has finished (a kill, meanwhile). */
+export class ParentComplete extends Error {
+  constructor(readonly parentId: number) {
+    super(`task ${parentId} is complete`);
+    this.name = 'ParentComplete';
+  }
+}
+
+/**
+ * A sub-task is stored only while its parent has an open run, checked in the sub-task's own transaction. On
+ * PostgreSQL the run found stays locked until the sub-task is committed, so a kill that marks the parent's runs
+ * (repositories/task/kill.ts) either comes first, and the sub-task is refused, or waits, and its next look at the
+ * tree finds the sub-task. SQLite runs one write transaction at a time, which gives the same order.
+ * @throws ParentComplete
+ */
+async function holdOpenParent(trx: Kysely<Database>, dialect: DialectName, parentId: number): Promise<void> {
+  let open = trx
+    .selectFrom('result')
+    .select('id')
+    .where('task_id', '=', parentId)
+    .where('finished_at', 'is', null)
+    .limit(1);
+  if (dialect === 'postgres') open = open.forUpdate();
+  if ((await open.executeTakeFirst()) === undefined) throw new ParentComplete(parentId);
+}
+
 /**
  * Writes a task and one pending run per receiving organization in one transaction; returns the task's id.
  * `created` is called between the two (the server announces the task before its runs exist).
  */
 export async function insertTaskWithRuns(
   db: Kysely<Database>,
+  dialect: DialectName,
   values: NewTask,
   runs: readonly NewRun[],
   created: (task: { id: number; run_id: number }) => void,
 ): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    const runId = values.run_id ?? (await nextRunId(trx));
+    if (values.parent_id !== null) await holdOpenParent(trx, dialect, values.parent_id);
+    const runId = values.run_id ?? (await nextRunId(trx, dialect));
     const task = await trx
       .insertInto('task')
       .values({ ...values, run_id: runId, created_at: nowStored() })

@@ -50,19 +50,17 @@ async function markKilled(db: Kysely<Database>, ids: number[]): Promise<void> {
     .execute();
 }
 
-/**
- * The kill procedure (docs/run-statuses.md, docs/node-protocol.md#kill): marks every open run of the task and of its
- * descendants at any depth `killed by user`, finished now, then emits `kill_containers` to each collaboration
- * concerned, one entry per result with its own task id. Marked first, so a node that asks the server about a run
- * (at the event, or at its next connection when it was offline) hears it is killed, and never starts it.
- */
-export async function killTask(
-  db: Kysely<Database>,
-  events: EventBus,
-  task: Pick<Task, 'id' | 'collaboration_id'>,
-): Promise<KillEntry[]> {
-  const tree = await taskTree(db, task.id);
-  const rows = await db
+interface KillRow {
+  id: number;
+  task_id: number;
+  organization_id: number;
+  collaboration_id: number | null;
+  initiator_id: number;
+}
+
+/** The runs of the tasks `tree`, finished or not, with their task's collaboration and initiator. */
+function treeRuns(db: Kysely<Database>, tree: number[]): Promise<KillRow[]> {
+  return db
     .selectFrom('result')
     .innerJoin('task', 'task.id', 'result.task_id')
     .select([
@@ -75,10 +73,35 @@ export async function killTask(
     .where('task.id', 'in', tree)
     .orderBy('result.id')
     .execute();
-  await markKilled(
-    db,
-    rows.map((r) => r.id),
-  );
+}
+
+/**
+ * The kill procedure (docs/run-statuses.md, docs/node-protocol.md#kill): marks every open run of the task and of its
+ * descendants at any depth `killed by user`, finished now, then emits `kill_containers` to each collaboration
+ * concerned, one entry per result with its own task id. Marked first, so a node that asks the server about a run
+ * (at the event, or at its next connection when it was offline) hears it is killed, and never starts it.
+ */
+export async function killTask(
+  db: Kysely<Database>,
+  events: EventBus,
+  task: Pick<Task, 'id' | 'collaboration_id'>,
+): Promise<KillEntry[]> {
+  const rows: KillRow[] = [];
+  const listed = new Set<number>();
+  // Again until a look finds no run it had not seen: a sub-task whose creation passed its parent's check before
+  // the runs were marked is in the tree by the next look (repositories/task/create.ts holds the parent's open run
+  // until the sub-task is stored), and none is created after (its parent is complete).
+  for (;;) {
+    const found = (await treeRuns(db, await taskTree(db, task.id))).filter((r) => !listed.has(r.id));
+    if (found.length === 0) break;
+    for (const r of found) listed.add(r.id);
+    rows.push(...found);
+    await markKilled(
+      db,
+      found.map((r) => r.id),
+    );
+  }
+  rows.sort((a, b) => a.id - b.id);
   const byCollaboration = new Map<number, KillEntry[]>();
   const concerned = new Map<number, number[]>();
   for (const r of rows) {

@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { DialectName } from '../../db/uri.js';
 import type { Database, Task } from '../../db/schema.js';
 import type { Caller } from '../../auth/caller.js';
 import { callerCollaborations } from '../../auth/scope.js';
@@ -9,8 +10,17 @@ export async function findTask(db: Kysely<Database>, id: number): Promise<Task |
   return db.selectFrom('task').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The run id of a new top-level task: one more than the largest so far (1 for the first). */
-export async function nextRunId(db: Kysely<Database>): Promise<number> {
+/**
+ * The run id of a new top-level task, never one another task has. PostgreSQL: the next number of the sequence
+ * `task_run_id`, whatever other transactions or instances do meanwhile (db/migrations/0013-run-sequence.ts).
+ * SQLite: one more than the largest so far (1 for the first), read inside the task's write transaction, which is
+ * the only one writing.
+ */
+export async function nextRunId(db: Kysely<Database>, dialect: DialectName): Promise<number> {
+  if (dialect === 'postgres') {
+    const { rows } = await sql<{ n: string | number }>`select nextval('task_run_id') as n`.execute(db);
+    return Number(rows[0]?.n);
+  }
   const row = await db
     .selectFrom('task')
     .select((eb) => eb.fn.max('run_id').as('m'))

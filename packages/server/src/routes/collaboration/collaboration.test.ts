@@ -285,6 +285,18 @@ describe('/collaboration/{id}/organization', () => {
       body: { id: b },
     });
     expect(ids(again)).toEqual([a, b]);
+    // Added by four requests at the same moment: a member once, and every request answered as the first.
+    const d = await t.fx.organization();
+    const racing = await Promise.all(
+      [1, 2, 3, 4].map(() =>
+        t.api('POST', `/collaboration/${c}/organization`, { token: t.rootToken, body: { id: d } }),
+      ),
+    );
+    for (const r of racing) {
+      expect(r.status).toBe(200);
+      expect(ids(r)).toEqual([a, b, d]);
+    }
+    await t.api('DELETE', `/collaboration/${c}/organization`, { token: t.rootToken, body: { id: d } });
     expect(
       (await t.api('POST', `/collaboration/${c}/organization`, { token: t.rootToken, body: { id: 999999 } }))
         .status,

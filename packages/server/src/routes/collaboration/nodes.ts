@@ -12,6 +12,7 @@ import {
   nodeOfOrganizationIn,
   updateNode,
 } from '../../repositories/node.js';
+import { refuseDuplicateNode } from '../node.js';
 import { assertMayViewCollaboration, callerOf, collaborationOr404 } from './shared.js';
 
 const NodeIdBody = Type.Object({ id: Type.Integer({ description: 'node id' }) });
@@ -77,7 +78,9 @@ export const collaborationNodeRoutes: FastifyPluginAsyncTypebox = async (app) =>
       const existing = await nodeOfOrganizationIn(db(), node.organization_id, id, node.id);
       if (existing !== undefined)
         throw new ApiError('bad_request', duplicateNodeMessage(node.organization_id, id, existing));
-      await updateNode(db(), node.id, { collaboration_id: id });
+      await updateNode(db(), node.id, { collaboration_id: id }).catch((error: unknown) =>
+        refuseDuplicateNode(db(), error, node.organization_id, id, node.id),
+      );
       return reply.status(201).send(await nodesOf(id));
     },
   );

@@ -353,4 +353,31 @@ describe('POST /task by an algorithm container', () => {
     expect(done.status).toBe(401);
     expect(done.body.msg).toMatch(/complete/);
   });
+
+  it('leaves no sub-task runnable after a kill, however its creation and the kill interleave', async () => {
+    // A researcher kills the task while its algorithm is creating sub-tasks. A sub-task the container created
+    // before the kill is killed with the tree; one it asks for after is refused (its parent is complete). None may
+    // slip between the two and wait, pending, for its node to run it.
+    for (let round = 0; round < 3; round++) {
+      const m = await master();
+      const subs = Array.from({ length: 8 }, (_, i) =>
+        t.api('POST', '/task', {
+          token: m.container,
+          body: taskBody(m.collab, [m.orgB], { name: `part-${i}` }),
+        }),
+      );
+      const kill = t.api('POST', '/kill/task', { token: m.token, body: { id: m.parent.id } });
+      const answers = await Promise.all(subs);
+      expect((await kill).status).toBe(200);
+      for (const a of answers) expect([201, 401]).toContain(a.status);
+      const open = await t.ctx.dbh.db
+        .selectFrom('result')
+        .innerJoin('task', 'task.id', 'result.task_id')
+        .select(['task.id', 'result.status'])
+        .where('task.run_id', '=', m.parent.run_id)
+        .where('result.finished_at', 'is', null)
+        .execute();
+      expect(open).toEqual([]);
+    }
+  });
 });

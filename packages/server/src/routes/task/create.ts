@@ -9,6 +9,7 @@ import type { Database } from '../../db/schema.js';
 import {
   findTask,
   insertTaskWithRuns,
+  ParentComplete,
   isTaskComplete,
   nodesOfOrganizationsIn,
   receiverNodeStatuses,
@@ -77,6 +78,10 @@ async function policyRefusals(
 }
 
 /** Creates a task; returns its id. Throws the refusal of the first failing step. */
+/** A container's sub-task refused: its parent task is complete (its runs finished, or were killed). */
+const parentComplete = (parentId: number): ApiError =>
+  forbidden(`The parent task ${parentId} is already complete; its container can no longer create sub-tasks.`);
+
 export async function createTask(ctx: AppContext, caller: Caller, body: CreateTaskInput): Promise<number> {
   const db = ctx.dbh.db;
   const collaborationId = body.collaboration_id;
@@ -159,11 +164,7 @@ export async function createTask(ctx: AppContext, caller: Caller, body: CreateTa
     }
     const parentTask = await findTask(db, token.task_id);
     if (!parentTask) throw forbidden(`The parent task ${token.task_id} of this container no longer exists.`);
-    if (await isTaskComplete(db, parentTask.id)) {
-      throw forbidden(
-        `The parent task ${parentTask.id} is already complete; its container can no longer create sub-tasks.`,
-      );
-    }
+    if (await isTaskComplete(db, parentTask.id)) throw parentComplete(parentTask.id);
     parent = { id: parentTask.id, run_id: parentTask.run_id, init_user_id: parentTask.init_user_id };
   }
 
@@ -182,6 +183,7 @@ export async function createTask(ctx: AppContext, caller: Caller, body: CreateTa
   // 7. The task: a user's task starts a new run; a sub-task joins its parent's run.
   const taskId = await insertTaskWithRuns(
     db,
+    ctx.dbh.dialect,
     {
       name: body.name ?? '',
       description: body.description ?? '',
@@ -211,7 +213,10 @@ export async function createTask(ctx: AppContext, caller: Caller, body: CreateTa
           init_org_id: initiatorId,
         },
       ),
-  );
+  ).catch((error: unknown) => {
+    // The parent's runs finished between the check above and the transaction (a kill): refused the same way.
+    throw error instanceof ParentComplete ? parentComplete(error.parentId) : error;
+  });
 
   // 11. The nodes with a run are told by announceTask, once the caller has the answer.
   return taskId;
