@@ -13,6 +13,10 @@ ERROR_BODY_MAX <- 65536L
 # MB) before collecting them. A young-generation collection every MiB of text keeps the reader's memory flat
 # (docs/client-r.md#large-outputs has the figures); it costs nothing measurable.
 COLLECT_EVERY_BYTES <- 1048576
+# What curl says when a download never reached the server (refused, unknown host, no connection in time, TLS
+# failed); anything else that stops a download happens after the server was reached: the download broke off.
+NOT_REACHED <- paste("failed to connect", "couldn't connect", "could not connect", "resolve", "connection refused",
+                     "connection timed out", "ssl connect", sep = "|")
 
 DOLLAR <- as.raw(0x24)
 BASE64_CHARS <- local({
@@ -252,7 +256,10 @@ stream_output <- function(self, private, id, sink) {
       error = function(e) {
         hasher$close()
         if (!is.null(failure)) stop(failure)
-        if (is.null(status) || received == 0) {
+        # curl may take in the answer's head, some bytes and the cut all while the connection opens, before one
+        # byte reaches on_piece (and httr clears the handle's status): only curl's words tell a server never reached
+        # from a download that broke off.
+        if (is.null(status) && received == 0 && grepl(NOT_REACHED, conditionMessage(e), ignore.case = TRUE)) {
           host <- sub("^(https?://[^/]+).*$", "\\1", url)
           federa_stop("connection_failed", sprintf(paste0(
             "cannot download %s from the Federa server at %s (%s); is the server running and are host and ",

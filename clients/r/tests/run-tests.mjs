@@ -33,12 +33,12 @@ let faultyProxy;
 /**
  * A faulty network between the R client and the server, for the tests of broken output downloads (a real network
  * cannot be made to fail on purpose; this is the one fake of the suite): `/cut/<path>` forwards to the server and
- * breaks a download of an output (`GET …/result/{id}/output`) off after half its bytes, `/alter/<path>` changes one
- * byte in the middle of it. Every other request passes unchanged.
+ * breaks a download of an output (`GET …/result/{id}/output`) off after half its bytes, `/cut-head/<path>` right
+ * after its head, `/alter/<path>` changes one byte in the middle of it. Every other request passes unchanged.
  */
 async function startFaultyProxy(serverPort) {
   const proxy = createServer((req, res) => {
-    const match = /^\/(cut|alter)(\/.*)$/.exec(req.url ?? '');
+    const match = /^\/(cut-head|cut|alter)(\/.*)$/.exec(req.url ?? '');
     if (!match) {
       res.writeHead(404).end();
       return;
@@ -54,6 +54,12 @@ async function startFaultyProxy(serverPort) {
           answer.statusCode === 200;
         if (!isOutput) {
           answer.pipe(res);
+          return;
+        }
+        if (mode === 'cut-head') {
+          answer.destroy();
+          res.flushHeaders();
+          res.socket?.end();
           return;
         }
         const half = Math.floor(Number(answer.headers['content-length']) / 2);

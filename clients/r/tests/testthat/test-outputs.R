@@ -210,6 +210,16 @@ test_that("an output that arrives altered or cut short is refused and nothing is
   err <- expect_nothing_saved(cut, out$id, "federa_connection_failed",
                               sprintf("the download of the output of result %d broke off after", out$id))
   expect_match(conditionMessage(err), "nothing was kept: read it again", fixed = TRUE)
+  # Cut before one byte of the body: the server was reached, so this is a download that broke off, not a wrong host.
+  err <- expect_nothing_saved(through("cut-head"), out$id, "federa_connection_failed",
+                              sprintf("the download of the output of result %d broke off after 0 bytes", out$id))
+  expect_match(conditionMessage(err), "nothing was kept: read it again", fixed = TRUE)
+  # A server that cannot be reached at all is named as such.
+  gone <- through("cut")
+  gone$host <- "http://127.0.0.1:1"
+  err <- expect_nothing_saved(gone, out$id, "federa_connection_failed", sprintf(
+    "cannot download the output of result %d from the Federa server at http://127.0.0.1:1 ", out$id))
+  expect_match(conditionMessage(err), "is the server running and are host and port right?", fixed = TRUE)
 })
 
 test_that("a 50 MB output streams to a file in an R process whose memory does not grow by its size", {
