@@ -3,7 +3,14 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { withoutIds } from '../serializers/schema-utils.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { PreparedListing, countedPage, pageOfIds, type IdQuery } from '../repositories/listing.js';
+import {
+  PreparedListing,
+  countedPage,
+  inOrder,
+  pageOfIds,
+  type IdQuery,
+  type RowsQuery,
+} from '../repositories/listing.js';
 
 /** Query parameters every paginated listing accepts (docs/api.md#pagination). */
 export const PaginationQuery = {
@@ -84,6 +91,26 @@ function pageUrls(request: FastifyRequest): (page: number) => string {
   return (page) => `${start}${page}${end}`;
 }
 
+/**
+ * How a listing's page becomes items: from its ids (a function), or from the rows a {@link RowsQuery} makes of them
+ * ({@link fromRows}), which a prepared listing reads in the same query as the page and its count: one round trip
+ * to the database instead of two.
+ */
+export type PageLoad<T> = ((ids: number[]) => Promise<T[]>) | RowsLoad<T>;
+
+interface RowsLoad<T> {
+  readonly rows: RowsQuery<{ id: number }>;
+  readonly items: (rows: readonly { id: number }[]) => T[] | Promise<T[]>;
+}
+
+/** A {@link PageLoad} from rows: `items` gets the page's rows in listing order. */
+export function fromRows<R extends { id: number }, T>(
+  rows: RowsQuery<R>,
+  items: (rows: readonly R[]) => T[] | Promise<T[]>,
+): PageLoad<T> {
+  return { rows, items } as unknown as RowsLoad<T>;
+}
+
 /** Every id of an unpaged listing, and their number. */
 async function allIds(ids: IdQuery | PreparedListing): Promise<{ total: number; ids: number[] }> {
   const all = ids instanceof PreparedListing ? await ids.all() : await pageOfIds(ids);
@@ -100,7 +127,7 @@ export async function paginate<T>(
   request: FastifyRequest,
   reply: FastifyReply,
   ids: IdQuery | PreparedListing,
-  load: (ids: number[]) => Promise<T[]>,
+  load: PageLoad<T>,
   options: PaginateOptions = {},
 ): Promise<T[] | { data: T[]; links: Record<string, string> }> {
   const q = request.query as PageParams;
@@ -108,12 +135,26 @@ export async function paginate<T>(
   const perPage = q.per_page ?? 10;
   const page = q.page ?? 1;
   const window = { limit: perPage, offset: (page - 1) * perPage };
-  const { total, ids: pageIds } = !paged
-    ? await allIds(ids)
-    : ids instanceof PreparedListing
-      ? await ids.page(window)
-      : await countedPage(db, ids, window);
-  const items = pageIds.length ? await load(pageIds) : [];
+  let total: number;
+  let items: T[];
+  if (typeof load !== 'function' && ids instanceof PreparedListing) {
+    const found = await ids.rows(load.rows, paged ? window : undefined);
+    total = found.total;
+    items = found.rows.length ? await load.items(found.rows) : [];
+  } else {
+    const listed = !paged
+      ? await allIds(ids)
+      : ids instanceof PreparedListing
+        ? await ids.page(window)
+        : await countedPage(db, ids, window);
+    total = listed.total;
+    const pageIds = listed.ids;
+    items = !pageIds.length
+      ? []
+      : typeof load === 'function'
+        ? await load(pageIds)
+        : await load.items(inOrder(pageIds, await load.rows.byIds(db, pageIds)));
+  }
   const last = paged ? Math.max(1, Math.ceil(total / perPage)) : 1;
   const links: Record<string, string> = {};
   const pageUrl = pageUrls(request);
@@ -142,10 +183,4 @@ export async function paginate<T>(
 }
 
 /** Orders items like `ids` (after a `WHERE id IN (...)` load). */
-export function inOrder<T extends { id: number }>(ids: readonly number[], rows: readonly T[]): T[] {
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.flatMap((id) => {
-    const r = byId.get(id);
-    return r ? [r] : [];
-  });
-}
+export { inOrder } from '../repositories/listing.js';

@@ -35,22 +35,6 @@ export async function memberIds(db: Kysely<Database>, collaborationId: number): 
   return rows.map((r) => r.organization_id);
 }
 
-/** Which of `organizationIds` are members of a collaboration (a task's receivers and initiator: a few of many). */
-export async function membersAmong(
-  db: Kysely<Database>,
-  collaborationId: number,
-  organizationIds: readonly number[],
-): Promise<Set<number>> {
-  if (organizationIds.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('member')
-    .select('organization_id')
-    .where('collaboration_id', '=', collaborationId)
-    .where('organization_id', 'in', [...new Set(organizationIds)])
-    .execute();
-  return new Set(rows.map((r) => r.organization_id));
-}
-
 /** Creates a collaboration with its members in one transaction; returns its id. */
 export async function createCollaboration(
   db: Kysely<Database>,

@@ -1,6 +1,6 @@
 import type { CompiledQuery, Kysely, SelectQueryBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { Placeholder, bound, placeholdersOf, type PreparedArg } from '../db/prepared.js';
+import { Placeholder, bound, placeholdersOf, prepared, type PreparedArg } from '../db/prepared.js';
 
 /**
  * The ids of a listing in their listing order, as a query a repository builds: pagination counts them and takes
@@ -95,6 +95,41 @@ export class PreparedListing {
     return (await this.#rows(this.queries.all)).map((r) => r.id);
   }
 
+  /**
+   * The rows `query` makes of one page of the listing (or of all of it, without `page`), in listing order, and how
+   * many the listing has: in one query, the page's ids and its count as a subquery of the rows' query, where the
+   * listing is ordered by id (all of Federa's are); else the ids first, then their rows.
+   */
+  async rows<R extends { id: number }>(
+    query: RowsQuery<R>,
+    page?: { limit: number; offset: number },
+  ): Promise<{ total: number; rows: R[] }> {
+    const combined = combinedQueries(this.db, this.queries, query);
+    // A listing the page's count cannot go beside (DISTINCT, GROUP BY…) or not ordered by id: ids, then rows.
+    if (!combined || (page && !combined.paged)) {
+      const { total, ids } = page ? await this.page(page) : await this.#allCounted();
+      return { total, rows: ids.length ? inOrder(ids, await query.byIds(this.db, ids)) : [] };
+    }
+    const byId = (rows: R[]): R[] =>
+      rows.sort(combined.descending ? (a, b) => b.id - a.id : (a, b) => a.id - b.id);
+    if (!page) {
+      const rows = byId(await this.#rows(combined.all as CompiledQuery<R>));
+      return { total: rows.length, rows };
+    }
+    const rows = await this.#rows(combined.paged as CompiledQuery<R & CountColumn>, page);
+    const first = rows[0];
+    if (first) return { total: Number(first.listing_total), rows: byId(rows) };
+    if (page.offset === 0) return { total: 0, rows: [] };
+    // Past the last page: no row carries the count.
+    const countRows = await this.#rows(this.queries.count);
+    return { total: Number(countRows[0]?.n ?? 0), rows: [] };
+  }
+
+  async #allCounted(): Promise<{ total: number; ids: number[] }> {
+    const ids = await this.all();
+    return { total: ids.length, ids };
+  }
+
   /** One page of ids and how many the listing has (as {@link countedPage}). */
   async page(page: { limit: number; offset: number }): Promise<{ total: number; ids: number[] }> {
     const { counted, count, page: pageQuery } = this.queries;
@@ -116,6 +151,104 @@ interface ListingQueries {
   count: CompiledQuery<{ n: number | string | null }>;
   page: CompiledQuery<{ id: number }>;
   all: CompiledQuery<{ id: number }>;
+  /** The listing's ids (with placeholders), its count query, and whether it is ordered by id, for rows queries. */
+  ids: IdQuery;
+  counting: CountQuery;
+  /** The compiled rows queries of this shape, by rows query (see {@link combinedQueries}); null: not ordered by id. */
+  combined: WeakMap<RowsQuery<{ id: number }>, CombinedQueries | null>;
+}
+
+/** The listing's count beside each row of a page. */
+interface CountColumn {
+  listing_total: number | string | null;
+}
+
+/**
+ * A rows query with a listing's ids as its subquery: a page with its count (null when the count cannot go beside
+ * the ids), and all of them.
+ */
+interface CombinedQueries {
+  paged: CompiledQuery<{ id: number } & CountColumn> | null;
+  all: CompiledQuery<{ id: number }>;
+  descending: boolean;
+}
+
+/**
+ * Which ids a rows query loads: a list of ids, or a listing's ids as a subquery (`where id in (select …)`), so that
+ * the rows of a page come in the same round trip as the page.
+ */
+export type IdSource = readonly number[] | IdQuery;
+
+/** The rows of some ids as a serializer needs them, built for a list of ids or for a listing's subquery. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type RowsBuilder<R> = (db: Kysely<Database>, ids: IdSource) => SelectQueryBuilder<Database, any, R>;
+
+/** A rows query: by a list of ids (prepared per length, as `prepared`), or inside a listing ({@link PreparedListing.rows}). */
+export interface RowsQuery<R extends { id: number }> {
+  readonly build: RowsBuilder<R>;
+  /** The rows of these ids, in no particular order. */
+  readonly byIds: (db: Kysely<Database>, ids: readonly number[]) => Promise<R[]>;
+}
+
+/** The row type of a {@link RowsQuery}. */
+export type RowOf<Q> = Q extends RowsQuery<infer R> ? R : never;
+
+export function rowsQuery<R extends { id: number }>(build: RowsBuilder<R>): RowsQuery<R> {
+  return { build, byIds: prepared((db, ids: readonly number[]) => build(db, ids)) };
+}
+
+/** Rows in the order of `ids` (after a `where id in (…)` load); ids without a row are left out. */
+export function inOrder<R extends { id: number }>(ids: readonly number[], rows: readonly R[]): R[] {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/**
+ * Whether a listing is ordered by its `id` column alone, and how (true: descending); null for any other order,
+ * whose rows cannot be put back in listing order from their ids.
+ */
+function idOrder(ids: IdQuery): boolean | null {
+  const items = ids.toOperationNode().orderBy?.items ?? [];
+  const [item] = items;
+  if (items.length !== 1 || !item) return null;
+  const by = item.orderBy as { kind?: string; column?: { column?: { name?: string } } };
+  if (by.kind !== 'ReferenceNode' || by.column?.column?.name !== 'id') return null;
+  const direction = item.direction as { kind?: string; sqlFragments?: readonly string[] } | undefined;
+  if (direction === undefined) return false;
+  const word =
+    direction.kind === 'RawNode' ? direction.sqlFragments?.join('').trim().toLowerCase() : undefined;
+  return word === 'desc' ? true : word === 'asc' ? false : null;
+}
+
+/** The queries of `query` over this listing's ids, compiled once per listing shape. */
+function combinedQueries<R extends { id: number }>(
+  db: Kysely<Database>,
+  queries: ListingQueries,
+  query: RowsQuery<R>,
+): CombinedQueries | null {
+  const key = query as unknown as RowsQuery<{ id: number }>;
+  let combined = queries.combined.get(key);
+  if (combined === undefined) {
+    const descending = idOrder(queries.ids);
+    if (descending === null) combined = null;
+    else {
+      const limit = new Placeholder(LIMIT, null) as unknown as number;
+      const offset = new Placeholder(OFFSET, null) as unknown as number;
+      const counted = idsWithCount(db, queries.ids, queries.counting) !== null;
+      combined = {
+        paged: counted
+          ? (query
+              .build(db, queries.ids.limit(limit).offset(offset))
+              .select(() => queries.counting.as('listing_total'))
+              .compile() as CompiledQuery<{ id: number } & CountColumn>)
+          : null,
+        all: query.build(db, queries.ids.clearOrderBy()).compile(),
+        descending,
+      };
+    }
+    queries.combined.set(key, combined);
+  }
+  return combined;
 }
 
 /** Named arguments of a prepared listing; an absent (undefined) one is left out of the query. */
@@ -164,6 +297,9 @@ export function preparedListing<A extends { [K in keyof A]: PreparedArg | undefi
         count: counting.compile(),
         page: ids.limit(limit).offset(offset).compile(),
         all: ids.compile(),
+        ids,
+        counting,
+        combined: new WeakMap(),
       };
       if (byShape.size >= 100) byShape.clear();
       byShape.set(shape, queries);

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Node } from '../db/schema.js';
-import { preparedListing, type PreparedListing } from './listing.js';
+import { preparedListing, rowsQuery, type PreparedListing } from './listing.js';
 import { hashApiKey, newApiKey } from '../auth/passwords.js';
 import { prepared } from '../db/prepared.js';
 
@@ -141,22 +141,32 @@ export async function deleteNode(db: Kysely<Database>, id: number): Promise<void
   });
 }
 
-/** Node rows by id with their configuration entries (in entry order), for the serializer. */
-export async function nodeRows(db: Kysely<Database>, ids: readonly number[]) {
-  const [rows, configs] = await Promise.all([
-    db
-      .selectFrom('node')
-      .select(['id', 'name', 'ip', 'status', 'last_seen', 'organization_id', 'collaboration_id'])
-      .where('id', 'in', ids)
-      .execute(),
-    db
-      .selectFrom('node_config')
-      .select(['node_id', 'id', 'key', 'value'])
-      .where('node_id', 'in', ids)
-      .orderBy('id')
-      .execute(),
-  ]);
-  return { rows, configs };
+/** Node rows by id, each with whether it has configuration entries (see {@link configsOfNodes}). */
+export const nodeRows = rowsQuery((db, ids) =>
+  db
+    .selectFrom('node')
+    .select(['id', 'name', 'ip', 'status', 'last_seen', 'organization_id', 'collaboration_id'])
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('node_config')
+            .select('node_config.id')
+            .whereRef('node_config.node_id', '=', 'node.id'),
+        )
+        .as('has_config'),
+    )
+    .where('node.id', 'in', ids),
+);
+
+/** The configuration entries of these nodes, in entry order. */
+export async function configsOfNodes(db: Kysely<Database>, nodeIds: readonly number[]) {
+  return db
+    .selectFrom('node_config')
+    .select(['node_id', 'id', 'key', 'value'])
+    .where('node_id', 'in', nodeIds)
+    .orderBy('id')
+    .execute();
 }
 
 /** The filters of `GET /node`; `name` is an SQL LIKE pattern, the times are in the stored form. */

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Organization } from '../db/schema.js';
-import { preparedListing, type PreparedListing } from './listing.js';
+import { preparedListing, rowsQuery, type PreparedListing } from './listing.js';
 import { can, type Caller } from '../auth/caller.js';
 import { partnerOrganizations } from './collaboration.js';
 import { prepared } from '../db/prepared.js';
@@ -117,7 +117,7 @@ export async function viewableOrganizations(
 }
 
 /** Organization rows with the id lists of their relations, in one query. */
-export const organizationsWithRelations = prepared((db, ids: readonly number[]) =>
+export const organizationsWithRelations = rowsQuery((db, ids) =>
   db
     .selectFrom('organization as o')
     .selectAll('o')

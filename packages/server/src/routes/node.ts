@@ -10,7 +10,7 @@ import { parseClientTime } from '../http/datetime.js';
 import { truthy } from '../http/filters.js';
 import { paginate, PaginationQuery } from '../http/pagination.js';
 import { errorResponses, IdParams, MessageSchema, Paginated } from '../serializers/common.js';
-import { loadNodes, NodeSchema, NodeWithKeySchema, type NodeOut } from '../serializers/node.js';
+import { loadNodes, nodePage, NodeSchema, NodeWithKeySchema, type NodeOut } from '../serializers/node.js';
 import { findCollaboration } from '../repositories/collaboration.js';
 import { findOrganization } from '../repositories/organization.js';
 import {
@@ -120,7 +120,7 @@ export const nodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         last_seen_till:
           q.last_seen_till === undefined ? undefined : timeBound('last_seen_till', q.last_seen_till),
       });
-      return paginate(db(), request, reply, ids, (page) => loadNodes(ctx, page));
+      return paginate(db(), request, reply, ids, nodePage(ctx));
     },
   );
 

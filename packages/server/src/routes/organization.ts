@@ -6,7 +6,12 @@ import { ApiError, forbidden, notFound } from '../errors.js';
 import { paginate, PaginationQuery } from '../http/pagination.js';
 import { errorResponses, IdParams, Paginated } from '../serializers/common.js';
 import { orNull } from './collaboration/shared.js';
-import { loadOrganizations, OrganizationSchema, type OrganizationOut } from '../serializers/organization.js';
+import {
+  loadOrganizations,
+  organizationPage,
+  OrganizationSchema,
+  type OrganizationOut,
+} from '../serializers/organization.js';
 import type { AppContext } from '../context.js';
 import { CollaborationSchema, loadCollaborations } from '../serializers/collaboration.js';
 import { loadNodes, NodeSchema } from '../serializers/node.js';
@@ -76,7 +81,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const scope = organizationScope(caller);
       if (scope === null) throw forbidden('You lack the permission to view organizations.');
       const ids = organizationIds(db(), scope, q);
-      return paginate(db(), request, reply, ids, (page) => loadOrganizations(ctx, page));
+      return paginate(db(), request, reply, ids, organizationPage(ctx));
     },
   );
 

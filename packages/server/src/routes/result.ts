@@ -14,6 +14,8 @@ import {
   ResultWithTaskSchema,
   loadResults,
   loadResultsWithTask,
+  resultPage,
+  resultWithTaskPage,
   type ResultOut,
   type ResultWithTaskOut,
 } from '../serializers/task.js';
@@ -139,9 +141,7 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
           return [{ column, op, value: rangeBound(key, value) }];
         }),
       });
-      const load = includes(q, 'task')
-        ? (page: number[]) => loadResultsWithTask(ctx, page)
-        : (page: number[]) => loadResults(ctx, page);
+      const load = includes(q, 'task') ? resultWithTaskPage(ctx) : resultPage(ctx);
       return paginate<ResultOut | ResultWithTaskOut>(db(), request, reply, ids, load);
     },
   );

@@ -1,7 +1,8 @@
 import type { Organization } from '@federa/common';
 import type { AppContext } from '../context.js';
 import { parseIdList } from '../db/id-list.js';
-import { inOrder } from '../http/pagination.js';
+import { fromRows, inOrder, type PageLoad } from '../http/pagination.js';
+import type { RowOf } from '../repositories/listing.js';
 import { organizationsWithRelations } from '../repositories/organization.js';
 
 export { OrganizationSchema } from '@federa/common';
@@ -10,9 +11,19 @@ export type OrganizationOut = Organization;
 /** Organizations by id, in the order given, each with its relation lists, in one query. */
 export async function loadOrganizations(ctx: AppContext, ids: number[]): Promise<OrganizationOut[]> {
   if (ids.length === 0) return [];
-  const rows = await organizationsWithRelations(ctx.dbh.db, ids);
+  return organizationsOf(ctx, inOrder(ids, await organizationsWithRelations.byIds(ctx.dbh.db, ids)));
+}
+
+/** Organizations as {@link loadOrganizations} makes them, from the rows of a listing's page. */
+export const organizationPage = (ctx: AppContext): PageLoad<OrganizationOut> =>
+  fromRows(organizationsWithRelations, (rows) => organizationsOf(ctx, rows));
+
+function organizationsOf(
+  ctx: AppContext,
+  rows: readonly RowOf<typeof organizationsWithRelations>[],
+): OrganizationOut[] {
   const refs = ctx.refs;
-  return inOrder(ids, rows).map((o) => ({
+  return rows.map((o) => ({
     id: o.id,
     name: o.name,
     domain: o.domain,

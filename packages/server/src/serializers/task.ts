@@ -3,7 +3,8 @@ import { OPEN_RUN_STATUSES } from '@federa/common';
 import type { AppContext } from '../context.js';
 import { toApiTime } from '../http/datetime.js';
 import { parseIdList } from '../db/id-list.js';
-import { inOrder } from '../http/pagination.js';
+import { fromRows, inOrder, type PageLoad } from '../http/pagination.js';
+import type { RowOf } from '../repositories/listing.js';
 import {
   portsOfResults,
   resultRowsWithNode,
@@ -47,14 +48,20 @@ export type TaskResultOut = TaskResult;
 
 type ResultCore = Omit<TaskResultOut, 'task' | 'organization'> & { task_id: number; organization_id: number };
 
+type ResultRow = RowOf<typeof resultRowsWithNode>;
+type TaskRow = RowOf<typeof tasksWithRuns>;
+
 /** Results by id with their node and ports: one query, and a second only when some have ports (VPN runs). */
 async function loadResultCores(ctx: AppContext, ids: number[]): Promise<ResultCore[]> {
   if (ids.length === 0) return [];
-  const db = ctx.dbh.db;
-  const rows = await resultRowsWithNode(db, ids);
+  return resultCores(ctx, inOrder(ids, await resultRowsWithNode.byIds(ctx.dbh.db, ids)));
+}
+
+/** Results from their rows (in the order given), with their ports: a query only when some have ports. */
+async function resultCores(ctx: AppContext, rows: readonly ResultRow[]): Promise<ResultCore[]> {
   const withPorts = rows.filter((r) => Boolean(r.has_ports)).map((r) => r.id);
-  const ports = withPorts.length > 0 ? await portsOfResults(db, withPorts) : [];
-  return inOrder(ids, rows).map((r) => {
+  const ports = withPorts.length > 0 ? await portsOfResults(ctx.dbh.db, withPorts) : [];
+  return rows.map((r) => {
     return {
       id: r.id,
       input: r.input,
@@ -102,9 +109,18 @@ async function loadTaskCores<R>(
   withResultIds = true,
 ): Promise<TaskCore<R>[]> {
   if (ids.length === 0) return [];
-  const rows = await (withResultIds ? tasksWithRuns : tasksWithRunSummary)(ctx.dbh.db, ids);
+  const rows = await (withResultIds ? tasksWithRuns : tasksWithRunSummary).byIds(ctx.dbh.db, ids);
+  return taskCores(ctx, inOrder(ids, rows), results);
+}
+
+/** Tasks from their rows, in the order given (see {@link loadTaskCores}). */
+function taskCores<R>(
+  ctx: AppContext,
+  rows: readonly TaskRow[],
+  results: (ids: number[]) => R,
+): TaskCore<R>[] {
   const refs = ctx.refs;
-  return inOrder(ids, rows).map((t) => {
+  return rows.map((t) => {
     const own = parseRunGroups(t.run_groups);
     let complete = true;
     let lastFinished: string | null = null;
@@ -144,8 +160,15 @@ export async function loadTasks(ctx: AppContext, ids: number[]): Promise<TaskOut
   return loadTaskCores(ctx, ids, (resultIds) => ctx.refs.many('result', resultIds));
 }
 
+/** Tasks as {@link loadTasks} makes them, from the rows of a listing's page (http/pagination.ts `paginate`). */
+export const taskPage = (ctx: AppContext): PageLoad<TaskOut> =>
+  fromRows(tasksWithRuns, (rows) => taskCores(ctx, rows, (resultIds) => ctx.refs.many('result', resultIds)));
+
 export async function loadTasksWithResults(ctx: AppContext, ids: number[]): Promise<TaskWithResultsOut[]> {
-  const tasks = await loadTaskCores(ctx, ids, (resultIds) => resultIds);
+  return withResults(ctx, await loadTaskCores(ctx, ids, (resultIds) => resultIds));
+}
+
+async function withResults(ctx: AppContext, tasks: TaskCore<number[]>[]): Promise<TaskWithResultsOut[]> {
   const results = await loadResultCores(
     ctx,
     tasks.flatMap((t) => t.results),
@@ -159,15 +182,29 @@ export async function loadTasksWithResults(ctx: AppContext, ids: number[]): Prom
 }
 
 export async function loadResults(ctx: AppContext, ids: number[]): Promise<ResultOut[]> {
-  return (await loadResultCores(ctx, ids)).map((r) => ({
+  return resultsOf(ctx, await loadResultCores(ctx, ids));
+}
+
+const resultsOf = (ctx: AppContext, cores: ResultCore[]): ResultOut[] =>
+  cores.map((r) => ({
     ...stripIds(r),
     task: ctx.refs.one('task', r.task_id),
     organization: ctx.refs.one('organization', r.organization_id),
   }));
-}
+
+/** Results as {@link loadResults} makes them, from the rows of a listing's page. */
+export const resultPage = (ctx: AppContext): PageLoad<ResultOut> =>
+  fromRows(resultRowsWithNode, async (rows) => resultsOf(ctx, await resultCores(ctx, rows)));
 
 export async function loadResultsWithTask(ctx: AppContext, ids: number[]): Promise<ResultWithTaskOut[]> {
-  const results = await loadResultCores(ctx, ids);
+  return resultsWithTask(ctx, await loadResultCores(ctx, ids));
+}
+
+/** Results as {@link loadResultsWithTask} makes them, from the rows of a listing's page. */
+export const resultWithTaskPage = (ctx: AppContext): PageLoad<ResultWithTaskOut> =>
+  fromRows(resultRowsWithNode, async (rows) => resultsWithTask(ctx, await resultCores(ctx, rows)));
+
+async function resultsWithTask(ctx: AppContext, results: ResultCore[]): Promise<ResultWithTaskOut[]> {
   const tasks = await loadTaskCores(ctx, [...new Set(results.map((r) => r.task_id))], () => null, false);
   return results.map((r) => {
     const { results: _none, ...task } = tasks.find((t) => t.id === r.task_id) as TaskCore<null>;

@@ -1,24 +1,67 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { nowStored } from '../../http/datetime.js';
+import { prepared } from '../../db/prepared.js';
 import type { DialectName } from '../../db/uri.js';
-import { nextRunId } from './rows.js';
+import { newRunId } from './rows.js';
 
 /** Data access for creating a task: what the checks of `POST /task` read, and the task with its runs. */
 
-/** The nodes of these organizations in a collaboration, oldest first (an organization may show up twice). */
-export async function nodesOfOrganizationsIn(
+/** What `POST /task` checks of a collaboration for some organizations (see {@link taskAudience}). */
+export interface TaskAudience {
+  /** Those of the organizations that are members. */
+  members: Set<number>;
+  /** The node in the collaboration of each member that has one: its id, status, and whether it has a task policy. */
+  nodes: Map<number, { id: number; status: string | null; hasPolicy: boolean }>;
+}
+
+const audienceRows = prepared((db, collaborationId: number, organizationIds: readonly number[]) =>
+  db
+    .selectFrom('collaboration as c')
+    .leftJoin('member as m', (join) =>
+      join.onRef('m.collaboration_id', '=', 'c.id').on('m.organization_id', 'in', organizationIds),
+    )
+    .leftJoin('node as n', (join) =>
+      join.onRef('n.collaboration_id', '=', 'c.id').onRef('n.organization_id', '=', 'm.organization_id'),
+    )
+    .select(['m.organization_id as member_id', 'n.id as node_id', 'n.status as node_status'])
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('node_config')
+            .select('node_config.id')
+            .whereRef('node_config.node_id', '=', 'n.id')
+            .where('node_config.key', 'in', ['allowed_users', 'allowed_orgs']),
+        )
+        .as('has_policy'),
+    )
+    .where('c.id', '=', collaborationId),
+);
+
+/**
+ * Which of these organizations are members of a collaboration and their nodes in it, in one query; undefined when
+ * the collaboration does not exist. A member has at most one node there (db/migrations/0014).
+ */
+export async function taskAudience(
   db: Kysely<Database>,
   collaborationId: number,
   organizationIds: readonly number[],
-): Promise<{ id: number; organization_id: number }[]> {
-  return db
-    .selectFrom('node')
-    .select(['id', 'organization_id'])
-    .where('collaboration_id', '=', collaborationId)
-    .where('organization_id', 'in', organizationIds)
-    .orderBy('id')
-    .execute();
+): Promise<TaskAudience | undefined> {
+  const rows = await audienceRows(db, collaborationId, [...new Set(organizationIds)]);
+  if (rows.length === 0) return undefined;
+  const audience: TaskAudience = { members: new Set(), nodes: new Map() };
+  for (const r of rows) {
+    if (r.member_id === null) continue;
+    audience.members.add(r.member_id);
+    if (r.node_id !== null)
+      audience.nodes.set(r.member_id, {
+        id: r.node_id,
+        status: r.node_status,
+        hasPolicy: Boolean(r.has_policy),
+      });
+  }
+  return audience;
 }
 
 /** The task policy entries (`allowed_users`, `allowed_orgs`) of these nodes. */
@@ -94,13 +137,12 @@ export async function insertTaskWithRuns(
 ): Promise<number> {
   return db.transaction().execute(async (trx) => {
     if (values.parent_id !== null) await holdOpenParent(trx, dialect, values.parent_id);
-    const runId = values.run_id ?? (await nextRunId(trx, dialect));
     const task = await trx
       .insertInto('task')
-      .values({ ...values, run_id: runId, created_at: nowStored() })
-      .returning('id')
+      .values({ ...values, run_id: values.run_id ?? newRunId(dialect), created_at: nowStored() })
+      .returning(['id', 'run_id'])
       .executeTakeFirstOrThrow();
-    created({ id: task.id, run_id: runId });
+    created(task);
     const assignedAt = nowStored();
     await trx
       .insertInto('result')
@@ -116,28 +158,4 @@ export async function insertTaskWithRuns(
       .execute();
     return task.id;
   });
-}
-
-/** The status of the node of each receiving organization of a task (organizations without a node are left out). */
-export async function receiverNodeStatuses(
-  db: Kysely<Database>,
-  taskId: number,
-): Promise<{ organization_id: number; status: string | null }[]> {
-  // A left join: SQLite then reads the task's runs first and looks up each run's node, the plan of a few rows.
-  // Joined inner, with no statistics to go by, SQLite may start from every node of the collaboration instead and
-  // read each one's runs of every task (600 µs against 9 at 200 nodes; docs/performance.md, seventh session).
-  const rows = await db
-    .selectFrom('result')
-    .innerJoin('task', 'task.id', 'result.task_id')
-    .leftJoin('node', (join) =>
-      join
-        .onRef('node.organization_id', '=', 'result.organization_id')
-        .onRef('node.collaboration_id', '=', 'task.collaboration_id'),
-    )
-    .select(['result.organization_id as organization_id', 'node.id as node_id', 'node.status as status'])
-    .where('result.task_id', '=', taskId)
-    .execute();
-  return rows.flatMap((r) =>
-    r.node_id === null ? [] : [{ organization_id: r.organization_id, status: r.status }],
-  );
 }

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { idList } from '../../db/id-list.js';
-import { prepared } from '../../db/prepared.js';
+import { rowsQuery, type IdSource } from '../listing.js';
 
 /** The batch loaders behind the task and run serializers: a page of ids in, their rows out (in any order). */
 
@@ -19,7 +19,7 @@ const runGroups = (withIds: boolean) =>
   >`(select string_agg(g.status || '|' || g.runs || '|' || g.finished || '|' || coalesce(g.last_finished_at, '') || '|' || g.ids, ';') from (select coalesce(r.status, '') as status, count(*) as runs, count(r.finished_at) as finished, max(r.finished_at) as last_finished_at, ${withIds ? idList(sql.ref('r.id')) : sql.lit('')} as ids from result as r where r.task_id = t.id group by r.status) as g)`;
 
 /** Task rows with the ids of their children (as an id list) and their runs per status (`run_groups`). */
-const taskRows = (db: Kysely<Database>, ids: readonly number[], withRunIds: boolean) =>
+const taskRows = (db: Kysely<Database>, ids: IdSource, withRunIds: boolean) =>
   db
     .selectFrom('task as t')
     .selectAll('t')
@@ -34,13 +34,13 @@ const taskRows = (db: Kysely<Database>, ids: readonly number[], withRunIds: bool
     .where('t.id', 'in', ids);
 
 /** Task rows with their children's ids and their runs per status with the runs' ids, in one query. */
-export const tasksWithRuns = prepared((db, ids: readonly number[]) => taskRows(db, ids, true));
+export const tasksWithRuns = rowsQuery((db, ids) => taskRows(db, ids, true));
 
 /**
  * The same without the runs' ids, for the task embedded in a run (`include=task`), which lists none: nothing in
  * it grows per run but the index scan.
  */
-export const tasksWithRunSummary = prepared((db, ids: readonly number[]) => taskRows(db, ids, false));
+export const tasksWithRunSummary = rowsQuery((db, ids) => taskRows(db, ids, false));
 
 /** One status of a task's runs, from {@link runGroups}. */
 export interface RunGroup {
@@ -71,7 +71,7 @@ export function parseRunGroups(text: string | null): RunGroup[] {
  * Result rows by id with the collaboration of their task, the node that runs them (the node of the result's
  * organization in that collaboration; null columns when there is none) and whether they have ports, in one query.
  */
-export const resultRowsWithNode = prepared((db, ids: readonly number[]) =>
+export const resultRowsWithNode = rowsQuery((db, ids) =>
   db
     .selectFrom('result')
     .innerJoin('task', 'task.id', 'result.task_id')

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DialectName } from '../../db/uri.js';
 import type { Database, Task } from '../../db/schema.js';
 import type { Caller } from '../../auth/caller.js';
@@ -11,21 +11,23 @@ export async function findTask(db: Kysely<Database>, id: number): Promise<Task |
 }
 
 /**
+ * The run id of a new top-level task as a value of its insert ({@link nextRunId}, in the same statement).
+ */
+export function newRunId(dialect: DialectName): RawBuilder<number> {
+  return dialect === 'postgres'
+    ? sql<number>`nextval('task_run_id')`
+    : sql<number>`(select coalesce(max(run_id), 0) + 1 from task)`;
+}
+
+/**
  * The run id of a new top-level task, never one another task has. PostgreSQL: the next number of the sequence
  * `task_run_id`, whatever other transactions or instances do meanwhile (db/migrations/0013-run-sequence.ts).
  * SQLite: one more than the largest so far (1 for the first), read inside the task's write transaction, which is
  * the only one writing.
  */
 export async function nextRunId(db: Kysely<Database>, dialect: DialectName): Promise<number> {
-  if (dialect === 'postgres') {
-    const { rows } = await sql<{ n: string | number }>`select nextval('task_run_id') as n`.execute(db);
-    return Number(rows[0]?.n);
-  }
-  const row = await db
-    .selectFrom('task')
-    .select((eb) => eb.fn.max('run_id').as('m'))
-    .executeTakeFirst();
-  return Number(row?.m ?? 0) + 1;
+  const { rows } = await sql<{ n: string | number }>`select ${newRunId(dialect)} as n`.execute(db);
+  return Number(rows[0]?.n);
 }
 
 /** A task is complete when every result has `finished_at` (also when it has no results), as its `complete` field. */

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError, notFound } from '../../errors.js';
 import { paginate, PaginationQuery } from '../../http/pagination.js';
 import { errorResponses, IdParams, MessageSchema, Paginated } from '../../serializers/common.js';
-import { loadNodes, NodeSchema } from '../../serializers/node.js';
+import { loadNodes, nodePage, NodeSchema } from '../../serializers/node.js';
 import { isMember } from '../../auth/scope.js';
 import {
   duplicateNodeMessage,
@@ -47,7 +47,7 @@ export const collaborationNodeRoutes: FastifyPluginAsyncTypebox = async (app) =>
       await collaborationOr404(db(), id);
       await assertMayViewCollaboration(db(), callerOf(request), id);
       const ids = nodeIds(db(), null, { collaboration_id: id });
-      return paginate(db(), request, reply, ids, (page) => loadNodes(ctx, page));
+      return paginate(db(), request, reply, ids, nodePage(ctx));
     },
   );
 

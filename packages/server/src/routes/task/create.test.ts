@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   countTaskRows,
+  queriesDuring,
   RecordingEventBus,
   startTestApp,
   taskBody,
+  TEST_DIALECT,
   taskWorld,
   type TestApp,
 } from '@federa/testing';
@@ -74,6 +76,21 @@ describe('POST /task by a user', () => {
       init_org_id: w.orgA,
     });
     expect(events.named('new_task')[0]?.payload).toBe(r.body.id);
+  });
+
+  it('reads and writes the database in four statements, the checks of the receivers in one', async () => {
+    const w = await taskWorld(t);
+    const body = taskBody(w.collab, [w.orgA, w.orgB]);
+    expect((await t.api('POST', '/task', { token: w.token, body })).status).toBe(201);
+    const { result, queries } = await queriesDuring(t, () =>
+      t.api('POST', '/task', { token: w.token, body }),
+    );
+    expect(result.status).toBe(201);
+    // The collaboration with the receivers' membership and nodes, the task with its run id, its runs, and the task
+    // for the answer; the hint of offline nodes comes from the checks (nine statements before). PostgreSQL reads
+    // the caller too: its read cache keeps no caller across writes (docs/performance.md).
+    const statements = queries.filter((q) => !/^update "user" set "last_seen"/.test(q));
+    expect(statements, statements.join('\n')).toHaveLength(TEST_DIALECT === 'postgres' ? 5 : 4);
   });
 
   it('says in the answer which receiving nodes are offline; the task still queues', async () => {

@@ -11,11 +11,10 @@ import {
   insertTaskWithRuns,
   ParentComplete,
   isTaskComplete,
-  nodesOfOrganizationsIn,
-  receiverNodeStatuses,
+  taskAudience,
   taskPolicyEntries,
+  type TaskAudience,
 } from '../../repositories/task/index.js';
-import { findCollaboration, membersAmong } from '../../repositories/collaboration.js';
 import { findOrganization } from '../../repositories/organization.js';
 
 /**
@@ -59,14 +58,17 @@ export type CreateTaskInput = Static<typeof CreateTaskBody>;
 async function policyRefusals(
   db: Kysely<Database>,
   caller: Caller,
-  nodeIds: Map<number, number>,
+  nodes: TaskAudience['nodes'],
 ): Promise<number[]> {
-  const rows = await taskPolicyEntries(db, [...nodeIds.values()]);
+  // Most nodes have no policy: their entries are read only when one has.
+  const withPolicy = [...nodes.values()].filter((n) => n.hasPolicy).map((n) => n.id);
+  if (withPolicy.length === 0) return [];
+  const rows = await taskPolicyEntries(db, withPolicy);
   if (rows.length === 0) return [];
   const org = await findOrganization(db, caller.organizationId);
   const mine = new Set([String(caller.organizationId), ...(org?.name ? [org.name] : [])]);
   const refused: number[] = [];
-  for (const [orgId, nodeId] of nodeIds) {
+  for (const [orgId, { id: nodeId }] of nodes) {
     const policy = rows.filter((r) => r.node_id === nodeId);
     if (policy.length === 0) continue;
     const allowed = policy.some((r) =>
@@ -82,7 +84,17 @@ async function policyRefusals(
 const parentComplete = (parentId: number): ApiError =>
   forbidden(`The parent task ${parentId} is already complete; its container can no longer create sub-tasks.`);
 
-export async function createTask(ctx: AppContext, caller: Caller, body: CreateTaskInput): Promise<number> {
+/** A created task: its id, and the receiving organizations whose node was not online when it was created. */
+export interface CreatedTask {
+  id: number;
+  offline: number[];
+}
+
+export async function createTask(
+  ctx: AppContext,
+  caller: Caller,
+  body: CreateTaskInput,
+): Promise<CreatedTask> {
   const db = ctx.dbh.db;
   const collaborationId = body.collaboration_id;
 
@@ -94,18 +106,20 @@ export async function createTask(ctx: AppContext, caller: Caller, body: CreateTa
       extra: { message: { image: imageProblem } },
     });
 
+  // 1–3 read in one query: the collaboration, which organizations are members, and their nodes.
+  const orgIds = body.organizations.map((o) => o.id);
+  const audience = await taskAudience(db, collaborationId, [...orgIds, caller.organizationId]);
+
   // 1. The collaboration exists.
-  const collaboration = await findCollaboration(db, collaborationId);
-  if (!collaboration) throw notFound('Collaboration', collaborationId);
+  if (!audience) throw notFound('Collaboration', collaborationId);
 
   // 2. Every receiving organization is a member, and is listed once (one result per organization per task).
-  const orgIds = body.organizations.map((o) => o.id);
   const twice = [...new Set(orgIds.filter((id, i) => orgIds.indexOf(id) !== i))];
   if (twice.length > 0)
     throw badRequest(
       `Organization(s) ${twice.join(', ')} are listed more than once; list each organization once.`,
     );
-  const members = await membersAmong(db, collaborationId, [...orgIds, caller.organizationId]);
+  const members = audience.members;
   const outsiders = orgIds.filter((id) => !members.has(id));
   if (outsiders.length > 0) {
     throw badRequest(
@@ -114,9 +128,7 @@ export async function createTask(ctx: AppContext, caller: Caller, body: CreateTa
   }
 
   // 3. Every receiving organization has a node in the collaboration.
-  const nodes = await nodesOfOrganizationsIn(db, collaborationId, orgIds);
-  const nodeOf = new Map<number, number>();
-  for (const n of nodes) if (!nodeOf.has(n.organization_id)) nodeOf.set(n.organization_id, n.id);
+  const nodeOf = new Map([...audience.nodes].filter(([orgId]) => orgIds.includes(orgId)));
   const nodeless = orgIds.filter((id) => !nodeOf.has(id));
   if (nodeless.length > 0) {
     throw badRequest(
@@ -219,7 +231,10 @@ export async function createTask(ctx: AppContext, caller: Caller, body: CreateTa
   });
 
   // 11. The nodes with a run are told by announceTask, once the caller has the answer.
-  return taskId;
+  return {
+    id: taskId,
+    offline: receivers.map((o) => o.id).filter((id) => nodeOf.get(id)?.status !== 'online'),
+  };
 }
 
 /**
@@ -246,13 +261,10 @@ export function announceTask(
 }
 
 /**
- * A hint for the caller when receiving nodes are not online: the task queues and runs when they connect, but the
- * researcher should know why nothing happens yet (docs/first-hour-researcher.md).
+ * A hint for the caller when receiving nodes are not online (as read by the task's checks): the task queues and runs
+ * when they connect, but the researcher should know why nothing happens yet (docs/first-hour-researcher.md).
  */
-export async function offlineNodeHint(ctx: AppContext, taskId: number): Promise<string | undefined> {
-  const rows = await receiverNodeStatuses(ctx.dbh.db, taskId);
-  const online = new Set(rows.filter((r) => r.status === 'online').map((r) => r.organization_id));
-  const offline = [...new Set(rows.map((r) => r.organization_id))].filter((id) => !online.has(id));
+export function offlineNodeHint(offline: readonly number[]): string | undefined {
   if (offline.length === 0) return undefined;
   return (
     `The node(s) of organization(s) ${offline.join(', ')} are offline: the task waits and runs when they connect. ` +

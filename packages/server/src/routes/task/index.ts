@@ -15,6 +15,7 @@ import {
   TaskWithResultsSchema,
   loadTaskResults,
   loadTasks,
+  taskPage,
   type TaskOut,
   type TaskWithResultsOut,
 } from '../../serializers/task.js';
@@ -93,7 +94,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const ids = taskIds(db(), scope, q);
       const load = wantsResults(q)
         ? (page: number[]) => loadTasksWithVisibleResults(ctx, caller, page)
-        : (page: number[]) => loadTasks(ctx, page);
+        : taskPage(ctx);
       return paginate<TaskOut | TaskWithResultsOut>(db(), request, reply, ids, load, {
         items: wantsResults(q) ? TaskWithResultsSchema : TaskSchema,
       });
@@ -111,7 +112,8 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const taskId = await createTask(ctx, request.caller as Caller, request.body);
+      const created = await createTask(ctx, request.caller as Caller, request.body);
+      const taskId = created.id;
       announceTask(
         ctx,
         reply.raw,
@@ -121,7 +123,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       );
       const [task] = await loadTasks(ctx, [taskId]);
       if (!task) throw notFound('Task', taskId);
-      const warning = await offlineNodeHint(ctx, taskId);
+      const warning = offlineNodeHint(created.offline);
       return reply.status(201).send(warning ? { ...task, warning } : task);
     },
   );
