@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queriesDuring, startTestApp, type TestApp } from '@federa/testing';
+import { queriesDuring, startTestApp, TEST_DIALECT, type TestApp } from '@federa/testing';
 import { inOrder, preparedListing, rowsQuery, type PreparedListing, type RowsQuery } from './listing.js';
 
-// A page of a listing and its rows in one query (PreparedListing.rows), against the two queries it replaces: the
-// same rows in the same order and the same count, on every page, and fewer round trips.
+// A page of a listing and its rows in one query on PostgreSQL (PreparedListing.rows), against the two queries it
+// replaces, which SQLite keeps: the same rows in the same order and the same count, on every page, and a round trip
+// fewer.
+const remote = TEST_DIALECT === 'postgres';
 
 const organizationsAsc = preparedListing((db, f: { name?: string | undefined }) => {
   let ids = db.selectFrom('organization').select('organization.id as id').orderBy('organization.id');
@@ -90,20 +92,21 @@ describe('a listing page with its rows', () => {
     });
   }
 
-  it('reads a page, its count and its rows in one query when the listing is ordered by id', async () => {
+  it('reads a page, its count and its rows in one query on PostgreSQL when ordered by id', async () => {
     const db = t.ctx.dbh.db;
     const page = { limit: 10, offset: 10 };
     const one = await queriesDuring(t, () =>
       organizationsDesc(db, { name: `${prefix}-%` }).rows(names, page),
     );
     expect(one.result.total).toBe(23);
-    expect(one.queries).toHaveLength(1);
+    expect(one.queries).toHaveLength(remote ? 1 : 2);
     // Past the last page there are no rows to carry the count: it is read on its own.
     const past = await queriesDuring(t, () =>
       organizationsDesc(db, { name: `${prefix}-%` }).rows(names, { limit: 10, offset: 30 }),
     );
     expect(past.result).toEqual({ total: 23, rows: [] });
-    expect(past.queries).toHaveLength(2);
+    // SQLite: the page with its count finds no row, then the count and the page are read on their own.
+    expect(past.queries).toHaveLength(remote ? 2 : 3);
     const other = await queriesDuring(t, () =>
       organizationsByName(db, { name: `${prefix}-%` }).rows(names, page),
     );
@@ -138,24 +141,25 @@ describe('the round trips of a listing request (read cache off, so that every re
   };
   afterAll(() => t?.close());
 
-  // The caller's query, then one query for the page, its count and its rows.
+  // The caller's query, then one query for the page, its count and its rows (SQLite: one for the page and its
+  // count, one for the rows).
   for (const path of [
     '/task?page=1&per_page=10',
     '/task?page=2&per_page=10',
     '/organization?page=1&per_page=10',
     '/node?page=1&per_page=10',
   ]) {
-    it(`GET ${path} reads the database twice`, async () => {
+    it(`GET ${path} takes two round trips on PostgreSQL`, async () => {
       const { result, queries } = await requestQueries(path);
       expect(result.status).toBe(200);
-      expect(queries, queries.join('\n')).toHaveLength(2);
+      expect(queries, queries.join('\n')).toHaveLength(remote ? 2 : 3);
     });
   }
 
-  it('GET /result?task_id= (every result of a task, unpaged) reads the database twice', async () => {
+  it('GET /result?task_id= (every result of a task, unpaged) takes two round trips on PostgreSQL', async () => {
     const { result, queries } = await requestQueries(`/result?task_id=${taskId}`);
     expect(result.status).toBe(200);
     expect(result.body).toHaveLength(2);
-    expect(queries, queries.join('\n')).toHaveLength(2);
+    expect(queries, queries.join('\n')).toHaveLength(remote ? 2 : 3);
   });
 });

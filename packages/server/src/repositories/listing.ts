@@ -1,4 +1,4 @@
-import type { CompiledQuery, Kysely, SelectQueryBuilder } from 'kysely';
+import { SqliteAdapter, type CompiledQuery, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { Placeholder, bound, placeholdersOf, prepared, type PreparedArg } from '../db/prepared.js';
 
@@ -97,8 +97,8 @@ export class PreparedListing {
 
   /**
    * The rows `query` makes of one page of the listing (or of all of it, without `page`), in listing order, and how
-   * many the listing has: in one query, the page's ids and its count as a subquery of the rows' query, where the
-   * listing is ordered by id (all of Federa's are); else the ids first, then their rows.
+   * many the listing has. On PostgreSQL in one round trip, the page's ids and its count as a subquery of the rows'
+   * query, where the listing is ordered by id (all of Federa's are); else the ids first, then their rows.
    */
   async rows<R extends { id: number }>(
     query: RowsQuery<R>,
@@ -230,7 +230,9 @@ function combinedQueries<R extends { id: number }>(
   let combined = queries.combined.get(key);
   if (combined === undefined) {
     const descending = idOrder(queries.ids);
-    if (descending === null) combined = null;
+    // SQLite runs in this process, where a round trip costs nothing, and it runs the rows of an id subquery more
+    // slowly than those of a list of ids (about 60 against 48 µs for a page of ten tasks): two statements there.
+    if (descending === null || db.getExecutor().adapter instanceof SqliteAdapter) combined = null;
     else {
       const limit = new Placeholder(LIMIT, null) as unknown as number;
       const offset = new Placeholder(OFFSET, null) as unknown as number;

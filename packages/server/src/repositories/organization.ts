@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Organization } from '../db/schema.js';
-import { preparedListing, rowsQuery, type PreparedListing } from './listing.js';
+import { preparedListing, rowsQuery, type CountQuery, type PreparedListing } from './listing.js';
 import { can, type Caller } from '../auth/caller.js';
 import { partnerOrganizations } from './collaboration.js';
 import { prepared } from '../db/prepared.js';
@@ -159,7 +159,7 @@ export interface OrganizationFilter {
 }
 
 const organizationListing = preparedListing(
-  (db, f: OrganizationFilter & { partners_of?: number | undefined; only?: number | undefined }) => {
+  (db, f: OrganizationListArgs) => {
     let ids = db.selectFrom('organization').select('organization.id as id').orderBy('organization.id');
     const partnersOf = f.partners_of;
     // A partner test per organization, not the partners as a list: the organizations are read in id order and
@@ -192,7 +192,38 @@ const organizationListing = preparedListing(
     }
     return ids;
   },
+  [],
+  countedPartners,
 );
+
+type OrganizationListArgs = OrganizationFilter & {
+  partners_of?: number | undefined;
+  only?: number | undefined;
+};
+
+/**
+ * The count of a partner listing with no other filter: the own organization and the members of its
+ * collaborations, as one union read from the membership index, where counting the listing itself tests every
+ * organization for a shared collaboration (a third of an organization page's time at 200 organizations,
+ * docs/performance.md); undefined for any other listing.
+ */
+function countedPartners(db: Kysely<Database>, f: OrganizationListArgs): CountQuery | undefined {
+  const p = f.partners_of;
+  const others = [f.only, f.name, f.country, f.collaboration_id].some((v) => v !== undefined);
+  if (p === undefined || others) return undefined;
+  const partners = db
+    .selectFrom('organization')
+    .select('organization.id as id')
+    .where('organization.id', '=', p)
+    .union(
+      db
+        .selectFrom('member as m')
+        .innerJoin('member as mine', 'mine.collaboration_id', 'm.collaboration_id')
+        .select('m.organization_id as id')
+        .where('mine.organization_id', '=', p),
+    );
+  return db.selectFrom(partners.as('partners')).select((eb) => eb.fn.countAll<number | string>().as('n'));
+}
 
 /** The ids of the organizations in `scope` matching `filter`, ascending. */
 export function organizationIds(

@@ -167,6 +167,36 @@ describe('POST and GET /organization', () => {
     expect((await t.api('GET', '/organization/999999', { token: ct })).status).toBe(404);
   });
 
+  it("counts a colleague's partners once each, across collaborations, on every page", async () => {
+    const own = await t.fx.organization();
+    const [a, b, c, stranger] = [
+      await t.fx.organization(),
+      await t.fx.organization(),
+      await t.fx.organization(),
+      await t.fx.organization(),
+    ];
+    await t.fx.collaboration([own, a, b]);
+    await t.fx.collaboration([own, b, c]);
+    await t.fx.collaboration([a, stranger]);
+    const token = await (await t.fx.user(own, { rules: ['organization.v_col'] })).token();
+    const all = await t.api('GET', '/organization', { token });
+    expect(all.body.map((o: { id: number }) => o.id)).toEqual([own, a, b, c]);
+    for (const page of [1, 2, 3]) {
+      const r = await t.api('GET', '/organization', { token, query: { page, per_page: 2 } });
+      expect(r.headers['total-count']).toBe('4');
+      expect(r.body.map((o: { id: number }) => o.id)).toEqual([own, a, b, c].slice((page - 1) * 2, page * 2));
+    }
+    // A filter beside the scope is counted on the listing itself.
+    const named = await t.api('GET', '/organization', { token, query: { page: 1, collaboration_id: 0 } });
+    expect(named.headers['total-count']).toBe('0');
+    // An organization in no collaboration has itself.
+    const alone = await t.fx.organization();
+    const lonely = await (await t.fx.user(alone, { rules: ['organization.v_col'] })).token();
+    const r = await t.api('GET', '/organization', { token: lonely, query: { page: 1 } });
+    expect(r.headers['total-count']).toBe('1');
+    expect(r.body.map((o: { id: number }) => o.id)).toEqual([alone]);
+  });
+
   it('filters by name (LIKE), country and collaboration_id', async () => {
     const a = await t.fx.organization({ name: 'Filter Alpha', country: 'BE' });
     const b = await t.fx.organization({ name: 'Filter Beta', country: 'DE' });
