@@ -15,6 +15,7 @@ import { taskCount } from './0012-task-count.js';
 import { runSequence } from './0013-run-sequence.js';
 import { oneNodePerOrganization } from './0014-one-node-per-organization.js';
 import { resetMail } from './0015-reset-mail.js';
+import { deferredTaskCount } from './0016-deferred-task-count.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -36,6 +37,7 @@ export class FederaMigrations implements MigrationProvider {
       '0013-run-sequence': runSequence(this.dialect),
       '0014-one-node-per-organization': oneNodePerOrganization,
       '0015-reset-mail': resetMail,
+      '0016-deferred-task-count': deferredTaskCount(this.dialect),
     });
   }
 }

@@ -70,3 +70,60 @@ describe('GET /task: total-count', () => {
     expect(kept.find((row) => row.collaboration_id === w.collab)?.n).toBe(2);
   });
 });
+
+// On PostgreSQL, whatever the dialect of this run: there writers of one collaboration run side by side, where SQLite
+// writes one transaction at a time (db/migrations/0016-deferred-task-count.ts).
+describe('task counts on PostgreSQL, with tasks posted side by side', () => {
+  let pg: TestApp;
+  beforeAll(async () => {
+    pg = await startTestApp({ dialect: 'postgres' });
+  });
+  afterAll(async () => pg?.close());
+
+  it("does not make a task wait for another transaction's task of the same collaboration to commit", async () => {
+    const w = await taskWorld(pg);
+    let posted: { status: number } | 'waited' = 'waited';
+    let post: Promise<{ status: number }> | undefined;
+    await pg.ctx.dbh.db.transaction().execute(async (trx) => {
+      // A task of the same collaboration, written and not yet committed (an import, a slow post, a sub-task).
+      await trx
+        .insertInto('task')
+        .values({
+          name: 'open',
+          description: '',
+          image: 'x',
+          database: '',
+          collaboration_id: w.collab,
+          run_id: 1_000_000,
+          parent_id: null,
+          initiator_id: w.orgA,
+          init_user_id: null,
+          created_at: '2026-11-25T00:00:00.000',
+        })
+        .execute();
+      post = pg.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA, w.orgB]) });
+      // Counted at the row, the post waited for this transaction's count to commit: it would still wait here.
+      posted = await Promise.race([
+        post,
+        new Promise<'waited'>((done) => setTimeout(() => done('waited'), 5_000)),
+      ]);
+    });
+    // Once this transaction committed, a post that waited is answered too.
+    const answered = await post;
+    expect(posted).not.toBe('waited');
+    expect(answered?.status).toBe(201);
+    // Both committed: the count has both.
+    const kept = await pg.ctx.dbh.db
+      .selectFrom('task_count')
+      .select('n')
+      .where('collaboration_id', '=', w.collab)
+      .executeTakeFirst();
+    const { n } = await pg.ctx.dbh.db
+      .selectFrom('task')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('collaboration_id', '=', w.collab)
+      .executeTakeFirstOrThrow();
+    expect(Number(kept?.n)).toBe(2);
+    expect(Number(n)).toBe(2);
+  });
+});
