@@ -6,7 +6,6 @@ import type { Database } from '../db/schema.js';
 import {
   PreparedListing,
   countedPage,
-  inOrder,
   pageOfIds,
   type IdQuery,
   type RowsQuery,
@@ -117,11 +116,30 @@ async function allIds(ids: IdQuery | PreparedListing): Promise<{ total: number; 
   return { total: all.length, ids: all };
 }
 
+type PaginatedAnswer<T> = Promise<T[] | { data: T[]; links: Record<string, string> }>;
+
 /**
  * Runs a paginated listing. `ids` selects the matching ids in their listing order; `load` turns a page of ids
- * into serialized items (same order). Sets `total-count` and `Link`; answers a bare array, or `{data, links}`
- * with `include=metadata`.
+ * into serialized items (same order), or items from the page's rows, which only a prepared listing reads
+ * ({@link PreparedListing.rows}). Sets `total-count` and `Link`; answers a bare array, or `{data, links}` with
+ * `include=metadata`.
  */
+export function paginate<T>(
+  db: Kysely<Database>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ids: PreparedListing,
+  load: PageLoad<T>,
+  options?: PaginateOptions,
+): PaginatedAnswer<T>;
+export function paginate<T>(
+  db: Kysely<Database>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ids: IdQuery | PreparedListing,
+  load: (ids: number[]) => Promise<T[]>,
+  options?: PaginateOptions,
+): PaginatedAnswer<T>;
 export async function paginate<T>(
   db: Kysely<Database>,
   request: FastifyRequest,
@@ -129,7 +147,7 @@ export async function paginate<T>(
   ids: IdQuery | PreparedListing,
   load: PageLoad<T>,
   options: PaginateOptions = {},
-): Promise<T[] | { data: T[]; links: Record<string, string> }> {
+): PaginatedAnswer<T> {
   const q = request.query as PageParams;
   const paged = q.page !== undefined;
   const perPage = q.per_page ?? 10;
@@ -137,8 +155,9 @@ export async function paginate<T>(
   const window = { limit: perPage, offset: (page - 1) * perPage };
   let total: number;
   let items: T[];
-  if (typeof load !== 'function' && ids instanceof PreparedListing) {
-    const found = await ids.rows(load.rows, paged ? window : undefined);
+  if (typeof load !== 'function') {
+    // Rows come with a prepared listing only (the overloads above).
+    const found = await (ids as PreparedListing).rows(load.rows, paged ? window : undefined);
     total = found.total;
     items = found.rows.length ? await load.items(found.rows) : [];
   } else {
@@ -148,12 +167,7 @@ export async function paginate<T>(
         ? await ids.page(window)
         : await countedPage(db, ids, window);
     total = listed.total;
-    const pageIds = listed.ids;
-    items = !pageIds.length
-      ? []
-      : typeof load === 'function'
-        ? await load(pageIds)
-        : await load.items(inOrder(pageIds, await load.rows.byIds(db, pageIds)));
+    items = listed.ids.length ? await load(listed.ids) : [];
   }
   const last = paged ? Math.max(1, Math.ceil(total / perPage)) : 1;
   const links: Record<string, string> = {};

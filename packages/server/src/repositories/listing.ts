@@ -34,16 +34,21 @@ export async function pageOfIds(ids: IdQuery, page?: { limit: number; offset: nu
  * (a window `count(*) over ()` costs SQLite ten times as much).
  */
 function idsWithCount(db: Kysely<Database>, ids: IdQuery, count: CountQuery = countQuery(db, ids)) {
+  return countFitsBeside(ids) ? ids.select(() => count.as('listing_total')) : null;
+}
+
+/** Whether a listing's count can be a column beside its ids: no DISTINCT, GROUP BY, set operation or limit. */
+function countFitsBeside(ids: IdQuery): boolean {
   const node = ids.toOperationNode();
-  const plain =
+  return (
     !node.frontModifiers?.length &&
     !node.distinctOn &&
     !node.groupBy &&
     !node.having &&
     !node.setOperations &&
     !node.limit &&
-    !node.offset;
-  return plain ? ids.select(() => count.as('listing_total')) : null;
+    !node.offset
+  );
 }
 
 /** One page of ids and the listing's count from the rows of {@link idsWithCount} (null: none on this page). */
@@ -236,7 +241,7 @@ function combinedQueries<R extends { id: number }>(
     else {
       const limit = new Placeholder(LIMIT, null) as unknown as number;
       const offset = new Placeholder(OFFSET, null) as unknown as number;
-      const counted = idsWithCount(db, queries.ids, queries.counting) !== null;
+      const counted = countFitsBeside(queries.ids);
       combined = {
         paged: counted
           ? (query
