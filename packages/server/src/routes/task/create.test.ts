@@ -233,6 +233,23 @@ describe('POST /task by a user', () => {
     expect(badId.body.msg).toContain('collaboration_id');
   });
 
+  it('refuses a receiving organization without a node in the collaboration, naming it, and stores nothing', async () => {
+    const w = await taskWorld(t);
+    const nodeless = await t.fx.organization();
+    await t.ctx.dbh.db
+      .insertInto('member')
+      .values({ collaboration_id: w.collab, organization_id: nodeless })
+      .execute();
+    const before = await countTaskRows(t);
+    const r = await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA, nodeless]) });
+    expect(r.status).toBe(400);
+    expect(r.body.msg).toBe(
+      `Cannot create this task: organization(s) ${nodeless} have no node registered in collaboration ${w.collab}. Register a node for them or leave them out.`,
+    );
+    expect(await countTaskRows(t)).toEqual(before);
+    expect(events.emitted).toEqual([]);
+  });
+
   it('refuses a user without task.c_* with 401', async () => {
     const w = await taskWorld(t);
     const viewer = await t.fx.user(w.orgA, { roles: ['Viewer'] });
