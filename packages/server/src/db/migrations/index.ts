@@ -16,6 +16,7 @@ import { runSequence } from './0013-run-sequence.js';
 import { oneNodePerOrganization } from './0014-one-node-per-organization.js';
 import { resetMail } from './0015-reset-mail.js';
 import { deferredTaskCount } from './0016-deferred-task-count.js';
+import { runLookupIndexes } from './0017-run-lookup-indexes.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -38,6 +39,7 @@ export class FederaMigrations implements MigrationProvider {
       '0014-one-node-per-organization': oneNodePerOrganization,
       '0015-reset-mail': resetMail,
       '0016-deferred-task-count': deferredTaskCount(this.dialect),
+      '0017-run-lookup-indexes': runLookupIndexes,
     });
   }
 }
