@@ -7,16 +7,45 @@ import { rowsQuery, type IdSource } from '../listing.js';
 
 /**
  * The runs of the task row `t` summed up per status, as one text value (null without runs): for each status its
- * name (empty for none), how many runs, how many finished, the last finish (empty for none) and, `withIds`, the
- * runs' ids, fields separated by `|` and statuses by `;`; {@link parseRunGroups} reads it. One value per task
- * instead of one row per status (or per run) lets the task's row, its children and its runs come in one query;
- * the grouping reads the summary index `result (task_id, status, finished_at)`. Statuses come from a fixed set and
- * times are ISO text, so neither holds a separator.
+ * name (empty for none), how many runs, how many finished, the last finish (empty for none) and the runs' ids,
+ * fields separated by `|` and statuses by `;`; {@link parseRunGroups} reads it. One value per task instead of one
+ * row per status (or per run) lets the task's row, its children and its runs come in one query; the grouping reads
+ * the summary index `result (task_id, status, finished_at)`. Statuses come from a fixed set and times are ISO text,
+ * so neither holds a separator.
  */
-const runGroups = (withIds: boolean) =>
-  sql<
-    string | null
-  >`(select string_agg(g.status || '|' || g.runs || '|' || g.finished || '|' || coalesce(g.last_finished_at, '') || '|' || g.ids, ';') from (select coalesce(r.status, '') as status, count(*) as runs, count(r.finished_at) as finished, max(r.finished_at) as last_finished_at, ${withIds ? idList(sql.ref('r.id')) : sql.lit('')} as ids from result as r where r.task_id = t.id group by r.status) as g)`;
+const runGroups = sql<
+  string | null
+>`(select string_agg(g.status || '|' || g.runs || '|' || g.finished || '|' || coalesce(g.last_finished_at, '') || '|' || g.ids, ';') from (select coalesce(r.status, '') as status, count(*) as runs, count(r.finished_at) as finished, max(r.finished_at) as last_finished_at, ${idList(sql.ref('r.id'))} as ids from result as r where r.task_id = t.id group by r.status) as g)`;
+
+/**
+ * The same groups without counts or ids, for the task embedded in a run (`include=task`), which lists no runs:
+ * `runs` is 1 and `finished` is 1 when every run of the status finished, 0 when one is open, which is all its
+ * `complete`, `status` and `finished_at` need. Found by probing the summary index instead of reading it: the statuses
+ * present one after the other (each the first one above the last), then for each whether a run is open and its last
+ * finish, a few index lookups per status whatever the number of runs. A node fetching its run of a
+ * 1,000-organization task read all 1,000 runs for it before (docs/performance.md, tenth session).
+ */
+const runGroupsByProbes = sql<
+  string | null
+>`(select string_agg(coalesce(g.status, '') || '|1|' || g.done || '|' || coalesce(g.last_finished_at, '') || '|', ';') from (
+  select s.status,
+    case when exists (select 1 from result as r where r.task_id = t.id and r.status = s.status and r.finished_at is null) then 0 else 1 end as done,
+    (select max(r.finished_at) from result as r where r.task_id = t.id and r.status = s.status) as last_finished_at
+  from (
+    with recursive present(status) as (
+      select (select min(r.status) from result as r where r.task_id = t.id)
+      union all
+      select (select min(r.status) from result as r where r.task_id = t.id and r.status > present.status)
+      from present where present.status is not null
+    )
+    select status from present where status is not null
+  ) as s
+  union all
+  select null,
+    case when exists (select 1 from result as r where r.task_id = t.id and r.status is null and r.finished_at is null) then 0 else 1 end,
+    (select max(r.finished_at) from result as r where r.task_id = t.id and r.status is null)
+  where exists (select 1 from result as r where r.task_id = t.id and r.status is null)
+) as g)`;
 
 /** Task rows with the ids of their children (as an id list) and their runs per status (`run_groups`). */
 const taskRows = (db: Kysely<Database>, ids: IdSource, withRunIds: boolean) =>
@@ -30,15 +59,15 @@ const taskRows = (db: Kysely<Database>, ids: IdSource, withRunIds: boolean) =>
         .whereRef('c.parent_id', '=', 't.id')
         .as('child_ids'),
     )
-    .select(runGroups(withRunIds).as('run_groups'))
+    .select((withRunIds ? runGroups : runGroupsByProbes).as('run_groups'))
     .where('t.id', 'in', ids);
 
 /** Task rows with their children's ids and their runs per status with the runs' ids, in one query. */
 export const tasksWithRuns = rowsQuery((db, ids) => taskRows(db, ids, true));
 
 /**
- * The same without the runs' ids, for the task embedded in a run (`include=task`), which lists none: nothing in
- * it grows per run but the index scan.
+ * The same with the runs summed up without their ids or counts, for the task embedded in a run (`include=task`),
+ * which lists none: nothing in it grows with the number of runs.
  */
 export const tasksWithRunSummary = rowsQuery((db, ids) => taskRows(db, ids, false));
 
