@@ -22,14 +22,15 @@ const runGroups = sql<
  * `runs` is 1 and `finished` is 1 when every run of the status finished, 0 when one is open, which is all its
  * `complete`, `status` and `finished_at` need. Found by probing the summary index instead of reading it: the statuses
  * present one after the other (each the first one above the last), then for each whether a run is open and its last
- * finish, a few index lookups per status whatever the number of runs. A node fetching its run of a
+ * finish, a few index lookups per status whatever the number of runs. Whether a run is open is a subquery with a
+ * limit, not `exists`: PostgreSQL may run an `exists` once for all statuses, reading every open run of the task. A node fetching its run of a
  * 1,000-organization task read all 1,000 runs for it before (docs/performance.md, tenth session).
  */
 const runGroupsByProbes = sql<
   string | null
 >`(select string_agg(coalesce(g.status, '') || '|1|' || g.done || '|' || coalesce(g.last_finished_at, '') || '|', ';') from (
   select s.status,
-    case when exists (select 1 from result as r where r.task_id = t.id and r.status = s.status and r.finished_at is null) then 0 else 1 end as done,
+    coalesce((select 0 from result as r where r.task_id = t.id and r.status = s.status and r.finished_at is null limit 1), 1) as done,
     (select max(r.finished_at) from result as r where r.task_id = t.id and r.status = s.status) as last_finished_at
   from (
     with recursive present(status) as (
@@ -42,7 +43,7 @@ const runGroupsByProbes = sql<
   ) as s
   union all
   select null,
-    case when exists (select 1 from result as r where r.task_id = t.id and r.status is null and r.finished_at is null) then 0 else 1 end,
+    coalesce((select 0 from result as r where r.task_id = t.id and r.status is null and r.finished_at is null limit 1), 1),
     (select max(r.finished_at) from result as r where r.task_id = t.id and r.status is null)
   where exists (select 1 from result as r where r.task_id = t.id and r.status is null)
 ) as g)`;
