@@ -210,7 +210,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       // kept, the clock alone is read first (below): a trivial query, and often all the request costs.
       request.readCacheKey = key;
       request.caller = await authenticate(ctx, request, policy);
-      request.readCacheReading ??= await cache.refresh(); // recording last_seen changed the database
+      if (request.readCacheReading === null) {
+        // Recording last_seen changed the database since the reading: the answer is computed afresh and not kept,
+        // which spares this request a second look at the clock (a round trip; docs/performance.md, tenth session).
+        request.readCacheKey = null;
+        return;
+      }
       const kept = cache.answer(key, request.readCacheReading);
       if (kept && kept.until > Date.now()) {
         request.readCacheKey = null;

@@ -13,7 +13,7 @@ export interface SentStatement {
  * transaction's own BEGIN and COMMIT do not.
  */
 export async function statementsDuring<T>(
-  t: TestApp,
+  t: Pick<TestApp, 'ctx'>,
   fn: () => Promise<T>,
 ): Promise<{ result: T; statements: SentStatement[] }> {
   // The prototype that defines executeQuery, shared by the app's executor and its transactions' executors.
@@ -37,7 +37,7 @@ export async function statementsDuring<T>(
 
 /** The SQL of the statements sent while `fn` runs ({@link statementsDuring}), for counting round trips. */
 export async function queriesDuring<T>(
-  t: TestApp,
+  t: Pick<TestApp, 'ctx'>,
   fn: () => Promise<T>,
 ): Promise<{ result: T; queries: string[] }> {
   const { result, statements } = await statementsDuring(t, fn);

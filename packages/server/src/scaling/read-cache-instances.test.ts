@@ -7,6 +7,7 @@ import pg from 'pg';
 import {
   call,
   createTestDatabase,
+  queriesDuring,
   startTestServer,
   type TestDatabase,
   type TestServer,
@@ -64,6 +65,17 @@ async function cachedNameOn(i: TestServer, org: number): Promise<string> {
     const before = hits(i);
     const name = await nameOn(i, org);
     if (hits(i) > before) return name;
+  }
+  throw new Error('the read cache never answered');
+}
+
+/** Reads a user on `i` until an answer comes from its cache; returns the username it showed. */
+async function cachedUserOn(i: TestServer, id: number, token: string): Promise<string> {
+  for (let tries = 0; tries < 200; tries++) {
+    const before = hits(i);
+    const r = await call(i.handle.apiUrl, 'GET', `/user/${id}`, { token });
+    expect(r.status).toBe(200);
+    if (hits(i) > before) return (r.body as { username: string }).username;
   }
   throw new Error('the read cache never answered');
 }
@@ -160,6 +172,40 @@ describe('read cache on two instances sharing PostgreSQL', () => {
 });
 
 describe('the clock of the read cache on PostgreSQL', () => {
+  it("reads it once for a caller's first GET, which records when the caller was last seen", async () => {
+    const org = await newOrganization('seen-once');
+    const username = `seen-${randomBytes(3).toString('hex')}`;
+    const user = await call(a.handle.apiUrl, 'POST', '/user', {
+      token: a.rootToken,
+      body: {
+        username,
+        email: `${username}@example.org`,
+        password: 'Password123!xyz',
+        firstname: 'S',
+        lastname: 'Een',
+        organization_id: org,
+        roles: [],
+      },
+    });
+    expect(user.status, JSON.stringify(user.body)).toBe(201);
+    const login = await call(b.handle.apiUrl, 'POST', '/token/user', {
+      body: { username, password: 'Password123!xyz' },
+    });
+    expect(login.status, JSON.stringify(login.body)).toBe(200);
+    const token = login.body.access_token as string;
+    const { result: me, queries: seen } = await queriesDuring({ ctx: b.handle.ctx }, () =>
+      call(b.handle.apiUrl, 'GET', `/user/${user.body.id}`, { token }),
+    );
+    expect(me.status, JSON.stringify(me.body)).toBe(200);
+    expect(me.body.username).toBe(username);
+    // The caller's first request records last_seen, after the reading that came with the caller: the answer is
+    // computed without a second reading (and not kept, since the database changed after the first).
+    expect(seen.some((q) => /^update "user" set "last_seen"/.test(q))).toBe(true);
+    expect(seen.filter((q) => q.includes('pg_current_snapshot()'))).toHaveLength(1);
+    // Read again, the answer is kept and then given from memory.
+    expect(await cachedUserOn(b, user.body.id as number, token)).toBe(username);
+  });
+
   it('is read in the same query as the caller of a first GET, and not at all by a write', async () => {
     const org = await newOrganization('one-round-trip');
     expect(await cachedNameOn(b, org)).toBe('one-round-trip');
