@@ -59,7 +59,8 @@ describe("a task's runs summed up by probes, against all of them read", () => {
         { status: null, finishedAt: at(2) },
         { status: 'completed', finishedAt: at(6) },
       ],
-      // Every status there is, one run each, finished where the status says so.
+      // Every status there is, over two tasks (one run each): finished where the status says so in the first, all
+      // finished in the second.
       RUN_STATUSES.slice(0, 6).map((status, k) => ({
         status,
         finishedAt: ['pending', 'initializing', 'active'].includes(status) ? null : at(10 + k),
