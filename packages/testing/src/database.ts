@@ -14,6 +14,11 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+const made: string[] = [];
+
+/** The PostgreSQL databases this process made with {@link createTestDatabase}, oldest first (dropped or not). */
+export const testDatabasesMade = (): readonly string[] => [...made];
+
 /** A throwaway database: in-memory SQLite, or a fresh PostgreSQL database dropped afterwards. */
 export async function createTestDatabase(
   dialect: 'sqlite' | 'postgres' = TEST_DIALECT,
@@ -24,6 +29,7 @@ export async function createTestDatabase(
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE ${name}`);
+    made.push(name);
   } finally {
     await admin.end();
   }

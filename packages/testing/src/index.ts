@@ -4,7 +4,13 @@
  * here, and they say so. A devDependency only; nothing shipped imports it.
  */
 // Servers and their databases.
-export { TEST_DIALECT, TEST_PG_ADMIN_URI, createTestDatabase, type TestDatabase } from './database.js';
+export {
+  TEST_DIALECT,
+  TEST_PG_ADMIN_URI,
+  createTestDatabase,
+  testDatabasesMade,
+  type TestDatabase,
+} from './database.js';
 export {
   ROOT_PASSWORD,
   startTestApp,

@@ -63,6 +63,26 @@ export interface TestAppOptions {
  */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const db = await createTestDatabase(options.dialect);
+  // What is open so far, closed last first: a start that fails (a refused configuration, a migration) leaves no
+  // database behind, as a successful start's close() does not.
+  const opened: (() => Promise<unknown>)[] = [() => db.drop()];
+  const close = async (): Promise<void> => {
+    for (const closeOne of opened.splice(0).reverse()) await closeOne();
+  };
+  try {
+    return await startOn(db, options, opened, close);
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function startOn(
+  db: TestDatabase,
+  options: TestAppOptions,
+  opened: (() => Promise<unknown>)[],
+  close: () => Promise<void>,
+): Promise<TestApp> {
   const config = parseServerConfig(
     {
       uri: db.uri,
@@ -83,7 +103,13 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.events ? { events: options.events } : {}),
     ...(options.auditDir ? { auditDir: options.auditDir } : {}),
   });
+  opened.push(
+    async () => ctx.vpn?.close(),
+    () => ctx.dbh.close(),
+    async () => ctx.audit?.close(),
+  );
   const app = await buildApp(ctx, { logger: log });
+  opened.push(() => app.close());
   const api: TestApp['api'] = async (method, path, o = {}) => {
     const headers: Record<string, string> = { ...(o.headers ?? {}) };
     if (o.token) headers.authorization = `Bearer ${o.token}`;
@@ -133,12 +159,6 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     rootToken,
     api,
     login,
-    close: async () => {
-      await app.close();
-      await ctx.audit?.close();
-      await ctx.dbh.close();
-      await ctx.vpn?.close();
-      await db.drop();
-    },
+    close,
   };
 }
