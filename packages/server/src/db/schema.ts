@@ -174,6 +174,8 @@ export interface SessionTable {
 export interface TaskCountTable {
   collaboration_id: number;
   n: number;
+  /** Moves with every change of the collaboration's set of tasks (migration 0018). */
+  version: Generated<number>;
 }
 
 export interface Database {

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Collaboration, Database } from '../db/schema.js';
 import type { IdQuery } from './listing.js';
 import { idList } from '../db/id-list.js';
@@ -163,6 +163,43 @@ export async function removeMember(
     .execute();
 }
 
+type CollaborationRow = ExpressionBuilder<Database & { c: Database['collaboration'] }, 'c'>;
+
+/** The ids of a collaboration's members, nodes or tasks as an id list (db/id-list.ts). */
+const memberIdList = (eb: CollaborationRow) =>
+  eb
+    .selectFrom('member')
+    .select((sub) => idList(sub.ref('member.organization_id')).as('ids'))
+    .whereRef('member.collaboration_id', '=', 'c.id')
+    .as('organization_ids');
+const nodeIdList = (eb: CollaborationRow) =>
+  eb
+    .selectFrom('node')
+    .select((sub) => idList(sub.ref('node.id')).as('ids'))
+    .whereRef('node.collaboration_id', '=', 'c.id')
+    .as('node_ids');
+const taskIdList = (eb: CollaborationRow, after: number) =>
+  eb
+    .selectFrom('task')
+    .select((sub) => idList(sub.ref('task.id')).as('ids'))
+    .whereRef('task.collaboration_id', '=', 'c.id')
+    .where('task.id', '>', after)
+    .as('task_ids');
+/** The version and count of a collaboration's set of tasks (migration 0018); null before its first task. */
+const taskSet = (eb: CollaborationRow) =>
+  [
+    eb
+      .selectFrom('task_count')
+      .select('task_count.version')
+      .whereRef('task_count.collaboration_id', '=', 'c.id')
+      .as('task_version'),
+    eb
+      .selectFrom('task_count')
+      .select('task_count.n')
+      .whereRef('task_count.collaboration_id', '=', 'c.id')
+      .as('task_n'),
+  ] as const;
+
 /**
  * Collaboration rows by id with the ids of their member organizations, nodes and tasks as id lists
  * (db/id-list.ts), in one query: a collaboration with thousands of tasks gives one row, not one per task.
@@ -171,24 +208,33 @@ export const collaborationRows = prepared((db, ids: readonly number[]) =>
   db
     .selectFrom('collaboration as c')
     .selectAll('c')
-    .select((eb) => [
-      eb
-        .selectFrom('member')
-        .select((sub) => idList(sub.ref('member.organization_id')).as('ids'))
-        .whereRef('member.collaboration_id', '=', 'c.id')
-        .as('organization_ids'),
-      eb
-        .selectFrom('node')
-        .select((sub) => idList(sub.ref('node.id')).as('ids'))
-        .whereRef('node.collaboration_id', '=', 'c.id')
-        .as('node_ids'),
-      eb
-        .selectFrom('task')
-        .select((sub) => idList(sub.ref('task.id')).as('ids'))
-        .whereRef('task.collaboration_id', '=', 'c.id')
-        .as('task_ids'),
-    ])
+    .select((eb) => [memberIdList(eb), nodeIdList(eb), taskIdList(eb, 0)])
     .where('c.id', 'in', ids),
+);
+
+/**
+ * One collaboration's row with its members and nodes as id lists, and its set of tasks as its version and count
+ * (migration 0018): what its answer shows, read without the list that grows with every task
+ * (serializers/collaboration.ts).
+ */
+export const collaborationHead = prepared((db, id: number) =>
+  db
+    .selectFrom('collaboration as c')
+    .selectAll('c')
+    .select((eb) => [memberIdList(eb), nodeIdList(eb), ...taskSet(eb)])
+    .where('c.id', '=', id),
+);
+
+/**
+ * {@link collaborationHead} with the ids of the collaboration's tasks above `after` (0: all of them), read at the
+ * same moment as the version and count they go with.
+ */
+export const collaborationWithTasksAfter = prepared((db, id: number, after: number) =>
+  db
+    .selectFrom('collaboration as c')
+    .selectAll('c')
+    .select((eb) => [memberIdList(eb), nodeIdList(eb), taskIdList(eb, after), ...taskSet(eb)])
+    .where('c.id', '=', id),
 );
 
 /** The filters of `GET /collaboration`; `name` is an SQL LIKE pattern, `encrypted` 1 or 0. */

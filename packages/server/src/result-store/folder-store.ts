@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, open, opendir, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 
@@ -166,9 +166,12 @@ export class FolderResultStore implements ResultStore {
   async deleteRunOutputs(resultId: number, keep?: string): Promise<void> {
     checkKeep(resultId, keep);
     const runDir = this.#runDir(resultId);
+    // Most runs have no folder (their output was small). A look that finds nothing costs one metadata lookup here,
+    // where a refused readdir would build an error with its stack for every finished run (docs/performance.md,
+    // eleventh session); one that finds the folder reads it, and a folder gone meanwhile is nothing to remove.
+    if (!existsSync(runDir)) return;
     let names: string[];
     try {
-      // The run's folder alone; most runs have none (their output was small): one look, and done.
       names = await readdir(runDir);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;

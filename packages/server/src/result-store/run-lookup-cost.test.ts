@@ -84,7 +84,7 @@ describe(`with ${STORED} outputs in the folder store, a report finishing a run`,
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('without an upload, lists no folder at all (one look at the run’s own, which it has not)', async () => {
+  it('without an upload, lists no folder at all (it asks whether the run has one, and it has not)', async () => {
     const run = await openRun(t);
     listed.paths = [];
     listed.recording = true;
@@ -92,8 +92,7 @@ describe(`with ${STORED} outputs in the folder store, a report finishing a run`,
     listed.recording = false;
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ status: 'completed', result: 'aW5saW5l' });
-    expect(listed.paths).not.toContain(dir);
-    expect(listed.paths.filter((path) => path.startsWith(dir))).toEqual([join(dir, `result-${run.id}`)]);
+    expect(listed.paths.filter((path) => path.startsWith(dir))).toEqual([]);
   });
 
   it('that uploaded an output it does not name, removes that upload by reading its run’s folder alone', async () => {

@@ -38,9 +38,9 @@ export const IdParams = Type.Object({ id: Type.Integer({ minimum: 0, description
 
 /**
  * Sends `text`, already the JSON of the route's answer as its response schema describes it (written flat by a
- * serializer of its own, e.g. serializers/collaboration.ts `collaborationJson`): Fastify sends a string of a JSON
- * content type as it is.
+ * serializer of its own, e.g. serializers/collaboration.ts `collaborationJson`, as text or as its UTF-8 bytes):
+ * Fastify sends a string or a buffer of a JSON content type as it is.
  */
-export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
+export function sendJsonText(reply: FastifyReply, text: string | Buffer): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(text);
 }

@@ -17,6 +17,7 @@ import { oneNodePerOrganization } from './0014-one-node-per-organization.js';
 import { resetMail } from './0015-reset-mail.js';
 import { deferredTaskCount } from './0016-deferred-task-count.js';
 import { runLookupIndexes } from './0017-run-lookup-indexes.js';
+import { taskSetVersion } from './0018-task-set-version.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -40,6 +41,7 @@ export class FederaMigrations implements MigrationProvider {
       '0015-reset-mail': resetMail,
       '0016-deferred-task-count': deferredTaskCount(this.dialect),
       '0017-run-lookup-indexes': runLookupIndexes,
+      '0018-task-set-version': taskSetVersion(this.dialect),
     });
   }
 }
