@@ -106,7 +106,9 @@ function userSend(run, i, at, measured) {
   const user = run.users[u];
   const agent = run.agents[u];
   if (run.target === 'bare') {
-    void request(run, 'bare GET /hello', at, measured, `${run.base}/hello`, { agent });
+    // `barePath`: bare Fastify's GET /hello, or its GET /work/:us (as much CPU per request as Federa spent).
+    const path = run.barePath ?? '/hello';
+    void request(run, `bare GET ${path}`, at, measured, `${run.base}${path}`, { agent });
     return;
   }
   const route = ROUTE_SEQUENCE[i % ROUTE_SEQUENCE.length];

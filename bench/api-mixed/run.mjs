@@ -13,7 +13,9 @@
 // the bare ceiling measured first (25% on SQLite, 15% on PostgreSQL), and bare Fastify gets the same rate too.
 // Why: docs/performance.md. Needs `npx tsc --build` first; --postgres needs PostgreSQL (FEDERA_BENCH_PG).
 
-import { loadavg } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { numberOption } from '../lib/load.mjs';
 import { flag, machineHeader, postgresCpuMs, startBare, startFederaProcess } from '../lib/processes.mjs';
 import { inParallel, seedNodes, SimNode } from '../lib/sim-nodes.mjs';
@@ -143,7 +145,11 @@ if (openLoop) {
 }
 await bare.stop();
 
-// 2. Federa: the federation, the users, the nodes.
+// 2. Federa: the federation, the users, the nodes. In the open loop one instance also watches its own event loop and
+// garbage collections in the measured window (bench/lib/loop-watch.mjs).
+const watchFile =
+  openLoop && instances === 1 ? join(mkdtempSync(join(tmpdir(), 'federa-watch-')), 'loop.json') : null;
+if (watchFile) process.env.FEDERA_BENCH_WATCH = watchFile;
 const server = await startFederaProcess({
   postgres,
   instances,
@@ -205,6 +211,23 @@ if (openLoop) {
       `a task post reaches ${reached} nodes), ` +
       `${warmup} s + ${duration} s…`,
   );
+  // The measured window (after the warm-up): the server's CPU and, with one instance, its own event loop.
+  let cpuAtStart = 0;
+  let cpuInWindow = 0;
+  const windowStart = setTimeout(
+    () => {
+      cpuAtStart = server.cpuMs();
+      if (watchFile) server.child.kill('SIGUSR2');
+    },
+    500 + warmup * 1000,
+  );
+  const windowEnd = setTimeout(
+    () => {
+      cpuInWindow = server.cpuMs() - cpuAtStart;
+      if (watchFile) server.child.kill('SIGUSR1');
+    },
+    500 + (warmup + duration) * 1000,
+  );
   const fedOpen = await gen.run({
     target: 'federa',
     base: server.api,
@@ -219,10 +242,37 @@ if (openLoop) {
     orgIds,
     tag: Date.now().toString(36),
   });
+  clearTimeout(windowStart);
+  clearTimeout(windowEnd);
   await gen.closeNodes();
-  gen.close();
   const rss = server.rss();
+  await new Promise((r) => setTimeout(r, 200)); // the watch file is written on SIGUSR1
+  const watched = watchFile && existsSync(watchFile) ? JSON.parse(readFileSync(watchFile, 'utf8')) : null;
   await server.close();
+
+  // 3. The same work without Federa's shape: bare Fastify spending Federa's CPU per request of the window (its
+  // nodes' pings included) on each request, at the same rate and through the same generator. Its p99 is what this
+  // machine gives that much work at this rate; what Federa's p99 has above it comes from how Federa's work falls
+  // (stalls of its event loop, garbage collections, bursts), not from the amount (docs/performance.md).
+  const answeredInWindow = fedOpen.rec.count();
+  const cpuPerRequestUs = answeredInWindow > 0 ? Math.round((cpuInWindow * 1000) / answeredInWindow) : 0;
+  const calibrated = await startBare();
+  log(
+    `bare Fastify spending ${cpuPerRequestUs} us of CPU per request (Federa's), open loop at ${Math.round(rate)} req/s…`,
+  );
+  const calibratedOpen = await gen.run({
+    target: 'bare',
+    barePath: `/work/${cpuPerRequestUs}`,
+    base: calibrated.url,
+    rate,
+    warmup,
+    duration,
+    grace,
+    connsPerUser,
+    users: Array.from({ length: userCount }, () => ({ auth: {} })),
+  });
+  await calibrated.stop();
+  gen.close();
 
   const bareRows = bareOpen.rec.rows(duration);
   const fedRows = fedOpen.rec.rows(duration, {
@@ -249,6 +299,10 @@ if (openLoop) {
   console.table([
     ceiling,
     { ...bareRows.all, route: `bare GET /hello at ${Math.round(rate)} req/s` },
+    {
+      ...calibratedOpen.rec.rows(duration).all,
+      route: `bare, ${cpuPerRequestUs} us CPU each (Federa's), at ${Math.round(rate)} req/s`,
+    },
     ...fedRows.rows,
     ...fedRows.groups,
     {
@@ -262,7 +316,23 @@ if (openLoop) {
     ...scheduleLines('Federa at the rate', fedOpen, { rate: uRate, duration }),
   ])
     console.log(line);
-  for (const m of [...bareOpen.rec.messages, ...fedOpen.rec.messages]) console.log(`first failures: ${m}`);
+  console.log(
+    `Federa's server in the window: ${cpuPerRequestUs} us of CPU per request answered (${Math.round(cpuInWindow)} ms ` +
+      `for ${answeredInWindow} requests, its nodes' pings included)`,
+  );
+  if (watched) {
+    const gc = Object.entries(watched.gc)
+      .map(([kind, g]) => `${kind} ${g.n} (${g.ms} ms, longest ${g.max_ms} ms)`)
+      .join(', ');
+    console.log(
+      `  its event loop: delay p50 ${watched.loop_delay_ms.p50} ms, p99 ${watched.loop_delay_ms.p99} ms, ` +
+        `max ${watched.loop_delay_ms.max} ms; stood still >= ${watched.stalls.at_least_ms} ms ${watched.stalls.n} times ` +
+        `(${watched.stalls.ms} ms in all${watched.stalls.n ? `; longest ${watched.stalls.longest_ms.join(', ')} ms` : ''}); ` +
+        `garbage collections: ${gc || 'none'}`,
+    );
+  }
+  for (const m of [...bareOpen.rec.messages, ...fedOpen.rec.messages, ...calibratedOpen.rec.messages])
+    console.log(`first failures: ${m}`);
   const p99 = fedRows.all['p99 ms'];
   console.log(
     `At ${Math.round(rate)} req/s: Federa answered ${Math.round(fedRows.rps)} req/s (${Math.round((fedRows.rps / rate) * 100)}% of the rate), ` +

@@ -4,6 +4,8 @@
 //   GET /hello        {"hello":"world"}
 //   POST /emit        answers {"sent": N}, then sends `new_task` N (a counter) to every socket of /tasks
 //   GET /run/:n       a JSON array of one run-sized object (about 1 KB, as a node's run with its task), made per call
+//   GET /work/:us     spends :us microseconds of CPU on the clock, then answers {"hello":"world"}: a server that does
+//                     as much work per request as another one measured, with nothing else (bench/api-mixed --rate)
 //   socket.io /tasks  accepts every WebSocket client (no authentication) and answers `ping` with `pong`
 import Fastify from 'fastify';
 import { Server } from 'socket.io';
@@ -14,6 +16,12 @@ const tasks = io.of('/tasks');
 tasks.on('connection', (socket) => socket.on('ping', () => socket.emit('pong')));
 let n = 0;
 app.get('/hello', async () => ({ hello: 'world' }));
+app.get('/work/:us', async (request) => {
+  const until =
+    process.hrtime.bigint() + BigInt(Math.min(Math.max(Number(request.params.us) || 0, 0), 1e6)) * 1000n;
+  while (process.hrtime.bigint() < until);
+  return { hello: 'world' };
+});
 app.get('/run/:n', async (request) => [
   {
     id: Number(request.params.n),

@@ -48,6 +48,8 @@ export class Latencies {
   messages: string[];
   record(route: string, ms: number): void;
   fail(route: string, error: unknown, options?: { unanswered?: boolean }): void;
+  /** How many answers were recorded, over all routes. */
+  count(): number;
   toJSON(): LatencyReport;
   merge(report: LatencyReport): this;
   rows(

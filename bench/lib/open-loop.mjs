@@ -115,6 +115,10 @@ export class Latencies {
     if (unanswered) this.unanswered += 1;
     else if (this.messages.length < 3) this.messages.push(`${route}: ${error?.message ?? error}`);
   }
+  /** How many answers were recorded, over all routes. */
+  count() {
+    return Object.values(this.latencies).reduce((n, xs) => n + xs.length, 0);
+  }
   toJSON() {
     const { latencies, failures, unanswered, messages } = this;
     return { latencies, failures, unanswered, messages };

@@ -106,6 +106,7 @@ describe('the latency report', () => {
     expect(groups).toEqual([{ route: 'only y', 'req/s': 0, 'p50 ms': 1000, 'p99 ms': 1000, failures: 2 }]);
     expect(rows.map((r) => r.route)).toEqual(['GET /x', 'GET /y']);
     expect(rps).toBeCloseTo(10.1);
+    expect(merged.count()).toBe(101); // answers only: the two failures are not requests answered
     expect(merged.unanswered).toBe(1);
     expect(merged.messages).toEqual(['GET /y: 500 boom']);
   });
