@@ -13,9 +13,9 @@
 // the bare ceiling measured first (25% on SQLite, 15% on PostgreSQL), and bare Fastify gets the same rate too.
 // Why: docs/performance.md. Needs `npx tsc --build` first; --postgres needs PostgreSQL (FEDERA_BENCH_PG).
 
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { numberOption } from '../lib/load.mjs';
 import { flag, machineHeader, postgresCpuMs, startBare, startFederaProcess } from '../lib/processes.mjs';
 import { inParallel, seedNodes, SimNode } from '../lib/sim-nodes.mjs';
@@ -212,22 +212,21 @@ if (openLoop) {
       `${warmup} s + ${duration} s…`,
   );
   // The measured window (after the warm-up): the server's CPU and, with one instance, its own event loop.
-  let cpuAtStart = 0;
+  let cpuAtStart = null;
   let cpuInWindow = 0;
-  const windowStart = setTimeout(
-    () => {
-      cpuAtStart = server.cpuMs();
-      if (watchFile) server.child.kill('SIGUSR2');
-    },
-    500 + warmup * 1000,
-  );
-  const windowEnd = setTimeout(
-    () => {
-      cpuInWindow = server.cpuMs() - cpuAtStart;
-      if (watchFile) server.child.kill('SIGUSR1');
-    },
-    500 + (warmup + duration) * 1000,
-  );
+  const startWindow = () => {
+    cpuAtStart = server.cpuMs();
+    if (watchFile) server.child.kill('SIGUSR2');
+  };
+  // Once: at the window's end, or when the run comes back first (a short run can end before its timer fires).
+  const endWindow = () => {
+    if (cpuAtStart === null) return;
+    cpuInWindow = server.cpuMs() - cpuAtStart;
+    cpuAtStart = null;
+    if (watchFile) server.child.kill('SIGUSR1');
+  };
+  const windowStart = setTimeout(startWindow, 500 + warmup * 1000);
+  const windowEnd = setTimeout(endWindow, 500 + (warmup + duration) * 1000);
   const fedOpen = await gen.run({
     target: 'federa',
     base: server.api,
@@ -244,10 +243,12 @@ if (openLoop) {
   });
   clearTimeout(windowStart);
   clearTimeout(windowEnd);
+  endWindow();
   await gen.closeNodes();
   const rss = server.rss();
   await new Promise((r) => setTimeout(r, 200)); // the watch file is written on SIGUSR1
   const watched = watchFile && existsSync(watchFile) ? JSON.parse(readFileSync(watchFile, 'utf8')) : null;
+  if (watchFile) rmSync(dirname(watchFile), { recursive: true, force: true });
   await server.close();
 
   // 3. The same work without Federa's shape: bare Fastify spending Federa's CPU per request of the window (its

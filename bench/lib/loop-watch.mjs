@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 
 const STALL_MS = 10;
+const RESOLUTION_MS = 10;
 const KINDS = {
   [constants.NODE_PERFORMANCE_GC_MINOR]: 'young',
   [constants.NODE_PERFORMANCE_GC_MAJOR]: 'full',
@@ -31,7 +32,7 @@ export function watchLoop(file) {
     }
   });
   process.on('SIGUSR2', () => {
-    delay = monitorEventLoopDelay({ resolution: 10 });
+    delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
     delay.enable();
     gc = new Map();
     stalls = [];
@@ -49,7 +50,8 @@ export function watchLoop(file) {
     delay.disable();
     observer.disconnect();
     clearInterval(timer);
-    const ms = (ns) => Math.round(ns / 1e4) / 100;
+    // The histogram holds the time between the timer's turns; less its resolution, how late each turn came.
+    const ms = (ns) => Math.max(0, Math.round((ns - RESOLUTION_MS * 1e6) / 1e4) / 100);
     const round = (x) => Math.round(x * 10) / 10;
     writeFileSync(
       file,

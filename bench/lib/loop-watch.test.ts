@@ -44,7 +44,7 @@ describe("a benchmark server's own event loop (loop-watch.mjs)", () => {
     expect(seen.stalls.n).toBeGreaterThanOrEqual(1);
     expect(seen.stalls.longest_ms[0]).toBeGreaterThanOrEqual(60);
     expect(seen.stalls.longest_ms[0]).toBeLessThan(80 + 60); // the stall before the window is not in it
-    expect(seen.loop_delay_ms.max).toBeGreaterThanOrEqual(50);
+    expect(seen.loop_delay_ms.max).toBeGreaterThanOrEqual(40); // 60 ms less the timer's 10 ms turn
     expect(seen.gc.young.n).toBeGreaterThanOrEqual(1);
   });
 });
