@@ -246,7 +246,9 @@ if (openLoop) {
   endWindow();
   await gen.closeNodes();
   const rss = server.rss();
-  await new Promise((r) => setTimeout(r, 200)); // the watch file is written on SIGUSR1
+  // The watch file is written when the server takes SIGUSR1: a turn of its event loop, given up to 2 s.
+  for (let waited = 0; watchFile && !existsSync(watchFile) && waited < 2000; waited += 50)
+    await new Promise((r) => setTimeout(r, 50));
   const watched = watchFile && existsSync(watchFile) ? JSON.parse(readFileSync(watchFile, 'utf8')) : null;
   if (watchFile) rmSync(dirname(watchFile), { recursive: true, force: true });
   await server.close();

@@ -1,10 +1,12 @@
 // What a benchmark server's own thread did in a measured window, read from inside its process: how late its event
-// loop ran (perf_hooks' delay histogram), how often it stood still for 10 ms or more (a 5 ms timer that came late),
-// and its garbage collections by kind; the two timers cost the server about 300 wake-ups a second.
-// bench/lib/instance.mjs starts it when FEDERA_BENCH_WATCH names a file: SIGUSR2 starts a window, SIGUSR1 ends it
-// and writes the figures to that file as one JSON object. Why: docs/performance.md (twelfth session).
+// loop ran (open-loop.mjs `generatorHealth`, the load generators' own measure), how often it stood still for 10 ms
+// or more (a 5 ms timer that came late), and its garbage collections by kind; the two timers cost the server about
+// 300 wake-ups a second. bench/lib/instance.mjs starts it when FEDERA_BENCH_WATCH names a file: SIGUSR2 starts a
+// window, SIGUSR1 ends it and writes the figures to that file as one JSON object. Why: docs/performance.md
+// (twelfth session).
 import { writeFileSync } from 'node:fs';
-import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
+import { generatorHealth } from './open-loop.mjs';
 
 const STALL_MS = 10;
 const RESOLUTION_MS = 10;
@@ -17,7 +19,8 @@ const KINDS = {
 
 /** Watches this process's event loop between SIGUSR2 and SIGUSR1 and writes what it saw to `file`. */
 export function watchLoop(file) {
-  let delay = null;
+  const health = generatorHealth({ resolution: RESOLUTION_MS });
+  let watching = false;
   let gc = new Map();
   let stalls = [];
   let timer = null;
@@ -32,8 +35,8 @@ export function watchLoop(file) {
     }
   });
   process.on('SIGUSR2', () => {
-    delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
-    delay.enable();
+    health.start();
+    watching = true;
     gc = new Map();
     stalls = [];
     observer.observe({ entryTypes: ['gc'] });
@@ -46,17 +49,16 @@ export function watchLoop(file) {
     }, 5);
   });
   process.on('SIGUSR1', () => {
-    if (!delay) return;
-    delay.disable();
+    if (!watching) return;
+    watching = false;
+    const { lagP50, lagP99, lagMax } = health.stop();
     observer.disconnect();
     clearInterval(timer);
-    // The histogram holds the time between the timer's turns; less its resolution, how late each turn came.
-    const ms = (ns) => Math.max(0, Math.round((ns - RESOLUTION_MS * 1e6) / 1e4) / 100);
     const round = (x) => Math.round(x * 10) / 10;
     writeFileSync(
       file,
       JSON.stringify({
-        loop_delay_ms: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) },
+        loop_delay_ms: { p50: lagP50, p99: lagP99, max: lagMax },
         stalls: {
           at_least_ms: STALL_MS,
           n: stalls.length,
@@ -71,6 +73,5 @@ export function watchLoop(file) {
         ),
       }),
     );
-    delay = null;
   });
 }

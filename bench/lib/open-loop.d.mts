@@ -57,7 +57,7 @@ export class Latencies {
     groups?: Record<string, (route: string) => boolean>,
   ): { rows: LatencyRow[]; groups: LatencyRow[]; all: LatencyRow; rps: number };
 }
-export function generatorHealth(): {
+export function generatorHealth(options?: { resolution?: number }): {
   start(): void;
   stop(): { lagP50: number; lagP99: number; lagMax: number; cpuPct: number };
 };

@@ -152,17 +152,16 @@ export class Latencies {
       rows: routes.map((r) => row(r, [r])),
       groups: Object.entries(groups).map(([name, test]) => row(name, routes.filter(test))),
       all: row('all', routes),
-      rps: routes.reduce((n, r) => n + (this.latencies[r]?.length ?? 0), 0) / seconds,
+      rps: this.count() / seconds,
     };
   }
 }
 
 /**
- * This process's own health while it generates load: event-loop lag (how late a 2 ms timer fires, p50/p99/max
- * ms) and CPU use (% of one core). `start()` then `stop()`.
+ * This process's own health while it generates load (or, in bench/lib/loop-watch.mjs, serves it): event-loop lag
+ * (how late a timer of `resolution` ms fires, p50/p99/max ms) and CPU use (% of one core). `start()` then `stop()`.
  */
-export function generatorHealth() {
-  const resolution = 2;
+export function generatorHealth({ resolution = 2 } = {}) {
   const h = monitorEventLoopDelay({ resolution });
   let cpu0;
   let t0;
