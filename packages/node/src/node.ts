@@ -14,6 +14,7 @@ import { startProxy, type RunningProxy } from './proxy/proxy-server.js';
 import { RunEvents } from './proxy/task-waits.js';
 import { NetworkHelpers } from './runs/network-helpers.js';
 import { RunManager } from './runs/run-manager.js';
+import { OrganizationPins } from './runs/organization-pins.js';
 import { RunStore } from './runs/run-store.js';
 import { isolatePrivateNetwork, setUpPrivateNetwork } from './runs/private-network.js';
 import { createContainerRuntime, type ContainerRuntime } from './runtime/index.js';
@@ -135,6 +136,13 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       'identity known',
     );
 
+    // The names of allowed_organizations, pinned to ids now: a rename afterwards never widens the policy.
+    const organizations = await OrganizationPins.pin(
+      (config.allowedOrganizations ?? []).filter((o): o is string => typeof o === 'string'),
+      async (name) => listOf<WireOrganization>(await rest.get('/organization', { name })),
+      log,
+    );
+
     // Nothing runs unaudited: a node whose audit log cannot be written does not start (docs/audit.md).
     let audit: NodeAudit;
     try {
@@ -246,6 +254,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       proxyPort: proxy.port,
       extraHosts,
       store,
+      organizations,
       log,
       signal,
       helpers,

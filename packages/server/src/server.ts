@@ -1,7 +1,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import type { DestinationStream } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import { ConfigError } from '@federa/common';
 import { buildApp, type App } from './app.js';
 import { serverDataDir } from './config/data-dir.js';
@@ -15,6 +15,7 @@ import { sweepResultStore } from './result-store/sweep.js';
 import { SocketServer } from './socket/index.js';
 import { createSocketBroker, RABBITMQ_NOT_USED_MESSAGE } from './socket/broker.js';
 import type { SocketBroker } from './broker/socket-broker.js';
+import { organizationsSharingAName } from './repositories/organization-names.js';
 
 /**
  * Connections the kernel keeps waiting to be accepted (capped by net.core.somaxconn). Node's default, 511, is
@@ -90,6 +91,18 @@ const urlHost = (ip: string): string => {
  * Runs a Federa server: reads and validates the configuration (a {@link ConfigError} is thrown before anything
  * starts), opens logs and the database, seeds it, serves the API, `/apidocs` and socket.io on one port.
  */
+/**
+ * Names the organizations whose names differ only in case (a database made before names had to be unique):
+ * nothing renames them behind anyone's back; a node policy naming one of them allows none of them.
+ */
+async function warnOfSharedOrganizationNames(ctx: AppContext, log: Logger): Promise<void> {
+  for (const group of await organizationsSharingAName(ctx.dbh.db))
+    log.warn(
+      { event: 'organization.names_clash', organizations: group },
+      `organizations ${group.map((o) => `${o.id} '${o.name}'`).join(', ')} have names that differ only in case: rename all but one (PATCH /organization/{id}); a node naming them in allowed_organizations allows none of them`,
+    );
+}
+
 export async function startServer(options: StartServerOptions): Promise<ServerHandle> {
   const env = options.env ?? process.env;
   const loaded = loadServerConfig(options.configFile, options.environment ?? 'prod', env);
@@ -202,6 +215,7 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
         `*** The root user '${seeded.rootCreated.username}' was created with the generated password: ${generated} -- store it now and change it after logging in; it is shown only this once. ***`,
       );
     }
+    await warnOfSharedOrganizationNames(ctx, log);
     if (!config.smtp)
       log.warn(
         { event: 'mail.not_configured' },

@@ -23,7 +23,8 @@ export const imageAllowed = (image: string, patterns: readonly string[] | undefi
   patterns.some((p) => new RegExp(`^(?:${p})`).test(image));
 
 /**
- * @param orgIdsByName resolves the organization names of `allowedOrganizations` to ids (GET /organization?name=).
+ * @param orgIdsByName the ids a name of `allowedOrganizations` allows now (organization-pins.ts: exact names,
+ *   pinned at the node's start).
  */
 export async function checkPolicies(
   task: PolicyTask,

@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 
 import { persist } from '../server-client/persist.js';
-import { listOf, type WireResultWithTask } from '../server-client/wire.js';
+import { type WireResultWithTask } from '../server-client/wire.js';
 import { resolveDatabaseLabel } from './environment.js';
 import { tmpVolumeName } from './naming.js';
 import { checkPolicies } from './policy.js';
@@ -45,9 +45,7 @@ export async function prepareRun(
   const again = <T>(what: string, fn: () => Promise<T>): Promise<T> =>
     persist(fn, { what, signal: o.signal, log: rlog });
   const verdict = await checkPolicies(item.task, config, (name) =>
-    again('organization lookup', async () =>
-      listOf<{ id: number }>(await rest.get('/organization', { name })).map((org) => org.id),
-    ),
+    again('organization lookup', () => o.organizations.idsFor(name)),
   );
   if (!verdict.allowed)
     return stop(RunStatus.notAllowed, verdict.reason, `this node refuses the run: ${verdict.reason}`);

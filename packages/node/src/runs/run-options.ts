@@ -14,6 +14,7 @@ import type { NodeAudit } from '../audit/node-audit.js';
 import type { NodeNames } from './naming.js';
 import type { NetworkHelpers } from './network-helpers.js';
 import type { RunStore } from './run-store.js';
+import type { OrganizationPins } from './organization-pins.js';
 import type { LogBatchSender } from './live-log.js';
 
 export interface NodeIdentity {
@@ -38,6 +39,8 @@ export interface RunManagerOptions {
   readonly proxyPort: number;
   readonly extraHosts: readonly string[];
   readonly store: RunStore;
+  /** The organizations `allowed_organizations` names, pinned at the node's start (organization-pins.ts). */
+  readonly organizations: OrganizationPins;
   readonly log: Logger;
   readonly emitStatus: (change: AlgorithmStatusChange) => void;
   /**

@@ -284,8 +284,8 @@ export function parseFixture(doc: unknown, source?: string): Fixture {
     }
   };
   seen(
-    organizations.map((o, i) => ({ key: o.name, at: `organizations[${i}].name` })),
-    'the organization name',
+    organizations.map((o, i) => ({ key: o.name.toLowerCase(), at: `organizations[${i}].name` })),
+    'the organization name (compared regardless of case)',
   );
   seen(
     organizations.flatMap((o, i) =>

@@ -87,7 +87,7 @@ export async function importFixture(
 
     const orgIds = new Map<string, number>();
     for (const [i, org] of fixture.organizations.entries()) {
-      const id = await ensureOrganization(trx, org, report);
+      const id = await ensureOrganization(trx, org, report, `organizations[${i}]`);
       orgIds.set(org.name, id);
       for (const [j, user] of org.users.entries()) {
         if (await usernameTaken(trx, user.username)) {

@@ -14,8 +14,9 @@ import {
   organizationIdByName,
   roleIdByName,
 } from '../repositories/import.js';
+import { organizationNamed } from '../repositories/organization-names.js';
 import { ruleIdsOfRole } from '../repositories/role.js';
-import type { FixtureOrganization } from './fixture.js';
+import { FixtureError, type FixtureOrganization } from './fixture.js';
 import type { ImportReport } from './import-report.js';
 
 export const SUPER_ROLE = 'super';
@@ -26,12 +27,19 @@ export async function ensureOrganization(
   trx: Trx,
   org: FixtureOrganization,
   report: ImportReport,
+  at: string,
 ): Promise<number> {
   const existing = await organizationIdByName(trx, org.name);
   if (existing !== undefined) {
     report.skipped.organizations.push(org.name);
     return existing;
   }
+  const holder = await organizationNamed(trx, org.name);
+  if (holder)
+    throw new FixtureError(
+      `${at}.name`,
+      `'${org.name}' differs only in case from the existing organization '${holder.name}' (${holder.id}); organization names must be unique regardless of case: use the existing name or another one`,
+    );
   const id = await insertImportedOrganization(trx, org);
   report.created.organizations.push(org.name);
   return id;

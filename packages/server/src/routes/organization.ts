@@ -24,6 +24,7 @@ import {
   organizationScope,
   organizationIds,
 } from '../repositories/organization.js';
+import { withFreeOrganizationName } from '../repositories/organization-names.js';
 import { collaborationIdsOfOrganization } from '../repositories/collaboration.js';
 import { nodeIds } from '../repositories/node.js';
 
@@ -96,7 +97,10 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const id = await createOrganization(db(), organizationFields(request.body));
+      const fields = organizationFields(request.body);
+      const id = await withFreeOrganizationName(db(), ctx.dbh.dialect, fields.name, undefined, (trx) =>
+        createOrganization(trx, fields),
+      );
       return reply.status(201).send(await organizationOut(ctx, id));
     },
   );
@@ -148,7 +152,10 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw forbidden(
           `You lack the permission to edit organization ${id}: you may only edit your own organization.`,
         );
-      await updateOrganization(db(), id, organizationFields(request.body));
+      const fields = organizationFields(request.body);
+      await withFreeOrganizationName(db(), ctx.dbh.dialect, fields.name, id, (trx) =>
+        updateOrganization(trx, id, fields),
+      );
       return organizationOut(ctx, id);
     },
   );
