@@ -66,6 +66,11 @@ export const ERROR_CODES = {
   not_found: { status: 404, description: 'The resource does not exist.' },
   route_not_found: { status: 404, description: 'No such endpoint.' },
   method_not_allowed: { status: 405, description: 'The method is not allowed for the requested URL.' },
+  rate_limited: {
+    status: 429,
+    description:
+      'Too many requests of this kind from this caller, or one is still being answered; retry after the seconds in `Retry-After`.',
+  },
   payload_too_large: { status: 413, description: 'The request body is larger than the server accepts.' },
   not_configured: { status: 501, description: 'The feature is not configured on this server.' },
   result_store_full: {

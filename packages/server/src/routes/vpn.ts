@@ -1,11 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import type { Caller } from '../auth/caller.js';
-import { ApiError, badRequest, forbidden, notFound } from '../errors.js';
+import { ApiError, ERROR_CODES, badRequest, forbidden, notFound } from '../errors.js';
 import { truthy } from '../http/filters.js';
 import { ErrorSchema, Nullable, errorResponses } from '../serializers/common.js';
 import { algorithmAddresses } from '../repositories/port.js';
 import { childTaskIds, findTask } from '../repositories/task/index.js';
+import { IssueRefused } from '../vpn/issue-limit.js';
 
 /** The answer when the configuration has no `vpn` section: nodes then run without VPN (docs/vpn.md). */
 const NO_VPN = 'This server has no VPN configured';
@@ -30,13 +32,24 @@ const OvpnConfig = Type.Object({
 export const vpnRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;
-  const responses = { 200: OvpnConfig, ...errorResponses, 501: ErrorSchema };
+  const responses = { 200: OvpnConfig, ...errorResponses, 429: ErrorSchema, 501: ErrorSchema };
 
-  /** Issues a configuration for the calling node, whose certificate carries its id. */
-  const issue = (request: { caller?: unknown }) => {
+  /**
+   * Issues a configuration for the calling node, whose certificate carries its id; 429 with `Retry-After` when
+   * the node is over its limits (vpn/issue-limit.ts).
+   */
+  const issue = async (request: { caller?: unknown }, reply: FastifyReply) => {
     if (!ctx.vpn) throw new ApiError('not_configured', NO_VPN);
     const caller = request.caller as Caller;
-    return { ovpn_config: ctx.vpn.issue(caller.id).ovpn_config };
+    try {
+      return { ovpn_config: (await ctx.vpn.issue(caller.id)).ovpn_config };
+    } catch (error) {
+      if (!(error instanceof IssueRefused)) throw error;
+      return reply
+        .status(ERROR_CODES.rate_limited.status)
+        .header('Retry-After', String(error.retryAfterSeconds))
+        .send({ msg: error.message, code: 'rate_limited' });
+    }
   };
 
   app.get(
@@ -49,7 +62,7 @@ export const vpnRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses,
       },
     },
-    async (request) => issue(request),
+    async (request, reply) => issue(request, reply),
   );
 
   app.post(
@@ -63,12 +76,12 @@ export const vpnRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses,
       },
     },
-    async (request) => {
+    async (request, reply) => {
       if (!ctx.vpn) throw new ApiError('not_configured', NO_VPN);
       const body = request.body as { vpn_config?: unknown } | null | undefined;
       if (typeof body?.vpn_config !== 'string' || body.vpn_config.length > 65_536)
         throw badRequest("Field 'vpn_config' is required: the node's current VPN configuration (text).");
-      return issue(request);
+      return issue(request, reply);
     },
   );
 

@@ -1,4 +1,5 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createPrivateKey, generateKeyPair, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { promisify } from 'node:util';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import forge from 'node-forge';
@@ -16,22 +17,29 @@ export interface IssuedCertificate {
  * The VPN's own certificate authority (docs/vpn.md, "Certificates"). Created at the first start in the VPN
  * folder and kept there: `ca.crt`/`ca.key` (10 years), the OpenVPN server's certificate, and a `tls-crypt` key
  * that hides the TLS handshake from anyone without a configuration. Private keys are written with mode 0600.
+ *
+ * The RSA work (a new key, the CA's signature) runs in Node's thread pool: done on the event loop (a key takes
+ * hundreds of milliseconds, node-forge's JavaScript signature as long again) it would stall every other request.
+ * node-forge only builds and encodes the certificate.
  */
 export class CertificateAuthority {
   readonly caCertificate: string;
   readonly tlsCryptKey: string;
   readonly #caCert: forge.pki.Certificate;
-  readonly #caKey: forge.pki.rsa.PrivateKey;
+  readonly #caKey: KeyObject;
 
   private constructor(caPem: string, caKeyPem: string, tlsCryptKey: string) {
     this.caCertificate = caPem;
     this.tlsCryptKey = tlsCryptKey;
     this.#caCert = forge.pki.certificateFromPem(caPem);
-    this.#caKey = forge.pki.privateKeyFromPem(caKeyPem) as forge.pki.rsa.PrivateKey;
+    this.#caKey = createPrivateKey(caKeyPem);
   }
 
   /** Loads the authority of `dir`, creating it (and the server's certificate) when it does not exist yet. */
-  static openOrCreate(dir: string, name: string): { ca: CertificateAuthority; created: boolean } {
+  static async openOrCreate(
+    dir: string,
+    name: string,
+  ): Promise<{ ca: CertificateAuthority; created: boolean }> {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const caFile = join(dir, 'ca.crt');
     const keyFile = join(dir, 'ca.key');
@@ -44,7 +52,7 @@ export class CertificateAuthority {
       );
       return { ca, created: false };
     }
-    const key = newRsaKey();
+    const key = await newRsaKey();
     const cert = forge.pki.createCertificate();
     cert.publicKey = forge.pki.publicKeyFromPem(key.publicPem);
     cert.serialNumber = randomSerialHex();
@@ -58,14 +66,12 @@ export class CertificateAuthority {
       { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
       { name: 'subjectKeyIdentifier' },
     ]);
-    const caKey = forge.pki.privateKeyFromPem(key.privatePem) as forge.pki.rsa.PrivateKey;
-    cert.sign(caKey, forge.md.sha256.create());
-    const caPem = forge.pki.certificateToPem(cert);
+    const caPem = await signedPem(cert, createPrivateKey(key.privatePem));
     writeAtomically(keyFile, key.privatePem, 0o600);
     writeAtomically(tlsFile, newTlsCryptKey(), 0o600);
     writeAtomically(caFile, caPem, 0o644);
     const ca = new CertificateAuthority(caPem, key.privatePem, readFileSync(tlsFile, 'utf8'));
-    const server = ca.issue('server', 3650, 'server');
+    const server = await ca.issue('server', 3650, 'server');
     writeAtomically(join(dir, 'server.key'), server.privateKey, 0o600);
     writeAtomically(join(dir, 'server.crt'), server.certificate, 0o644);
     return { ca, created: true };
@@ -75,8 +81,8 @@ export class CertificateAuthority {
    * Issues a certificate for `commonName` valid for `days`. `role` sets the key usages OpenVPN checks with
    * `remote-cert-tls`: a client certificate cannot act as the server, nor the other way round.
    */
-  issue(commonName: string, days: number, role: 'client' | 'server'): IssuedCertificate {
-    const key = newRsaKey();
+  async issue(commonName: string, days: number, role: 'client' | 'server'): Promise<IssuedCertificate> {
+    const key = await newRsaKey();
     const cert = forge.pki.createCertificate();
     cert.publicKey = forge.pki.publicKeyFromPem(key.publicPem);
     const serialHex = randomSerialHex();
@@ -100,9 +106,8 @@ export class CertificateAuthority {
       { name: 'extKeyUsage', serverAuth: role === 'server', clientAuth: role === 'client' },
       { name: 'subjectKeyIdentifier' },
     ]);
-    cert.sign(this.#caKey, forge.md.sha256.create());
     return {
-      certificate: forge.pki.certificateToPem(cert),
+      certificate: await signedPem(cert, this.#caKey),
       privateKey: key.privatePem,
       serial: BigInt(`0x${serialHex}`).toString(10),
       notAfter,
@@ -110,12 +115,33 @@ export class CertificateAuthority {
   }
 }
 
-function newRsaKey(): { publicPem: string; privatePem: string } {
-  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const generateRsaKey = promisify(generateKeyPair);
+
+function signAsync(algorithm: string, data: Buffer, key: KeyObject): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    sign(algorithm, data, key, (error, signature) => (error ? reject(error) : resolve(signature)));
+  });
+}
+
+async function newRsaKey(): Promise<{ publicPem: string; privatePem: string }> {
+  const { publicKey, privateKey } = await generateRsaKey('rsa', { modulusLength: 2048 });
   return {
     publicPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
     privatePem: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
   };
+}
+
+/**
+ * Signs `cert` (sha256WithRSAEncryption) with `key` in the thread pool and answers it as PEM. node-forge's own
+ * `sign` fills in the signature algorithm and the to-be-signed part; its signature is then replaced by the native one.
+ */
+async function signedPem(cert: forge.pki.Certificate, key: KeyObject): Promise<string> {
+  const placeholder = { sign: () => '' } as unknown as forge.pki.rsa.PrivateKey;
+  cert.sign(placeholder, forge.md.sha256.create());
+  const tbs = Buffer.from(forge.asn1.toDer(cert.tbsCertificate).getBytes(), 'binary');
+  const signature = await signAsync('sha256', tbs, key);
+  cert.signature = signature.toString('binary');
+  return forge.pki.certificateToPem(cert);
 }
 
 /** A positive 16-byte serial in hex (the top bit cleared so DER keeps it positive without padding). */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import { CertificateAuthority, writeAtomically } from './certificate-authority.js';
 import { clientConfig, serverConfig, type OpenVpnEndpoint } from './openvpn-config.js';
+import { IssueLimit } from './issue-limit.js';
 import { OpenVpnProcess, managementCommand } from './openvpn-process.js';
 import { parseIpv4Subnet, type Ipv4Subnet } from '@federa/common';
 
@@ -36,6 +37,7 @@ export class VpnService {
   readonly subnet: Ipv4Subnet;
   readonly #endpoint: OpenVpnEndpoint;
   readonly #process: OpenVpnProcess | null;
+  readonly #limit = new IssueLimit();
 
   private constructor(
     private readonly dir: string,
@@ -58,7 +60,7 @@ export class VpnService {
    * with `run_server`, starts OpenVPN. Throws a readable error when OpenVPN cannot run.
    */
   static async start(settings: VpnSettings, dir: string, log: FastifyBaseLogger): Promise<VpnService> {
-    const { ca, created } = CertificateAuthority.openOrCreate(dir, 'Federa');
+    const { ca, created } = await CertificateAuthority.openOrCreate(dir, 'Federa');
     if (created)
       log.info({ event: 'vpn.ca_created', directory: dir }, 'created the VPN certificate authority');
     mkdirSync(join(dir, 'revoked'), { recursive: true, mode: 0o700 });
@@ -92,9 +94,12 @@ export class VpnService {
   /**
    * A new client configuration for node `nodeId` with its own certificate (common name `node-<id>`). When the
    * node renews, its older certificates are revoked, except the one it may still be connected with.
+   * Throws `IssueRefused` (and makes nothing) when the node is over its limits (`issue-limit.ts`).
    */
-  issue(nodeId: number): IssuedConfig {
-    const issued = this.ca.issue(`node-${nodeId}`, this.settings.certificate_days, 'client');
+  async issue(nodeId: number): Promise<IssuedConfig> {
+    const issued = await this.#limit.run(nodeId, () =>
+      this.ca.issue(`node-${nodeId}`, this.settings.certificate_days, 'client'),
+    );
     const all = this.#readIssued();
     const previous = all[nodeId] ?? [];
     for (const old of previous.slice(0, -1)) this.#revokeSerial(old.serial);
