@@ -2,6 +2,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { createAdapter } from '@socket.io/redis-adapter';
 import type { Server } from 'socket.io';
 import type { FastifyBaseLogger } from 'fastify';
+import { SOCKET_NAMESPACE } from '@federa/common';
 import type { SocketBroker } from './socket-broker.js';
 
 /** A `message_broker` URI problem; the message never contains the password. */
@@ -97,8 +98,11 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, what: string): Promise<
 
 /**
  * The official socket.io Redis adapter (`@socket.io/redis-adapter`, classic pub/sub) over two ioredis connections:
- * one publishes, one is subscribed. ioredis reconnects on its own after an outage; events emitted meanwhile are
- * queued by ioredis and published once Redis is back, and `/health` reports the broker unreachable.
+ * one publishes, one is subscribed. ioredis reconnects on its own after an outage; events emitted in its first
+ * seconds are queued by ioredis and published once Redis is back, later ones are dropped (never an unhandled
+ * rejection: the adapter publishes without awaiting). `/health` reports the broker unreachable meanwhile. Once both
+ * connections are back, every socket of this instance is asked to reconnect: clients read again on reconnecting
+ * what they may have missed (nodes fetch their open runs), so an outage delays events and loses none.
  */
 export class RedisSocketBroker implements SocketBroker {
   readonly target: RedisBrokerTarget;
@@ -108,6 +112,9 @@ export class RedisSocketBroker implements SocketBroker {
   readonly #connectTimeoutMs: number;
   readonly #requestsTimeoutMs: number;
   #down = false;
+  /** Events dropped since the outage began (logged once per outage, with the count at recovery). */
+  #lost = 0;
+  #io: Server | null = null;
   #closing: Promise<void> | null = null;
 
   constructor(target: RedisBrokerTarget, options: RedisSocketBrokerOptions) {
@@ -144,14 +151,58 @@ export class RedisSocketBroker implements SocketBroker {
         );
       });
       client.on('ready', () => {
-        if (!this.#down) return;
+        if (!this.#down || this.#pub.status !== 'ready' || this.#sub.status !== 'ready') return;
         this.#down = false;
+        const lost = this.#lost;
+        this.#lost = 0;
         this.#log.info(
-          { event: 'broker.reconnected', broker: this.describe(), role },
+          { event: 'broker.reconnected', broker: this.describe(), role, events_lost: lost },
           'the message broker is back',
         );
+        this.#resync();
       });
     }
+  }
+
+  /**
+   * Closes the connection of every socket of this instance (not a server disconnect, which clients take as final):
+   * socket.io and python-socketio clients reconnect, and Federa and vantage6 nodes fetch their open runs and the
+   * state of the runs they wait on when they connect. The admission control spreads the returning handshakes.
+   */
+  #resync(): void {
+    const io = this.#io;
+    if (!io || this.#closing) return;
+    const sockets = [...io.of(SOCKET_NAMESPACE).sockets.values()];
+    this.#log.info(
+      { event: 'broker.resync', sockets: sockets.length },
+      'asking the sockets of this instance to reconnect and read again what the outage may have hidden',
+    );
+    for (const socket of sockets) socket.conn.close();
+  }
+
+  /** The adapter's publishes are not awaited: a failed one is counted here instead of crashing the process. */
+  #publishFailed(error: unknown): number {
+    if (this.#closing) return 0;
+    if (this.#lost++ === 0)
+      this.#log.warn(
+        { event: 'broker.events_lost', broker: this.describe(), err: { message: (error as Error).message } },
+        'socket events cannot reach the other instances while the message broker is away; sockets will be asked to read again when it is back',
+      );
+    return 0;
+  }
+
+  /** The publishing connection as the adapter sees it: `publish` never rejects. */
+  #guardedPublisher(): Redis {
+    const pub = this.#pub;
+    return new Proxy(pub, {
+      get: (target, property) => {
+        if (property === 'publish')
+          return (channel: string | Buffer, message: string | Buffer): Promise<number> =>
+            target.publish(channel, message).catch((error: unknown) => this.#publishFailed(error));
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
   }
 
   describe(): string {
@@ -177,8 +228,9 @@ export class RedisSocketBroker implements SocketBroker {
   }
 
   install(io: Server): void {
+    this.#io = io;
     io.adapter(
-      createAdapter(this.#pub, this.#sub, {
+      createAdapter(this.#guardedPublisher(), this.#sub, {
         key: this.target.channel,
         requestsTimeout: this.#requestsTimeoutMs,
         publishOnSpecificResponseChannel: true,
