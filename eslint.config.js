@@ -68,6 +68,26 @@ export default tseslint.config(
     },
   },
   {
+    // Repositories are the data-access layer only (docs/architecture.md): they return rows, and what a caller sees
+    // (serializers/) and how a request is answered (http/, routes/) build on them, never the other way round.
+    files: ['packages/server/src/repositories/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/serializers/*', '**/http/*', '**/routes/*', '**/routes/**'],
+              message:
+                'Repositories import neither serializers/, http/ nor routes/: move the shared piece to db/ or @federa/common.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The web UI is type-checked with its own configuration (DOM, JSX, the browser entry of the SDK).
     files: ['packages/ui/src/**/*.ts', 'packages/ui/src/**/*.tsx', 'packages/ui/vite.config.ts'],
     languageOptions: {

@@ -2,13 +2,9 @@
  * Timestamps: stored as naive UTC text `YYYY-MM-DDTHH:MM:SS.ffffff`; served with `+00:00` and the fraction
  * omitted when it is zero (docs/api.md#date-times).
  */
-const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
+import { formatStored } from '../db/stored-time.js';
 
-export const formatStored = (d: Date, micros = d.getUTCMilliseconds() * 1000): string =>
-  `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(micros, 6)}`;
-
-/** Now, in the stored form. */
-export const nowStored = (): string => formatStored(new Date());
+export { formatStored, nowStored } from '../db/stored-time.js';
 
 /** A stored timestamp as the API shows it, or null. */
 export const toApiTime = (stored: string | null | undefined): string | null => {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, User } from '../db/schema.js';
-import { formatStored, nowStored } from '../http/datetime.js';
+import { formatStored, nowStored } from '../db/stored-time.js';
 
 /** Data access for logging in and checking passwords: the account's counters, the node's API key. */
 

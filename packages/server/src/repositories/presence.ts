@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { nowStored } from '../http/datetime.js';
+import { nowStored } from '../db/stored-time.js';
 
 /** Data access for who is online: the `status` and `last_seen` of users and nodes. */
 

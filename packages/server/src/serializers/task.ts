@@ -5,6 +5,8 @@ import { toApiTime } from '../http/datetime.js';
 import { parseIdList } from '../db/id-list.js';
 import { fromRows, inOrder, type PageLoad } from '../http/pagination.js';
 import type { RowOf } from '../repositories/listing.js';
+import type { Caller } from '../auth/caller.js';
+import { tasksWithVisibleResults } from '../repositories/result.js';
 import {
   portsOfResults,
   resultRowsWithNode,
@@ -210,4 +212,21 @@ async function resultsWithTask(ctx: AppContext, results: ResultCore[]): Promise<
     const { results: _none, ...task } = tasks.find((t) => t.id === r.task_id) as TaskCore<null>;
     return { ...stripIds(r), task, organization: ctx.refs.one('organization', r.organization_id) };
   });
+}
+
+/**
+ * Tasks in the "task with results" form, embedding a task's results only when the caller may view them (see
+ * {@link tasksWithVisibleResults}); otherwise `results` is `[]`. Every listing with `include=results` uses this,
+ * so `task.v_glo` alone never reveals results of a collaboration the caller is not part of.
+ */
+export async function loadTasksWithVisibleResults(
+  ctx: AppContext,
+  caller: Caller,
+  ids: number[],
+): Promise<TaskWithResultsOut[]> {
+  const [tasks, visible] = await Promise.all([
+    loadTasksWithResults(ctx, ids),
+    tasksWithVisibleResults(ctx.dbh.db, caller, ids),
+  ]);
+  return tasks.map((t) => (visible.has(t.id) ? t : { ...t, results: [] }));
 }

@@ -6,7 +6,8 @@
  */
 import { isSealedBatch, type RunLogAck } from '@federa/common';
 import type { AppContext } from '../context.js';
-import { appendRunLog, findResult } from '../repositories/result.js';
+import { findResult } from '../repositories/result.js';
+import { appendRunLog } from '../repositories/run-log.js';
 import { findCollaboration } from '../repositories/collaboration.js';
 import { announceRunLog } from '../runs/run-log-events.js';
 import type { SocketIdentity } from './types.js';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { nowStored } from '../../http/datetime.js';
+import { nowStored } from '../../db/stored-time.js';
 import { prepared } from '../../db/prepared.js';
 import type { DialectName } from '../../db/uri.js';
 import { newRunId } from './rows.js';

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { RunStatus, SocketRooms } from '@federa/common';
 import type { Database, Task } from '../../db/schema.js';
 import type { EventBus } from '../../context.js';
-import { nowStored } from '../../http/datetime.js';
+import { nowStored } from '../../db/stored-time.js';
 
 /** The status the server gives results it kills (docs/run-statuses.md). */
 export const KILLED_STATUS = RunStatus.killed;

@@ -1,6 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { OPEN_STATUSES } from '../../serializers/task.js';
+import { OPEN_RUN_STATUSES } from '@federa/common';
 
 /**
  * A condition on `task` that holds when the task's aggregate status (serializers/task.ts `taskStatus`) equals
@@ -9,7 +9,7 @@ import { OPEN_STATUSES } from '../../serializers/task.js';
 export function taskStatusIs(eb: ExpressionBuilder<Database, 'task'>, status: string) {
   const results = () =>
     eb.selectFrom('result').select('result.id').whereRef('result.task_id', '=', 'task.id');
-  const open = [...OPEN_STATUSES];
+  const open: string[] = [...OPEN_RUN_STATUSES];
   const any = results();
   const anyKnown = results().where('result.status', 'is not', null);
   const anyFailed = results()

@@ -8,10 +8,10 @@ import { callerOrganizationIsMember } from '../../auth/scope.js';
 import { ApiError, forbidden, notFound } from '../../errors.js';
 import { includes, paginate } from '../../http/pagination.js';
 import { findCollaboration } from '../../repositories/collaboration.js';
-import { loadTasksWithVisibleResults } from '../../repositories/result.js';
 import { collaborationTaskIds } from '../../repositories/task/index.js';
 import {
   loadTasks,
+  loadTasksWithVisibleResults,
   TaskSchema,
   TaskWithResultsSchema,
   type TaskOut,

@@ -15,6 +15,7 @@ import {
   TaskWithResultsSchema,
   loadTaskResults,
   loadTasks,
+  loadTasksWithVisibleResults,
   taskPage,
   type TaskOut,
   type TaskWithResultsOut,
@@ -28,7 +29,7 @@ import {
   taskCollaborations,
   taskIds,
 } from '../../repositories/task/index.js';
-import { loadTasksWithVisibleResults, tasksWithVisibleResults } from '../../repositories/result.js';
+import { tasksWithVisibleResults } from '../../repositories/result.js';
 import { CreateTaskBody, announceTask, createTask, offlineNodeHint } from './create.js';
 
 const TaskItem = Type.Union([TaskWithResultsSchema, TaskSchema]);
