@@ -233,4 +233,50 @@ describe('POST /kill/node/tasks', () => {
       (await t.api('POST', '/kill/node/tasks', { token: t.rootToken, body: { id: w.nodeB.id } })).status,
     ).toBe(200);
   });
+
+  it("kills for a Researcher only what /kill/task would: a node running another organization's task is refused, whole", async () => {
+    const w = await world();
+    const researcher = await t.fx.user(w.orgA, { roles: ['Researcher'] });
+    const token = await researcher.token();
+    const own = await t.fx.task(w.collab, [w.orgA, w.orgB], { initiatorId: w.orgA });
+    // A sub-task posted by B's container within A's run counts as A's (as /kill/task kills A's tree).
+    const sub = await t.fx.task(w.collab, [w.orgA], {
+      initiatorId: w.orgB,
+      parentId: own.id,
+      runId: own.runId,
+    });
+    const theirs = await t.fx.task(w.collab, [w.orgA, w.orgB], { initiatorId: w.orgB });
+    const status = async (id: number) =>
+      (
+        await t.ctx.dbh.db
+          .selectFrom('result')
+          .select('status')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).status;
+
+    const refused = await t.api('POST', '/kill/node/tasks', { token, body: { id: w.nodeA.id } });
+    expect(refused.status).toBe(401);
+    expect(refused.body.msg).toContain(`it runs task(s) ${theirs.id} of other organizations`);
+    expect((await t.api('POST', '/kill/task', { token, body: { id: theirs.id } })).status).toBe(401);
+    expect(events.emitted).toEqual([]);
+    for (const id of [own.resultIds[0]!, sub.resultIds[0]!, theirs.resultIds[0]!])
+      expect(await status(id)).toBe('pending');
+
+    // Once B's task is over, the Researcher may stop A's runs on A's node, and exactly those.
+    await t.api('POST', '/kill/task', { token: t.rootToken, body: { id: theirs.id } });
+    events.clear();
+    const done = await t.api('POST', '/kill/node/tasks', { token, body: { id: w.nodeA.id } });
+    expect(done.status).toBe(200);
+    expect(await status(own.resultIds[0]!)).toBe('killed by user');
+    expect(await status(sub.resultIds[0]!)).toBe('killed by user');
+    expect(await status(own.resultIds[1]!)).toBe('pending');
+    expect(events.emitted.map((e) => e.payload)).toContainEqual({
+      kill_list: [
+        { task_id: own.id, result_id: own.resultIds[0], organization_id: w.orgA },
+        { task_id: sub.id, result_id: sub.resultIds[0], organization_id: w.orgA },
+      ],
+      collaboration_id: w.collab,
+    });
+  });
 });

@@ -7,7 +7,14 @@ import { badRequest, forbidden, notFound } from '../errors.js';
 import { MessageSchema, errorResponses } from '../serializers/common.js';
 import { findNode } from '../repositories/node.js';
 import { removeUnnamedUploads } from '../result-store/remove-unnamed.js';
-import { findTask, hasOpenRunInTree, killNodeRuns, killTask } from '../repositories/task/index.js';
+import {
+  findTask,
+  hasOpenRunInTree,
+  killListedRuns,
+  killNodeRuns,
+  killTask,
+  openNodeRuns,
+} from '../repositories/task/index.js';
 import type { Kysely } from 'kysely';
 import type { Database, Task } from '../db/schema.js';
 
@@ -82,20 +89,34 @@ export const killRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const caller = request.caller as Caller;
       const node = await findNode(db(), request.body.id);
       if (!node) throw notFound('Node', request.body.id);
-      if (
-        !can(caller, 'task.c_glo') &&
-        !(can(caller, 'task.c_org') && node.organization_id === caller.organizationId)
-      ) {
+      // The permission of /kill/task, run by run: global rules kill anything; on a node of the caller's
+      // organization `event CREATE ORGANIZATION` kills every task of its collaboration, `task CREATE ORGANIZATION`
+      // only the tasks the caller's organization posted (a run started from such a task, sub-tasks included).
+      const global = can(caller, 'task.c_glo') || can(caller, 'event.c_glo');
+      const ownNode = node.organization_id === caller.organizationId;
+      if (!global && !(ownNode && (can(caller, 'task.c_org') || can(caller, 'event.c_org')))) {
         throw forbidden(
           `You lack the permission to kill the runs of node ${node.id}: it belongs to another organization.`,
         );
       }
       if (node.collaboration_id === null)
         throw badRequest(`Node ${node.id} is in no collaboration, so it has no runs to kill.`);
-      const killed = await killNodeRuns(db(), ctx.events, {
-        ...node,
-        collaboration_id: node.collaboration_id,
-      });
+      const placed = { ...node, collaboration_id: node.collaboration_id };
+      let killed: number[];
+      if (global || can(caller, 'event.c_org')) {
+        killed = await killNodeRuns(db(), ctx.events, placed);
+      } else {
+        const open = await openNodeRuns(db(), placed);
+        const foreign = [
+          ...new Set(open.filter((r) => r.posted_by !== caller.organizationId).map((r) => r.task_id)),
+        ];
+        if (foreign.length > 0)
+          throw forbidden(
+            `You lack the permission to kill the runs of node ${node.id}: it runs task(s) ${foreign.join(', ')} of other organizations, and task CREATE ORGANIZATION kills only tasks your organization posted. Kill yours with POST /kill/task; killing every run of the node needs event CREATE ORGANIZATION.`,
+          );
+        await killListedRuns(db(), ctx.events, placed.collaboration_id, open, [node.organization_id]);
+        killed = open.map((r) => r.result_id);
+      }
       // As for a killed task: the uploads the killed runs made leave the store (docs/large-results.md).
       await removeUnnamedUploads(db(), ctx.results, killed);
       const runs = killed.length;

@@ -15,7 +15,7 @@ import {
   recordNodeLogin,
 } from '../repositories/login.js';
 import { roleNamesOfUser } from '../repositories/role.js';
-import { findTask, hasRuns, isTaskComplete } from '../repositories/task/index.js';
+import { findTask, hasRunOf, hasRuns, isTaskComplete } from '../repositories/task/index.js';
 import { errorResponses } from '../serializers/common.js';
 import type { AppContext } from '../context.js';
 
@@ -181,6 +181,10 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw new ApiError('forbidden', `Image '${request.body.image}' is not the image of task ${task.id}`);
       if (task.collaboration_id === null || task.collaboration_id !== node.collaboration_id)
         throw new ApiError('forbidden', `Task ${task.id} is not in this node's collaboration`);
+      // A container acts for its node's organization: only a task that runs there gets one. Otherwise a node could
+      // take a token for any task of its collaboration and post sub-tasks in the name of that task's researcher.
+      if (!(await hasRunOf(db, task.id, node.organization_id)))
+        throw new ApiError('forbidden', `Task ${task.id} has no run for this node's organization`);
       const complete = await isTaskComplete(db, task.id);
       if (complete && (await hasRuns(db, task.id)))
         throw new ApiError('bad_request', `Task ${task.id} is already complete`);

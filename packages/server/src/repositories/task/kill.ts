@@ -152,3 +152,70 @@ export async function killNodeRuns(
   });
   return open.map((r) => r.id);
 }
+
+/** An open run addressed to a node, with the organization that posted the task its run started from. */
+export interface OpenNodeRun extends KillEntry {
+  /** The initiator of the run's first task (a sub-task's own initiator is the organization of its container). */
+  posted_by: number;
+}
+
+/** The open runs addressed to the node (its organization's, in its collaboration), in id order. */
+export async function openNodeRuns(
+  db: Kysely<Database>,
+  node: { organization_id: number; collaboration_id: number },
+): Promise<OpenNodeRun[]> {
+  const rows = await db
+    .selectFrom('result')
+    .innerJoin('task', 'task.id', 'result.task_id')
+    .select((eb) => [
+      'result.id as result_id',
+      'result.task_id',
+      'result.organization_id',
+      'task.initiator_id',
+      eb
+        .selectFrom('task as first')
+        .select('first.initiator_id')
+        .whereRef('first.run_id', '=', 'task.run_id')
+        .where('first.parent_id', 'is', null)
+        .orderBy('first.id')
+        .limit(1)
+        .as('first_initiator_id'),
+    ])
+    .where('result.organization_id', '=', node.organization_id)
+    .where('task.collaboration_id', '=', node.collaboration_id)
+    .where('result.finished_at', 'is', null)
+    .orderBy('result.id')
+    .execute();
+  return rows.map((r) => ({
+    result_id: r.result_id,
+    task_id: r.task_id,
+    organization_id: r.organization_id,
+    posted_by: r.first_initiator_id ?? r.initiator_id,
+  }));
+}
+
+/**
+ * Marks the runs `runs` of a node `killed by user` (those still open) and tells the node to stop exactly these
+ * (a kill list, as for a killed task), so that a run addressed to the node meanwhile is not stopped with them.
+ */
+export async function killListedRuns(
+  db: Kysely<Database>,
+  events: EventBus,
+  collaborationId: number,
+  runs: readonly KillEntry[],
+  concerned: readonly number[],
+): Promise<void> {
+  if (runs.length === 0) return;
+  await markKilled(
+    db,
+    runs.map((r) => r.result_id),
+  );
+  events.emit(SocketRooms.audience(collaborationId, [...concerned]), 'kill_containers', {
+    kill_list: runs.map((r) => ({
+      task_id: r.task_id,
+      result_id: r.result_id,
+      organization_id: r.organization_id,
+    })),
+    collaboration_id: collaborationId,
+  });
+}

@@ -57,6 +57,21 @@ export async function childTaskIds(db: Kysely<Database>, taskId: number): Promis
 }
 
 /** Whether a task has any run at all. */
+/** Whether the task has a run (result) for the organization `organizationId`. */
+export async function hasRunOf(
+  db: Kysely<Database>,
+  taskId: number,
+  organizationId: number,
+): Promise<boolean> {
+  const run = await db
+    .selectFrom('result')
+    .select('id')
+    .where('task_id', '=', taskId)
+    .where('organization_id', '=', organizationId)
+    .executeTakeFirst();
+  return run !== undefined;
+}
+
 export async function hasRuns(db: Kysely<Database>, taskId: number): Promise<boolean> {
   return (
     (await db.selectFrom('result').select('id').where('task_id', '=', taskId).executeTakeFirst()) !==

@@ -10,6 +10,7 @@ import {
   findTask,
   insertTaskWithRuns,
   ParentComplete,
+  hasRunOf,
   isTaskComplete,
   taskAudience,
   taskPolicyEntries,
@@ -166,9 +167,10 @@ export async function createTask(
     const token = caller.container;
     if (!token) throw new ApiError('wrong_caller', 'Only users and algorithm containers can create tasks');
     const image = body.image ?? '';
-    if (!image.endsWith(token.image)) {
+    // Exactly the parent's image: a suffix would let `evil.example/` + the parent's image through.
+    if (image !== token.image) {
       throw forbidden(
-        `Sub-tasks must use the image of their parent task: '${image}' does not end with '${token.image}'.`,
+        `Sub-tasks must use the image of their parent task: '${image}' is not '${token.image}'.`,
       );
     }
     if (token.collaboration_id !== collaborationId) {
@@ -177,6 +179,12 @@ export async function createTask(
     const parentTask = await findTask(db, token.task_id);
     if (!parentTask) throw forbidden(`The parent task ${token.task_id} of this container no longer exists.`);
     if (await isTaskComplete(db, parentTask.id)) throw parentComplete(parentTask.id);
+    // The sub-task carries its parent's researcher as init_user: only a container of an organization that researcher
+    // sent the parent to may do that (a token from before tokens were limited to such runs is refused here).
+    if (!(await hasRunOf(db, parentTask.id, token.organization_id)))
+      throw forbidden(
+        `The parent task ${parentTask.id} has no run for organization ${token.organization_id}; this container cannot create sub-tasks of it.`,
+      );
     parent = { id: parentTask.id, run_id: parentTask.run_id, init_user_id: parentTask.init_user_id };
   }
 
