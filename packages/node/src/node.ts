@@ -84,6 +84,11 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     abort.abort();
     for (const c of cleanups.reverse()) await Promise.resolve(c()).catch(() => undefined);
   };
+  // A stop during the start ends the start at the next step (after what was set up is registered for clean-up):
+  // steps that do not call the server would not notice it otherwise, and the node would come up after its stop.
+  const checkpoint = (): void => {
+    if (signal.aborted) throw new NodeStoppedError();
+  };
 
   try {
     log.info(
@@ -108,6 +113,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     } catch (cause) {
       throw new StartupError(`the container engine does not answer: ${(cause as Error).message}`, { cause });
     }
+    checkpoint();
     for (const reg of config.registries) {
       await runtime.login(reg).then(
         () => log.info({ event: 'registry.login', registry: reg.registry }, 'logged in to a registry'),
@@ -157,6 +163,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       throw new StartupError(`the audit log cannot be used: ${(cause as Error).message}`, { cause });
     }
     cleanups.push(() => audit.close());
+    checkpoint();
 
     const cryptor = await setUpEncryption({
       rest,
@@ -168,6 +175,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       configFile: config.file,
       ...(options.keyGeneration ? { generate: options.keyGeneration } : {}),
     });
+    checkpoint();
 
     // Private network, data volume, databases, linked services.
     const privateNetwork = await setUpPrivateNetwork({
@@ -176,6 +184,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       log,
       env: options.env ?? process.env,
     });
+    checkpoint();
     const { names, network, net, placement } = privateNetwork;
     const { volumeDir, dataVolume } = placement;
 
@@ -201,6 +210,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     cleanups.push(() => proxy.close());
     const unguard = await isolatePrivateNetwork({ config, privateNetwork, proxyPort: proxy.port, log });
     if (unguard) cleanups.push(unguard);
+    checkpoint();
     const { proxyHost, extraHosts } = placement;
 
     // The VPN between algorithms: only with vpn_subnet, and only when the server offers one (docs/vpn.md).
@@ -238,6 +248,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       ...(vpn ? { capAdd: ['NET_ADMIN'], image: VPN_HELPER_IMAGE } : {}),
     });
     cleanups.push(() => helpers.close());
+    checkpoint();
     // eslint-disable-next-line prefer-const
     let socket: SocketChannel | undefined;
     const runs = new RunManager({
@@ -265,6 +276,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
         socket ? socket.sendRunLog(batch) : Promise.reject(new Error('not connected to the server')),
     });
     await runs.reattach();
+    checkpoint();
 
     let syncing: Promise<void> = Promise.resolve();
     const fetchOpen = (query: Record<string, string | number>): Promise<void> => {
@@ -323,15 +335,23 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
           ),
         options.connectTimeoutMs ?? 60_000,
       );
+      const stopped = (): void => {
+        clearTimeout(timeout);
+        clearInterval(check);
+        reject(new NodeStoppedError());
+      };
       const check = setInterval(() => {
         if (channel.connected) {
           clearTimeout(timeout);
           clearInterval(check);
+          signal.removeEventListener('abort', stopped);
           resolve();
         }
       }, 20);
+      signal.addEventListener('abort', stopped, { once: true });
       channel.connect();
     });
+    checkpoint();
     log.info(
       {
         event: 'node.ready',

@@ -77,13 +77,8 @@ Examples:
     const starting = new AbortController();
     let running: Awaited<ReturnType<typeof startNode>> | undefined;
     let stopping = false;
-    const stop = (sig: string): void => {
-      if (stopping) return;
-      stopping = true;
-      log.info({ event: 'node.signal', signal: sig }, 'stop requested');
-      starting.abort();
-      if (!running) return;
-      running.stop().then(
+    const finish = (node: Awaited<ReturnType<typeof startNode>>): void => {
+      node.stop().then(
         () => {
           log.flush();
           setTimeout(() => exitWith('ok'), 100);
@@ -91,19 +86,35 @@ Examples:
         () => exitWith('failure'),
       );
     };
+    const stop = (sig: string): void => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ event: 'node.signal', signal: sig }, 'stop requested');
+      starting.abort();
+      // During the start, the start itself ends (and cleans up) at its next step: see below.
+      if (running) finish(running);
+    };
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));
     try {
       running = await startNode({ config, log, signal: starting.signal });
     } catch (error) {
       log.flush();
-      if (error instanceof NodeStoppedError) exitWith('ok');
+      // A stop during the start makes the start fail in whatever step it was: that is the stop, not a failure.
+      if (error instanceof NodeStoppedError || starting.signal.aborted) {
+        log.info({ event: 'node.stopped' }, 'node stopped during its start');
+        log.flush();
+        setTimeout(() => exitWith('ok'), 100);
+        return;
+      }
       log.fatal({ event: 'node.start_failed', err: (error as Error).message }, 'the node did not start');
       log.flush();
       if (error instanceof WrongApiKeyError) exitWith('remote', error.message);
       if (error instanceof StartupError) exitWith('unavailable', error.message);
       exitWith('failure', (error as Error).message);
     }
+    // The stop came after the start's last step: stop the node that has just come up.
+    if (stopping) finish(running);
   });
 
 // Every outcome leaves through the exit-code table: commander's own (help, unknown option) as `ok` or `usage`.

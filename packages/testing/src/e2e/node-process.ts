@@ -38,6 +38,10 @@ export interface NodeProcess {
   kill(): void;
   /** SIGTERM, then waits for the process to end. */
   stop(): Promise<void>;
+  /** SIGTERM only (the test then watches what the node does with it). */
+  terminate(): void;
+  /** The exit code of the last start's process; null while it runs (or was ended by a signal). */
+  exitCode(): number | null;
   /** Whether the node process is alive. */
   alive(): boolean;
   /** Every log line of every start so far. */
@@ -136,6 +140,10 @@ function hostNode(
       child?.kill('SIGTERM');
       await exited;
     },
+    terminate() {
+      child?.kill('SIGTERM');
+    },
+    exitCode: () => child?.exitCode ?? null,
     alive: () => child !== undefined && child.exitCode === null && child.signalCode === null,
     log: () => parseLines(out),
     startLines() {
@@ -228,6 +236,14 @@ function dockerizedNode(
     },
     async stop() {
       docker(['stop', '-t', '20', container]);
+    },
+    terminate() {
+      docker(['kill', '-s', 'TERM', container]);
+    },
+    exitCode() {
+      if (running()) return null;
+      const code = Number(docker(['inspect', '-f', '{{.State.ExitCode}}', container]).trim());
+      return Number.isInteger(code) ? code : null;
     },
     alive: running,
     log() {
