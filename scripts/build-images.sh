@@ -4,6 +4,7 @@
 #   scripts/build-images.sh            # build what is missing or out of date, then verify
 #   scripts/build-images.sh --force    # rebuild every image
 #   scripts/build-images.sh --no-verify
+#   scripts/build-images.sh --no-r       # leave out federa/base-r:local (it needs Debian's R on this machine)
 #
 # Images (see docs/docker.md):
 #   federa/base-node:local    host /usr/bin/node + its ldd libraries + CA certificates + busybox (/bin/sh)
@@ -23,13 +24,16 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
+source "$HERE/lib/checkout.sh"
 FORCE=0
 VERIFY=1
+WITH_R=1
 for arg in "$@"; do
   case "$arg" in
     --force) FORCE=1 ;;
     --no-verify) VERIFY=0 ;;
-    -h | --help) sed -n '2,20p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    --no-r) WITH_R=0 ;;
+    -h | --help) sed -n '2,21p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
@@ -58,8 +62,8 @@ docker info >/dev/null 2>&1 || die "Docker engine not answering; run scripts/doc
 if [ ! -x "$BUSYBOX" ] || ! "$BUSYBOX" --list >/dev/null 2>&1; then
   log "busybox: installing Debian's busybox-static"
   t=$(now)
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends busybox-static >/tmp/build-images-apt.log 2>&1 ||
-    die "apt-get install busybox-static failed (see /tmp/build-images-apt.log)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends busybox-static >"$FEDERA_SETUP_LOGS/build-images-apt.log" 2>&1 ||
+    die "apt-get install busybox-static failed (see $FEDERA_SETUP_LOGS/build-images-apt.log)"
   log "busybox: installed in $(elapsed "$t")"
 fi
 file "$BUSYBOX" 2>/dev/null | grep -q 'statically linked' || log "busybox: warning, $BUSYBOX is not static"
@@ -193,8 +197,8 @@ t=$(now)
 OPENVPN_BIN="$(command -v openvpn || true)"
 if [ -z "$OPENVPN_BIN" ]; then
   log "openvpn: installing Debian's openvpn"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openvpn >/tmp/build-images-apt.log 2>&1 ||
-    die "apt-get install openvpn failed (see /tmp/build-images-apt.log)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openvpn >"$FEDERA_SETUP_LOGS/build-images-apt.log" 2>&1 ||
+    die "apt-get install openvpn failed (see $FEDERA_SETUP_LOGS/build-images-apt.log)"
   OPENVPN_BIN="$(command -v openvpn)"
 fi
 XT_MULTI="$(readlink -f /usr/sbin/xtables-nft-multi)"
@@ -219,35 +223,37 @@ docker tag federa/vpn:local federa/vpn-client:local
 # Debian's R (r-base-core) and the R packages the Federa R package needs, as installed on this host by
 # scripts/setup-machine.sh: the files of those Debian packages (docs and manuals left out) and the ldd libraries
 # of R and of every compiled R package. See docs/client-r.md.
-t=$(now)
-R_DEBS="r-base-core r-cran-r6 r-cran-httr r-cran-jsonlite r-cran-openssl r-cran-curl r-cran-mime r-cran-askpass r-cran-sys"
-for deb in $R_DEBS; do
-  dpkg -s "$deb" >/dev/null 2>&1 || die "$deb is not installed; run scripts/setup-machine.sh"
-done
-R="$WORK/r"
-skeleton "$R"
-certs "$R"
-# shellcheck disable=SC2086
-dpkg -L $R_DEBS | grep -Ev '^/usr/share/(doc|man|info|lintian|bug)/' | while read -r f; do
-  if [ -d "$f" ] && [ ! -L "$f" ]; then continue; fi
-  if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\n' "${f#/}"; fi
-done | sort -u >"$WORK/r-files"
-tar -C / --no-recursion -cf - -T "$WORK/r-files" | tar -C "$R" -xf -
-# /etc/R/Renviron is made at install time (ucf) rather than shipped; LANG=C.UTF-8 needs glibc's C.utf8 locale.
-copy_in "$R" /etc/R/Renviron
-mkdir -p "$R/usr/lib/locale" && cp -r /usr/lib/locale/C.utf8 "$R/usr/lib/locale/"
-# R's front-end scripts (/usr/bin/R, R CMD ...) are bash scripts.
-rm -f "$R/bin/bash"
-cp /bin/bash "$R/bin/bash"
-ln -sf ../../bin/busybox "$R/usr/bin/which" # R's utils package runs /usr/bin/which when it loads
-R_ELF=(/bin/bash /usr/lib/R/bin/exec/R /usr/lib/R/lib/*.so /usr/lib/R/modules/lapack.so /usr/lib/R/modules/internet.so)
-for so in /usr/lib/R/library/*/libs/*.so /usr/lib/R/site-library/*/libs/*.so; do
-  case "$so" in */tcltk/*) continue ;; esac
-  R_ELF+=("$so")
-done
-copy_in "$R" $(ldd_libs "${R_ELF[@]}")
-import_rootfs federa/base-r:local "$R" "$(elapsed "$t")" \
-  'ENV PATH=/usr/local/bin:/usr/bin:/bin' 'ENV LANG=C.UTF-8' 'ENV R_HOME=/usr/lib/R' 'CMD ["/usr/bin/R", "--version"]'
+if [ "$WITH_R" = 1 ]; then
+  t=$(now)
+  R_DEBS="r-base-core r-cran-r6 r-cran-httr r-cran-jsonlite r-cran-openssl r-cran-curl r-cran-mime r-cran-askpass r-cran-sys"
+  for deb in $R_DEBS; do
+    dpkg -s "$deb" >/dev/null 2>&1 || die "$deb is not installed; run scripts/setup-machine.sh"
+  done
+  R="$WORK/r"
+  skeleton "$R"
+  certs "$R"
+  # shellcheck disable=SC2086
+  dpkg -L $R_DEBS | grep -Ev '^/usr/share/(doc|man|info|lintian|bug)/' | while read -r f; do
+    if [ -d "$f" ] && [ ! -L "$f" ]; then continue; fi
+    if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\n' "${f#/}"; fi
+  done | sort -u >"$WORK/r-files"
+  tar -C / --no-recursion -cf - -T "$WORK/r-files" | tar -C "$R" -xf -
+  # /etc/R/Renviron is made at install time (ucf) rather than shipped; LANG=C.UTF-8 needs glibc's C.utf8 locale.
+  copy_in "$R" /etc/R/Renviron
+  mkdir -p "$R/usr/lib/locale" && cp -r /usr/lib/locale/C.utf8 "$R/usr/lib/locale/"
+  # R's front-end scripts (/usr/bin/R, R CMD ...) are bash scripts.
+  rm -f "$R/bin/bash"
+  cp /bin/bash "$R/bin/bash"
+  ln -sf ../../bin/busybox "$R/usr/bin/which" # R's utils package runs /usr/bin/which when it loads
+  R_ELF=(/bin/bash /usr/lib/R/bin/exec/R /usr/lib/R/lib/*.so /usr/lib/R/modules/lapack.so /usr/lib/R/modules/internet.so)
+  for so in /usr/lib/R/library/*/libs/*.so /usr/lib/R/site-library/*/libs/*.so; do
+    case "$so" in */tcltk/*) continue ;; esac
+    R_ELF+=("$so")
+  done
+  copy_in "$R" $(ldd_libs "${R_ELF[@]}")
+  import_rootfs federa/base-r:local "$R" "$(elapsed "$t")" \
+    'ENV PATH=/usr/local/bin:/usr/bin:/bin' 'ENV LANG=C.UTF-8' 'ENV R_HOME=/usr/lib/R' 'CMD ["/usr/bin/R", "--version"]'
+fi
 
 # ---- verification ----------------------------------------------------------------------------------------------
 if [ "$VERIFY" = 1 ]; then
@@ -257,8 +263,8 @@ if [ "$VERIFY" = 1 ]; then
   out="$(docker run --rm --network none federa/base-python:local python3 -c \
     'import json, pickle, csv, base64, os, ssl, hashlib, sqlite3, urllib.request, decimal, zoneinfo; print(json.dumps(pickle.loads(pickle.dumps({"ok": 1}))))')"
   [ "$out" = '{"ok": 1}' ] || die "federa/base-python:local: stdlib check printed '$out'"
-  out="$(docker run --rm --network none federa/base-r:local Rscript -e 'suppressPackageStartupMessages({library(R6); library(httr); library(jsonlite); library(openssl)}); cat(jsonlite::toJSON(list(ok = 1L), auto_unbox = TRUE))')"
-  [ "$out" = '{"ok":1}' ] || die "federa/base-r:local: R package check printed '$out'"
+  [ "$WITH_R" = 0 ] || out="$(docker run --rm --network none federa/base-r:local Rscript -e 'suppressPackageStartupMessages({library(R6); library(httr); library(jsonlite); library(openssl)}); cat(jsonlite::toJSON(list(ok = 1L), auto_unbox = TRUE))')"
+  [ "$WITH_R" = 0 ] || [ "$out" = '{"ok":1}' ] || die "federa/base-r:local: R package check printed '$out'"
   out="$(docker run --rm --network none federa/helper:local sh -c 'echo ok')"
   [ "$out" = ok ] || die "federa/helper:local: sh printed '$out'"
   out="$(docker run --rm --network none federa/vpn:local sh -c 'openvpn --version >/dev/null && iptables -V >/dev/null && /bin/ip -V >/dev/null && echo ok')"

@@ -15,6 +15,7 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
+source "$HERE/lib/checkout.sh"
 BASE="${BASE:-federa/base-node:local}"
 FORCE=0; TSC=1; ALLOW_TYPE_ERRORS=0; KINDS=()
 for arg in "$@"; do
@@ -49,19 +50,19 @@ fi
 # 1. TypeScript
 if [ "$TSC" = 1 ]; then
   t=$(now)
-  if (cd "$ROOT" && npx --no-install tsc --build) >/tmp/federa-infra-tsc.log 2>&1; then
+  if (cd "$ROOT" && npx --no-install tsc --build) >"$FEDERA_SETUP_LOGS/infra-tsc.log" 2>&1; then
     log "tsc: built in $(elapsed "$t")"
   elif [ "$ALLOW_TYPE_ERRORS" = 1 ]; then
-    log "tsc: type errors after $(elapsed "$t") ($(grep -c 'error TS' /tmp/federa-infra-tsc.log) errors, see /tmp/federa-infra-tsc.log); going on with the emitted dist/"
+    log "tsc: type errors after $(elapsed "$t") ($(grep -c 'error TS' "$FEDERA_SETUP_LOGS/infra-tsc.log") errors, see $FEDERA_SETUP_LOGS/infra-tsc.log); going on with the emitted dist/"
   else
-    grep 'error TS' /tmp/federa-infra-tsc.log | head -n 10 >&2 || true
-    die "tsc --build failed (see /tmp/federa-infra-tsc.log; --allow-type-errors goes on with what was emitted)"
+    grep 'error TS' "$FEDERA_SETUP_LOGS/infra-tsc.log" | head -n 10 >&2 || true
+    die "tsc --build failed (see $FEDERA_SETUP_LOGS/infra-tsc.log; --allow-type-errors goes on with what was emitted)"
   fi
 fi
 # The web UI the server serves (packages/ui/dist goes into the image with the other dist/ folders).
 if [ "$TSC" = 1 ] || [ ! -f "$ROOT/packages/ui/dist/index.html" ]; then
-  (cd "$ROOT" && npm run build -w packages/ui) >/tmp/federa-infra-ui.log 2>&1 ||
-    die "the web UI did not build (see /tmp/federa-infra-ui.log)"
+  (cd "$ROOT" && npm run build -w packages/ui) >"$FEDERA_SETUP_LOGS/infra-ui.log" 2>&1 ||
+    die "the web UI did not build (see $FEDERA_SETUP_LOGS/infra-ui.log)"
 fi
 for f in packages/server/dist/bin/vserver-local.js packages/node/dist/bin/vnode-local.js; do
   [ -f "$ROOT/$f" ] || log "warning: $f is missing; the image will not be able to run it"

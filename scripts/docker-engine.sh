@@ -7,6 +7,8 @@
 # Uses Debian's docker.io package (no external registry or repository). Needs root for the install/start.
 # Progress lines have the form "[docker-engine] <step>: <detail>".
 set -euo pipefail
+source "$(dirname "$0")/lib/checkout.sh"
+APT_LOG="$FEDERA_SETUP_LOGS/docker-engine-apt.log"
 
 TIMEOUT="${DOCKER_WAIT_TIMEOUT:-60}"
 LOG="${DOCKERD_LOG:-/var/log/dockerd.log}"
@@ -21,13 +23,17 @@ if command -v dockerd >/dev/null 2>&1; then
   log "install: dockerd present ($(command -v dockerd))"
 else
   log "install: dockerd missing, installing Debian's docker.io"
+  if [ "$(id -u)" != 0 ]; then
+    log "install: needs root: run  sudo apt-get install -y --no-install-recommends docker.io  then this again"
+    exit 1
+  fi
   t=$(now)
   export DEBIAN_FRONTEND=noninteractive
-  if ! apt-get install -y --no-install-recommends docker.io >/tmp/docker-engine-apt.log 2>&1; then
+  if ! apt-get install -y --no-install-recommends docker.io >"$APT_LOG" 2>&1; then
     log "install: apt-get install failed, trying apt-get update first"
-    apt-get update >>/tmp/docker-engine-apt.log 2>&1
-    apt-get install -y --no-install-recommends docker.io >>/tmp/docker-engine-apt.log 2>&1 || {
-      log "install: FAILED (see /tmp/docker-engine-apt.log)"
+    apt-get update >>"$APT_LOG" 2>&1
+    apt-get install -y --no-install-recommends docker.io >>"$APT_LOG" 2>&1 || {
+      log "install: FAILED (see $APT_LOG)"
       exit 1
     }
   fi

@@ -16,6 +16,7 @@ import { createContainerRuntime } from '@federa/node';
 import { UserClient } from '@federa/client';
 import { createPrivateKeyFile } from '@federa/common';
 import { startLocalNode, waitForNodesOnline } from './lib/local-node.mjs';
+import { checkoutId } from './lib/checkout.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(`--${name}`);
@@ -28,6 +29,8 @@ const port = Number(option('port', process.env.FEDERA_PORT ?? '5000'));
 const image = flag('r') ? 'federa/average-r:local' : option('image', 'federa/average-python:local');
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = resolve(root, '.data', 'federation');
+// The nodes' Docker networks and volumes carry this checkout's id: two checkouts on one machine never share them.
+const dockerPrefix = `federa-${checkoutId}`;
 
 const t0 = Date.now();
 const timings = [];
@@ -152,6 +155,7 @@ for (const [i, o] of orgs.entries()) {
       configFile: join(nodeDir, `${name}.yaml`),
       dataDir: join(nodeDir, 'data'),
       logDir: join(dir, 'logs'),
+      dockerPrefix,
     }),
   );
 }
@@ -188,20 +192,20 @@ say('Step timings:');
 for (const [what, ms] of timings) say(`  ${(ms / 1000).toFixed(2).padStart(7)} s  ${what}`);
 say(`  ${((Date.now() - t0) / 1000).toFixed(2).padStart(7)} s  total`);
 
-const shutdown = async ({ removeDockerObjects }) => {
+// Leaves nothing behind in Docker (the nodes' networks, data volumes and run volumes): the next run starts a fresh
+// federation anyway. The data folder (.data/federation: logs, keys, configuration) stays until the next run.
+const shutdown = async () => {
   for (const n of nodes) await n.running.stop().catch(() => undefined);
   await server.close();
-  if (!removeDockerObjects) return;
-  // --once: leave nothing behind (the nodes' networks, data volumes and run volumes).
   const runtime = createContainerRuntime();
   for (const n of nodes) {
-    for (const v of await runtime.listVolumes({ prefix: `federa-${n.name}-` }))
+    for (const v of await runtime.listVolumes({ prefix: `${dockerPrefix}-${n.name}-` }))
       await runtime.removeVolume(v.name).catch(() => undefined);
-    await runtime.removeNetwork(`federa-${n.name}-net`).catch(() => undefined);
+    await runtime.removeNetwork(`${dockerPrefix}-${n.name}-net`).catch(() => undefined);
   }
 };
 if (once || !ok) {
-  await shutdown({ removeDockerObjects: true });
+  await shutdown();
   process.exit(ok ? 0 : 1);
 }
 say('');
@@ -210,11 +214,13 @@ say(
 );
 say(`  root / ${rootPassword}        researcher / ${researcherPassword} (Hospital A, key ${keys[0]})`);
 say(`  In the web UI, the researcher loads that key file to create encrypted tasks and read their results.`);
-say(`  logs: ${join(dir, 'logs')}   Ctrl-C stops everything.`);
+say(
+  `  logs: ${join(dir, 'logs')}   Ctrl-C stops everything and removes the nodes' Docker networks and volumes (${dockerPrefix}-*); the data folder stays until the next run.`,
+);
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.once(sig, () => {
     say('\nStopping the nodes and the server…');
-    shutdown({ removeDockerObjects: false }).then(
+    shutdown().then(
       () => process.exit(0),
       () => process.exit(1),
     );

@@ -4,34 +4,37 @@
 # PostgreSQL, the Python client's tests and the R client's tests. Ends with one line: "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/checkout.sh
 ROOT=$PWD
 OUT=${FEDERA_TEST_OUT:-$ROOT/.data/test-results}
 rm -rf "$OUT" && mkdir -p "$OUT"
 t0=$(date +%s)
 step() { printf '\n== %s (%ss)\n' "$*" "$(( $(date +%s) - t0 ))"; }
 failures=0
+echo "A first run on a fresh machine spends 10 to 15 minutes on set-up (Debian packages, npm packages: a database"
+echo "module compiles for about 8 minutes; images) before lint and the tests; each step prints its elapsed time."
+echo "Set-up logs: $FEDERA_SETUP_LOGS; results: $OUT."
 fail_step() { echo "!! $1 failed"; failures=$((failures + 1)); }
 
 step "setup: system packages"
-bash scripts/setup-machine.sh || { echo "machine setup failed"; exit 1; }
+bash scripts/setup-machine.sh tests || { echo "machine setup failed"; exit 1; }
 
 step "setup: npm packages"
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   # `npm install` honours package-lock.json; `npm ci` is not used because this registry lacks the other
   # platforms' optional packages (e.g. @rollup/rollup-android-*), which npm ci then reports as missing.
-  npm install --no-audit --no-fund >/tmp/federa-npm-install.log 2>&1 ||
-    { tail -20 /tmp/federa-npm-install.log; echo "npm install failed (log: /tmp/federa-npm-install.log)"; exit 1; }
+  quietly "npm install" "$FEDERA_SETUP_LOGS/npm-install.log" npm install --no-audit --no-fund || exit 1
 fi
 
 step "build (tsc --build)"
 npx tsc --build || fail_step "typecheck"
 # The web UI (packages/ui): type-checked and built once; the server serves this build in the browser tests.
-npm run build -w packages/ui >/tmp/federa-ui-build.log 2>&1 || { tail -20 /tmp/federa-ui-build.log; fail_step "web UI build"; }
+quietly "web UI build" "$FEDERA_SETUP_LOGS/ui-build.log" npm run build -w packages/ui || fail_step "web UI build"
 # The build leaves tests out; this checks them (and the benchmarks) too.
 npx tsc -p tsconfig.eslint.json || fail_step "typecheck of tests"
 
 step "lint (eslint, prettier)"
-npx eslint . || fail_step "eslint"
+quietly "eslint (about 4 minutes)" "$OUT/eslint.log" npx eslint . || { cat "$OUT/eslint.log"; fail_step "eslint"; }
 npx prettier --check . >/dev/null || { npx prettier --list-different . | head -20; fail_step "prettier"; }
 
 step "docker images (built once per run)"

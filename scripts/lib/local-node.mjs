@@ -8,7 +8,8 @@ import { loadNodeConfig, startNode } from '@federa/node';
 /**
  * Registers node `name` for `organizationId` in `collaborationId` (through the `admin` UserClient), writes its
  * configuration to `configFile` (an encrypted node reading `csv` as its `default` database, data in `dataDir`,
- * logs in `logDir`) and starts it. Returns `{ name, running }`.
+ * logs in `logDir`; its Docker objects named `<dockerPrefix>-<name>-…` when `dockerPrefix` is given) and starts it.
+ * Returns `{ name, running }`.
  */
 export async function startLocalNode(o) {
   const created = await o.admin.node.create({
@@ -30,6 +31,7 @@ export async function startLocalNode(o) {
       `  encryption: {enabled: true, private_key: ${o.privateKey}}`,
       `  directories: {data: ${o.dataDir}, log: ${o.logDir}}`,
       '  proxy_port: 0',
+      ...(o.dockerPrefix ? [`  docker_prefix: ${o.dockerPrefix}`] : []),
       '',
     ].join('\n'),
   );

@@ -25,6 +25,18 @@ BASE64_CHARS <- local({
   ok
 })
 
+# curl (5.x) leaves the connection of a download whose opening failed (server not reached, head cut short) open
+# for the garbage collector, which later warns "closing unused connection" wherever R happens to be, as if the
+# caller had leaked it. It is closed here once the download failed. R is single-threaded: no other download of
+# the same URL is under way in this session.
+close_leaked_connection <- function(url) {
+  for (n in getAllConnections()) {
+    if (n < 3L) next
+    con <- tryCatch(getConnection(n), error = function(e) NULL)
+    if (!is.null(con) && identical(summary(con)$description, url)) try(close(con), silent = TRUE)
+  }
+}
+
 # An incremental SHA-256 of the text. openssl keeps a digest open across pieces (its md_init/md_feed/md_final, the
 # functions behind sha256(<connection>)); an openssl without them gets the text written to a temporary file that
 # sha256(file()) reads at the end, so memory stays flat either way.
@@ -255,6 +267,7 @@ stream_output <- function(self, private, id, sink) {
                 httr::config(connecttimeout = self$timeout, low_speed_limit = 1L, low_speed_time = self$timeout)),
       error = function(e) {
         hasher$close()
+        close_leaked_connection(url)
         if (!is.null(failure)) stop(failure)
         # curl may take in the answer's head, some bytes and the cut all while the connection opens, before one
         # byte reaches on_piece (and httr clears the handle's status): only curl's words tell a server never reached

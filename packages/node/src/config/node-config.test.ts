@@ -1,13 +1,14 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '@federa/common';
 
 import { loadNodeConfig } from './node-config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'federa-node-config-'));
 writeFileSync(join(dir, 'data.csv'), 'age\n1\n');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function write(name: string, yaml: string): string {
   const file = join(dir, `${name}.yaml`);

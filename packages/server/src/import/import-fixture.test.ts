@@ -217,9 +217,11 @@ describe('importFixture', () => {
     for (const doc of ['import-format.md', 'first-hour-server-admin.md']) {
       const text = readFileSync(join(DOCS, doc), 'utf8');
       const block = /^```yaml\n([\s\S]*?)^```/m.exec(text)?.[1] ?? '';
-      const file = join(mkdtempSync(join(tmpdir(), 'federa-doc-')), 'study.yaml');
+      const folder = mkdtempSync(join(tmpdir(), 'federa-doc-'));
+      const file = join(folder, 'study.yaml');
       writeFileSync(file, block);
       const loaded = loadFixtureFile(file);
+      rmSync(folder, { recursive: true, force: true });
       const report = await importFixture(t.ctx.dbh, { bcrypt_rounds: 4 }, loaded.fixture);
       expect(report.created.organizations, doc).toEqual(['Hospital A', 'Hospital B']);
       expect(

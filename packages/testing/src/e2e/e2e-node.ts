@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { loadNodeConfig, startNode, type ContainerRuntime, type RunningNode } from '@federa/node';
@@ -25,7 +24,7 @@ export async function startE2eNode(
   /** The container runtime (default: Docker); a test wraps it to inject a fault. */
   runtime?: ContainerRuntime,
 ): Promise<StartedNode> {
-  const dir = mkdtempSync(join(tmpdir(), `federa-node-${name}-`));
+  const dir = s.tempDir(`federa-node-${name}-`);
   const configFile = existingConfigFile ?? join(dir, `${name}.yaml`);
   if (!existingConfigFile)
     writeFileSync(

@@ -3,7 +3,7 @@
  * socket.io), and organizations, a collaboration and nodes made through the REST API. Nodes are started with
  * {@link startE2eNode} (in-process) or {@link createNodeProcess} (a process), running algorithms in Docker.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AppContext, SocketServer } from '@federa/server';
@@ -29,6 +29,9 @@ export interface E2eServer {
     body?: unknown,
     token?: string,
   ): Promise<{ status: number; body: T }>;
+  /** A new temporary folder named `<prefix>…`, removed by {@link E2eServer.close} (files of its nodes and data). */
+  tempDir(prefix: string): string;
+  /** Stops the server and removes its folders and those of {@link E2eServer.tempDir}. */
   close(): Promise<void>;
 }
 
@@ -56,6 +59,7 @@ export async function startE2eServer(
     },
   });
   const { handle, rootToken } = server;
+  const folders: string[] = [];
   const url = `http://127.0.0.1:${handle.port}`;
   return {
     server,
@@ -78,7 +82,15 @@ export async function startE2eServer(
       const text = await res.text();
       return { status: res.status, body: text ? JSON.parse(text) : null };
     },
-    close: () => server.close(),
+    tempDir: (prefix) => {
+      const dir = mkdtempSync(join(tmpdir(), prefix));
+      folders.push(dir);
+      return dir;
+    },
+    close: async () => {
+      await server.close();
+      for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -120,7 +132,7 @@ export async function createFederation(
     }),
     'collaboration',
   );
-  const dir = mkdtempSync(join(tmpdir(), `federa-e2e-${tag}-`));
+  const dir = s.tempDir(`federa-e2e-${tag}-`);
   const orgs = [];
   for (const [i, orgId] of orgIds.entries()) {
     const node = must(
