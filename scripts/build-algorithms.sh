@@ -5,7 +5,8 @@
 #   federa/start-line:local      (algorithms/start-line,     FROM federa/helper:local; the fault-injection tests)
 #   federa/average-r:local       (algorithms/average-r,      FROM federa/base-r:local)
 # An image whose label federa.recipe-hash matches its sources is skipped. --force rebuilds.
-# Needs the base images (scripts/build-images.sh). Override the bases with BASE_PYTHON / BASE_NODE / BASE_HELPER / BASE_R.
+# Needs the base images (scripts/build-images.sh). Override the bases with BASE_PYTHON / BASE_NODE / BASE_HELPER / BASE_R,
+# and the tag of the images built with ALGORITHM_TAG (default local), e.g. to test tools of a checkout under a tag of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FORCE=0
@@ -14,6 +15,7 @@ BASE_PYTHON="${BASE_PYTHON:-federa/base-python:local}"
 BASE_NODE="${BASE_NODE:-federa/base-node:local}"
 BASE_HELPER="${BASE_HELPER:-federa/helper:local}"
 BASE_R="${BASE_R:-federa/base-r:local}"
+TAG="${ALGORITHM_TAG:-local}"
 LOCK=/tmp/federa-build-algorithms.lock
 exec 9>"$LOCK"
 flock 9
@@ -51,17 +53,17 @@ build() {
   log "$image: built in $(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)") s"
 }
 
-build federa/average-python:local "$BASE_PYTHON" algorithms/average-python/Dockerfile \
+build federa/average-python:$TAG "$BASE_PYTHON" algorithms/average-python/Dockerfile \
   clients/python/federa_algorithm_tools algorithms/average-python/average.py algorithms/average-python/main.py
-build federa/average-ts:local "$BASE_NODE" algorithms/average-ts/Dockerfile algorithms/average-ts/dist/main.bundle.mjs
-build federa/start-line:local "$BASE_HELPER" algorithms/start-line/Dockerfile algorithms/start-line/start-line.sh
+build federa/average-ts:$TAG "$BASE_NODE" algorithms/average-ts/Dockerfile algorithms/average-ts/dist/main.bundle.mjs
+build federa/start-line:$TAG "$BASE_HELPER" algorithms/start-line/Dockerfile algorithms/start-line/start-line.sh
 # The R base image needs Debian's R on the build machine; without it the other images still build, and the R
 # client's tests (which use this image) fail and say why.
 if docker image inspect "$BASE_R" >/dev/null 2>&1; then
-  build federa/average-r:local "$BASE_R" algorithms/average-r/Dockerfile \
+  build federa/average-r:$TAG "$BASE_R" algorithms/average-r/Dockerfile \
     clients/r/DESCRIPTION clients/r/NAMESPACE clients/r/R algorithms/average-r/DESCRIPTION algorithms/average-r/NAMESPACE algorithms/average-r/R
 else
-  log "federa/average-r:local: NOT built, base image $BASE_R is missing (scripts/setup-machine.sh, then scripts/build-images.sh)"
+  log "federa/average-r:$TAG: NOT built, base image $BASE_R is missing (scripts/setup-machine.sh, then scripts/build-images.sh)"
 fi
-build federa/vpn-echo:local "$BASE_PYTHON" algorithms/vpn-echo/Dockerfile \
+build federa/vpn-echo:$TAG "$BASE_PYTHON" algorithms/vpn-echo/Dockerfile \
   clients/python/federa_algorithm_tools algorithms/vpn-echo/vpn_echo.py algorithms/vpn-echo/main.py

@@ -7,8 +7,10 @@ additions. Input is sent as ``json.`` + JSON and results are read as JSON only: 
 (docs/security.md).
 """
 import base64
+import http.client
 import json
 import os
+import socket
 import time
 import urllib.error
 import urllib.parse
@@ -22,6 +24,8 @@ LOG_TAIL_CHARS = 1500
 LONG_POLL_HEADER = "x-federa-wait"
 #: Seconds of one long-poll; the proxy answers sooner when the task completes.
 LONG_POLL_SECONDS = 30
+#: How long a request is tried again while the node's proxy is away (a node restart takes seconds).
+RETRY_FOR_SECONDS = 120
 
 
 def _identity(token: str) -> dict:
@@ -75,6 +79,9 @@ class AlgorithmClient:
         self.database = ident.get("database") or "default"
         #: The proxy holds long-polls of tasks (until an answer without the header says otherwise).
         self.long_poll = True
+        #: Seconds a request is tried again while the node's proxy is away or answers 502/503/504 (its node
+        #: restarting); 0: never again.
+        self.retry_for = RETRY_FOR_SECONDS
 
     @classmethod
     def from_env(cls, env=None):
@@ -86,22 +93,40 @@ class AlgorithmClient:
     def request(self, method, path, body=None):
         return self._exchange(method, path, body)[0]
 
-    def _exchange(self, method, path, body=None, timeout=60):
-        """One request: the parsed answer and the proxy's long-poll header (``None`` when absent)."""
+    def _exchange(self, method, path, body=None, timeout=60, retry_status=True):
+        """One request: the parsed answer and the proxy's long-poll header (``None`` when absent). With
+        ``retry_status`` false a 502/503/504 answer is raised at once (a long-poll treats the proxy's 503 itself)."""
         path = "/" + path.lstrip("/")
         data = None if body is None else json.dumps(body).encode("utf-8")
-        req = urllib.request.Request(self.base + path, data=data, method=method.upper())
-        req.add_header("Authorization", f"Bearer {self.token}")
-        if data is not None:
-            req.add_header("Content-Type", "application/json")
-        try:
-            with urllib.request.urlopen(req, timeout=timeout) as res:
-                text = res.read().decode("utf-8")
-                outcome = res.headers.get(LONG_POLL_HEADER)
-        except urllib.error.HTTPError as err:
-            error = RuntimeError(f"{method} {path} answered {err.code}: {err.read().decode('utf-8', 'replace')}")
-            error.status = err.code
-            raise error from None
+        safe = method.upper() in ("GET", "HEAD")
+        deadline = time.monotonic() + self.retry_for
+        pause = 0.25
+        while True:
+            req = urllib.request.Request(self.base + path, data=data, method=method.upper())
+            req.add_header("Authorization", f"Bearer {self.token}")
+            if data is not None:
+                req.add_header("Content-Type", "application/json")
+            try:
+                with urllib.request.urlopen(req, timeout=timeout) as res:
+                    text = res.read().decode("utf-8")
+                    outcome = res.headers.get(LONG_POLL_HEADER)
+                break
+            except urllib.error.HTTPError as err:
+                again = retry_status and (err.code == 503 or (safe and err.code in (502, 504)))
+                if not again or time.monotonic() + pause > deadline:
+                    error = RuntimeError(
+                        f"{method} {path} answered {err.code}: {err.read().decode('utf-8', 'replace')}")
+                    error.status = err.code
+                    raise error from None
+            except (urllib.error.URLError, ConnectionError, http.client.HTTPException) as err:
+                reason = getattr(err, "reason", err)
+                # A request that changes something is sent again only when it cannot have arrived.
+                again = isinstance(reason, ConnectionRefusedError) or (
+                    safe and not isinstance(reason, (socket.timeout, TimeoutError)))
+                if not again or time.monotonic() + pause > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 5.0)
         return (json.loads(text) if text else None), outcome
 
     # ---------------------------------------------------------------- vantage6 ContainerClient names
@@ -194,7 +219,8 @@ class AlgorithmClient:
         """``complete``, ``pending`` (the wait ended first) or ``unavailable`` (this proxy does not hold waits, and is
         polled from now on; or holds too many now, 503, and is polled this once)."""
         try:
-            task, outcome = self._exchange("GET", f"/task/{task_id}?wait={seconds}", timeout=60 + seconds)
+            task, outcome = self._exchange("GET", f"/task/{task_id}?wait={seconds}", timeout=60 + seconds,
+                                           retry_status=False)
         except RuntimeError as error:
             if getattr(error, "status", None) == 503:
                 return "unavailable"

@@ -92,3 +92,74 @@ class WrapperTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ProxyRestartTest(unittest.TestCase):
+    """The node's proxy away for a moment (its node restarting): requests are tried again, within a bound."""
+
+    def proxy(self, port, failures, status):
+        import http.server
+        import threading
+        seen = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802
+                self.answer()
+
+            def do_POST(self):  # noqa: N802
+                self.answer()
+
+            def answer(self):
+                seen.append(f"{self.command} {self.path}")
+                failing = len(seen) <= failures
+                body = json.dumps({"msg": "restarting"} if failing else {"id": 5, "complete": True}).encode()
+                self.send_response(status if failing else 200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        server = http.server.HTTPServer(("127.0.0.1", port), Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        return server, seen
+
+    def client(self, port, retry_for):
+        import base64 as b64
+        from federa_algorithm_tools.client import AlgorithmClient
+        part = b64.urlsafe_b64encode(json.dumps({"sub": {"node_id": 1, "task_id": 2}}).encode()).decode().rstrip("=")
+        c = AlgorithmClient("http://127.0.0.1", port, "", f"e30.{part}.c2ln")
+        c.retry_for = retry_for
+        return c
+
+    def test_503_then_the_answer(self):
+        server, seen = self.proxy(0, 2, 503)
+        self.assertEqual(self.client(server.server_port, 10).get_task(5)["id"], 5)
+        self.assertEqual(seen, ["GET /task/5"] * 3)
+
+    def test_nothing_listening_until_the_proxy_is_back_on_its_address(self):
+        import threading
+        first, _ = self.proxy(0, 0, 200)
+        port = first.server_port
+        first.shutdown()
+        first.server_close()
+        back = {}
+        timer = threading.Timer(0.6, lambda: back.update(zip(("server", "seen"), self.proxy(port, 0, 200))))
+        timer.start()
+        self.assertEqual(self.client(port, 10).get_task(5)["id"], 5)
+        timer.join()
+        self.assertEqual(back["seen"], ["GET /task/5"])
+
+    def test_a_post_is_not_sent_twice_after_a_502_and_a_get_gives_up_in_time(self):
+        server, seen = self.proxy(0, 100, 502)
+        with self.assertRaisesRegex(RuntimeError, "answered 502") as caught:
+            self.client(server.server_port, 10).request("POST", "/task", {"name": "x"})
+        self.assertEqual(caught.exception.status, 502)
+        self.assertEqual(len(seen), 1)
+        with self.assertRaisesRegex(RuntimeError, "answered 502"):
+            self.client(server.server_port, 0.6).get_task(5)
+        self.assertGreater(len(seen), 2)

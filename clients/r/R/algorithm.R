@@ -118,9 +118,33 @@ AlgorithmClient <- R6::R6Class("AlgorithmClient",
       self$database <- ident$database %||% "default"
     },
 
+    #' @field retry_for Seconds a request is tried again while the node's proxy is away or answers 502/503/504
+    #'   (its node restarting); 0: never again.
+    retry_for = 120,
+
     request = function(method, endpoint, body = NULL) {
-      response <- http_send(method, paste0(self$host, endpoint), body = body, token = private$token,
-                            timeout = 60, endpoint = endpoint)
+      # A request that changes something is sent again only when it cannot have arrived (connection refused,
+      # or the proxy's 503): never twice to the server.
+      safe <- method %in% c("GET", "HEAD")
+      deadline <- Sys.time() + self$retry_for
+      pause <- 0.25
+      repeat {
+        late <- Sys.time() + pause > deadline
+        response <- tryCatch(
+          http_send(method, paste0(self$host, endpoint), body = body, token = private$token, timeout = 60,
+                    endpoint = endpoint),
+          federa_connection_failed = function(e) {
+            if (late || !(isTRUE(e$refused) || (safe && !grepl("did not answer", conditionMessage(e))))) stop(e)
+            NULL
+          })
+        if (!is.null(response)) {
+          status <- httr::status_code(response)
+          again <- status == 503L || (safe && status %in% c(502L, 504L))
+          if (!again || late) break
+        }
+        Sys.sleep(pause)
+        pause <- min(pause * 2, 5)
+      }
       if (httr::status_code(response) > 299L) raise_for(method, endpoint, response)
       json_of(response, method, endpoint)
     },

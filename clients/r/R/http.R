@@ -77,8 +77,10 @@ http_send <- function(method, url, query = NULL, body = NULL, token = NULL, time
       federa_stop("connection_failed", sprintf("the server at %s did not answer %s %s within %s seconds",
                                                host, method, endpoint, timeout))
     }
+    # `refused`: the request cannot have reached the server (the connection was never made).
     federa_stop("connection_failed", sprintf(
-      "cannot connect to the Federa server at %s; is the server running and are host and port right?", host))
+      "cannot connect to the Federa server at %s; is the server running and are host and port right?", host),
+      refused = grepl("Failed to connect|Couldn't connect|Connection refused", conditionMessage(e)))
   })
 }
 

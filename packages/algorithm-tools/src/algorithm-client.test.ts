@@ -184,10 +184,81 @@ describe('AlgorithmClient (algorithm-tools)', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const freePort = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const nobody = new AlgorithmClient({ host: 'http://127.0.0.1', port: freePort, token: TOKEN });
+    const nobody = new AlgorithmClient({
+      host: 'http://127.0.0.1',
+      port: freePort,
+      token: TOKEN,
+      retryForMs: 0,
+    });
     const down = await nobody.organizationIds().catch((e: unknown) => e);
     expect(down).toBeInstanceOf(ProxyUnreachableError);
     expect((down as Error).message).toContain(`127.0.0.1:${freePort} (ECONNREFUSED)`);
     expect(() => new AlgorithmClient({ host: 'h', port: 1, token: 'x.y' })).toThrow(AlgorithmClientError);
+  });
+});
+
+describe('a node restart under a running algorithm', () => {
+  /** A proxy on `port` answering `status` to the first `failures` requests, then 200 with `{ id }`. */
+  const proxyOn = async (at: number, failures: number, status: number) => {
+    const seen: string[] = [];
+    const proxy = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      const failing = seen.length <= failures;
+      res.writeHead(failing ? status : 200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(failing ? { msg: 'the node is restarting' } : { id: 5, complete: true }));
+    });
+    await new Promise<void>((resolve) => proxy.listen(at, '127.0.0.1', resolve));
+    return { proxy, seen, port: (proxy.address() as AddressInfo).port };
+  };
+  const close = (proxy: Server) => new Promise<void>((resolve) => proxy.close(() => resolve()));
+
+  it('tries again while the proxy answers 503, and gets the answer once it is back', async () => {
+    const p = await proxyOn(0, 2, 503);
+    const c = new AlgorithmClient({
+      host: 'http://127.0.0.1',
+      port: p.port,
+      token: TOKEN,
+      retryForMs: 10_000,
+    });
+    expect(await c.getTask(5)).toMatchObject({ id: 5 });
+    expect(p.seen).toEqual(['GET /task/5', 'GET /task/5', 'GET /task/5']);
+    await close(p.proxy);
+  });
+
+  it('tries again while nothing listens on the proxy address, until the proxy is back on it', async () => {
+    const first = await proxyOn(0, 0, 200);
+    const at = first.port;
+    await close(first.proxy);
+    const c = new AlgorithmClient({ host: 'http://127.0.0.1', port: at, token: TOKEN, retryForMs: 10_000 });
+    const asked = c.getTask(5);
+    const back = await new Promise<Awaited<ReturnType<typeof proxyOn>>>((resolve) =>
+      setTimeout(() => void proxyOn(at, 0, 200).then(resolve), 600),
+    );
+    expect(await asked).toMatchObject({ id: 5 });
+    expect(back.seen).toEqual(['GET /task/5']);
+    await close(back.proxy);
+  });
+
+  it('never sends a request that changes something twice after a 502, and gives up after its time', async () => {
+    const p = await proxyOn(0, 100, 502);
+    const c = new AlgorithmClient({
+      host: 'http://127.0.0.1',
+      port: p.port,
+      token: TOKEN,
+      retryForMs: 10_000,
+    });
+    await expect(c.createTask({ input: { method: 'm' }, organizations: [2] })).rejects.toMatchObject({
+      status: 502,
+    });
+    expect(p.seen).toHaveLength(1);
+    const brief = new AlgorithmClient({
+      host: 'http://127.0.0.1',
+      port: p.port,
+      token: TOKEN,
+      retryForMs: 600,
+    });
+    await expect(brief.getTask(5)).rejects.toMatchObject({ status: 502 });
+    expect(p.seen.length).toBeGreaterThan(2);
+    await close(p.proxy);
   });
 });

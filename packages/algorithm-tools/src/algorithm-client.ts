@@ -49,6 +49,7 @@ export class AlgorithmClient {
       apiPath: options.apiPath ?? '',
       token,
       timeoutMs: options.timeoutMs ?? 30_000,
+      retryForMs: options.retryForMs ?? 120_000,
       errors,
     });
     this.#waiter = new SubTaskWaiter(this.#connection, errors, (taskId) => this.getTask(taskId));

@@ -40,6 +40,12 @@ export interface AlgorithmClientOptions {
    * @default 30000
    */
   readonly timeoutMs?: number;
+  /**
+   * How long a request is tried again while the node's proxy cannot be reached or answers 502/503/504 (the node is
+   * restarting): with back-off, then the failure is thrown. 0: never again.
+   * @default 120000
+   */
+  readonly retryForMs?: number;
   /** How failures are reported; default: the error classes of this module. */
   readonly errors?: AlgorithmClientErrors;
 }

@@ -76,7 +76,27 @@ export interface ProxyConnectionOptions {
   readonly apiPath: string;
   readonly token: string;
   readonly timeoutMs: number;
+  /** How long a request is tried again while the proxy is away (the node restarts); 0: never. */
+  readonly retryForMs?: number;
   readonly errors: AlgorithmClientErrors;
+}
+
+/**
+ * Whether a failed attempt may be made again: the proxy was away (its node restarting) or said it could not serve.
+ * A request that changes something is repeated only when it cannot have reached the proxy (connection refused) or
+ * the proxy answered 503 (it did not forward it): never twice to the server.
+ */
+function retryable(
+  method: string,
+  failure: { error?: unknown; status?: number },
+  retryStatus: boolean,
+): boolean {
+  const safe = method === 'GET' || method === 'HEAD';
+  if (failure.status !== undefined)
+    return retryStatus && (failure.status === 503 || (safe && [502, 504].includes(failure.status)));
+  if (failure.error instanceof AnswerTimeout) return false;
+  const code = (failure.error as { code?: unknown } | null)?.code;
+  return code === 'ECONNREFUSED' || (safe && typeof code === 'string');
 }
 
 /** The container's connection to its node's proxy. */
@@ -88,9 +108,11 @@ export class ProxyConnection {
   /** How long one request may take. */
   readonly timeoutMs: number;
   readonly #errors: AlgorithmClientErrors;
+  readonly #retryForMs: number;
 
   constructor(options: ProxyConnectionOptions) {
     this.#errors = options.errors;
+    this.#retryForMs = options.retryForMs ?? 0;
     this.#token = options.token;
     this.#host = options.host.replace(/\/+$/, '');
     this.#port = options.port;
@@ -99,28 +121,44 @@ export class ProxyConnection {
     this.timeoutMs = options.timeoutMs;
   }
 
-  /** One request: the parsed answer and the proxy's long-poll header; refusals and failures throw. */
+  /**
+   * One request: the parsed answer and the proxy's long-poll header; refusals and failures throw. `retryStatus`
+   * false: a 502/503/504 answer is returned to the caller at once (a long-poll treats the proxy's 503 itself).
+   */
   async exchange<T>(
     method: string,
     path: string,
     body: unknown,
     timeoutMs: number,
+    retryStatus = true,
   ): Promise<{ body: T; waitOutcome: string | null }> {
-    let answer: RawAnswer;
-    try {
-      answer = await send(
-        new URL(`${this.#base}${path}`),
-        method,
-        {
-          accept: 'application/json',
-          authorization: `Bearer ${this.#token}`,
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
-        body !== undefined ? JSON.stringify(body) : undefined,
-        timeoutMs,
-      );
-    } catch (error) {
-      throw this.#errors.unreachable(this.#host, this.#port, networkReason(error, timeoutMs), error);
+    const deadline = Date.now() + this.#retryForMs;
+    let pauseMs = 250;
+    let answer!: RawAnswer;
+    for (;;) {
+      let failure: { error?: unknown; status?: number };
+      try {
+        answer = await send(
+          new URL(`${this.#base}${path}`),
+          method,
+          {
+            accept: 'application/json',
+            authorization: `Bearer ${this.#token}`,
+            ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          },
+          body !== undefined ? JSON.stringify(body) : undefined,
+          timeoutMs,
+        );
+        failure = { status: answer.status };
+        if (!retryable(method, failure, retryStatus)) break;
+      } catch (error) {
+        failure = { error };
+        if (!retryable(method, failure, retryStatus) || Date.now() + pauseMs > deadline)
+          throw this.#errors.unreachable(this.#host, this.#port, networkReason(error, timeoutMs), error);
+      }
+      if (Date.now() + pauseMs > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      pauseMs = Math.min(pauseMs * 2, 5000);
     }
     const { status, text } = answer;
     let parsed: unknown = null;

@@ -71,6 +71,7 @@ export class SubTaskWaiter {
         `/task/${taskId}?wait=${seconds}`,
         undefined,
         this.#connection.timeoutMs + seconds * 1000,
+        false,
       );
     } catch (error) {
       if ((error as { status?: unknown }).status === 503) return 'unavailable';

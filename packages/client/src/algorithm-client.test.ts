@@ -213,7 +213,7 @@ describe('AlgorithmClient against a stand-in proxy', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const freePort = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const c = new AlgorithmClient({ host: 'http://127.0.0.1', port: freePort, token: TOKEN });
+    const c = new AlgorithmClient({ host: 'http://127.0.0.1', port: freePort, token: TOKEN, retryForMs: 0 });
     const error = await c.organizations().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as Error).message).toContain(`http://127.0.0.1:${freePort}`);

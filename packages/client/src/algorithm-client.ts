@@ -40,6 +40,12 @@ export interface AlgorithmClientOptions {
    * @default 30000
    */
   timeoutMs?: number;
+  /**
+   * How long a request is tried again while the node's proxy cannot be reached or answers 502/503/504 (the node is
+   * restarting): with back-off, then the failure is thrown. 0: never again.
+   * @default 120000
+   */
+  retryForMs?: number;
 }
 
 /** A new sub-task. */

@@ -11,6 +11,7 @@ import { setUpEncryption } from './encryption-setup.js';
 import { NodeStoppedError, StartupError } from './errors.js';
 import { createNodeLogger } from './logger.js';
 import { startProxy, type RunningProxy } from './proxy/proxy-server.js';
+import { keepProxyPort, proxyPortToUse } from './proxy/proxy-port.js';
 import { RunEvents } from './proxy/task-waits.js';
 import { NetworkHelpers } from './runs/network-helpers.js';
 import { RunManager } from './runs/run-manager.js';
@@ -192,15 +193,23 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     // Docker on every address of the node container, which the private network reaches as `proxyserver`.
     let proxy: RunningProxy;
     const runEvents = new RunEvents();
-    try {
-      proxy = await startProxy({
+    const listen = (port: number): Promise<RunningProxy> =>
+      startProxy({
         apiBase: config.apiBase,
         cryptor,
         log: log.child({ component: 'proxy' }),
         host: placement.proxyListen,
-        port: config.proxyPort,
+        port,
         events: runEvents,
       });
+    try {
+      const port = await proxyPortToUse(config.proxyPort, config.dataDir);
+      // The port of the last start may have been taken meanwhile: then the system chooses again.
+      proxy = await listen(port).catch((error: unknown) => {
+        if (port === config.proxyPort) throw error;
+        return listen(config.proxyPort);
+      });
+      await keepProxyPort(config.proxyPort, config.dataDir, proxy.port);
     } catch (cause) {
       throw new StartupError(
         `the local proxy cannot listen on ${placement.proxyListen}:${config.proxyPort}: ${(cause as Error).message}; set proxy_port (or PROXY_SERVER_PORT) to a free port`,
