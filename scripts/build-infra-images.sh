@@ -6,8 +6,12 @@
 #   scripts/build-infra-images.sh --no-tsc            # use the dist/ folders as they are
 #   scripts/build-infra-images.sh --allow-type-errors # go on when `tsc --build` reports errors but emitted dist/
 #   scripts/build-infra-images.sh server              # only one kind (server | node)
+#   scripts/build-infra-images.sh --tag test-<id>     # tag federa/<kind>:test-<id> only (what the tests run)
 #
-# Tags: federa/<kind>:<major> and federa/<kind>:<major.minor.patch> (version of packages/<kind>/package.json).
+# Tags: federa/<kind>:<major> and federa/<kind>:<major.minor.patch> (version of packages/<kind>/package.json), or
+# with --tag that tag alone: scripts/test-all.sh builds `test-<checkout id>` (scripts/lib/checkout.sh), the tag the
+# tests of this checkout run (packages/testing/src/infra-image.ts), so that tests never re-tag the images others
+# deploy from and two checkouts on one machine do not share them.
 # Each image carries the label `federa.inputs-hash` (hash of the staged build context and the Dockerfile); a kind
 # whose image already has the same hash is skipped. Base image: federa/base-node:local (scripts/build-images.sh
 # builds it when missing), or BASE=<image>. Progress: one "[build-infra-images] step: detail (time)" line a step.
@@ -17,17 +21,22 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
 source "$HERE/lib/checkout.sh"
 BASE="${BASE:-federa/base-node:local}"
-FORCE=0; TSC=1; ALLOW_TYPE_ERRORS=0; KINDS=()
+FORCE=0; TSC=1; ALLOW_TYPE_ERRORS=0; KINDS=(); TAG=""
+want_tag=0
 for arg in "$@"; do
+  if [ "$want_tag" = 1 ]; then TAG="$arg"; want_tag=0; continue; fi
   case "$arg" in
+    --tag) want_tag=1 ;;
     --force) FORCE=1 ;;
     --no-tsc) TSC=0 ;;
     --allow-type-errors) ALLOW_TYPE_ERRORS=1 ;;
     server|node) KINDS+=("$arg") ;;
-    -h|--help) sed -n '2,15p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
+[ "$want_tag" = 0 ] || { echo "--tag needs a tag" >&2; exit 2; }
+[[ -z "$TAG" || "$TAG" =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ ]] || { echo "not a Docker tag: $TAG" >&2; exit 2; }
 [ ${#KINDS[@]} -gt 0 ] || KINDS=(server node)
 
 log() { printf '[build-infra-images] %s\n' "$*"; }
@@ -105,22 +114,25 @@ for kind in "${KINDS[@]}"; do
   t=$(now)
   version="$(node -p "require('$ROOT/packages/$kind/package.json').version")"
   major="${version%%.*}"
+  if [ -n "$TAG" ]; then tags=("$TAG"); else tags=("$version" "$major"); fi
   hash="${CONTEXT_HASH}-$(cat "$dockerfile" | sha256sum | cut -c1-8)-$(docker image inspect --format '{{.Id}}' "$BASE" | cut -c8-15)"
-  have="$(docker image inspect --format '{{ index .Config.Labels "federa.inputs-hash" }}' "federa/$kind:$version" 2>/dev/null || true)"
-  if [ "$FORCE" = 0 ] && [ "$have" = "$hash" ] && docker image inspect "federa/$kind:$major" >/dev/null 2>&1; then
-    log "$kind: federa/$kind:$version up to date (inputs $hash), skipped"
+  have="$(docker image inspect --format '{{ index .Config.Labels "federa.inputs-hash" }}' "federa/$kind:${tags[0]}" 2>/dev/null || true)"
+  if [ "$FORCE" = 0 ] && [ "$have" = "$hash" ] && docker image inspect "federa/$kind:${tags[-1]}" >/dev/null 2>&1; then
+    log "$kind: federa/$kind:${tags[0]} up to date (inputs $hash), skipped"
     continue
   fi
-  log "$kind: building federa/$kind:$version and :$major from $BASE${have:+ (was $have)}"
-  old="$(docker image inspect --format '{{.Id}}' "federa/$kind:$version" 2>/dev/null || true)"
+  log "$kind: building federa/$kind:${tags[*]} from $BASE${have:+ (was $have)}"
+  old="$(docker image inspect --format '{{.Id}}' "federa/$kind:${tags[0]}" 2>/dev/null || true)"
+  tag_args=()
+  for tg in "${tags[@]}"; do tag_args+=(-t "federa/$kind:$tg"); done
   if ! docker build --network none -f "$dockerfile" --target "$kind" --build-arg "BASE=$BASE" --build-arg "VERSION=$version" \
-      --label "federa.inputs-hash=$hash" -t "federa/$kind:$version" -t "federa/$kind:$major" "$WORK" >"$WORK/build-$kind.log" 2>&1; then
+      --label "federa.inputs-hash=$hash" "${tag_args[@]}" "$WORK" >"$WORK/build-$kind.log" 2>&1; then
     tail -n 20 "$WORK/build-$kind.log" >&2
     die "$kind: docker build failed"
   fi
-  size="$(docker image inspect --format '{{.Size}}' "federa/$kind:$version" | awk '{ printf "%.1f MB", $1 / 1000000 }')"
+  size="$(docker image inspect --format '{{.Size}}' "federa/$kind:${tags[0]}" | awk '{ printf "%.1f MB", $1 / 1000000 }')"
   log "$kind: built in $(elapsed "$t"), size $size"
-  new="$(docker image inspect --format '{{.Id}}' "federa/$kind:$version")"
+  new="$(docker image inspect --format '{{.Id}}' "federa/$kind:${tags[0]}")"
   if [ -n "$old" ] && [ "$old" != "$new" ]; then docker image rm "$old" >/dev/null 2>&1 || true; fi
 done
 

@@ -40,7 +40,7 @@ npx prettier --check . >/dev/null || { npx prettier --list-different . | head -2
 step "docker images (built once per run)"
 bash scripts/build-images.sh || fail_step "base image build"
 bash scripts/build-algorithms.sh || fail_step "algorithm image build"
-bash scripts/build-infra-images.sh || fail_step "server/node image build"
+bash scripts/build-infra-images.sh --tag "test-$FEDERA_CHECKOUT_ID" || fail_step "server/node image build"
 
 step "tests: everything, SQLite"
 FEDERA_TEST_DB=sqlite npx vitest run --reporter=default --reporter=json --outputFile="$OUT/vitest-sqlite.json" || true

@@ -16,7 +16,7 @@ import { nodeRequestsPerUserRequest } from './mix.mjs';
 
 const workerScript = fileURLToPath(new URL('./open-loop-worker.mjs', import.meta.url));
 
-/** The share of the bare ceiling `--rate auto` offers: issue 18's targets. */
+/** The share of the bare ceiling `--rate auto` offers: the project's targets. */
 export const autoShare = (postgres) => (postgres ? 0.15 : 0.25);
 
 /** `procs` worker processes for the open loop. */

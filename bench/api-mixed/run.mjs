@@ -9,7 +9,7 @@
 // machine). Each user is one connection looping over the mix (mix.mjs) with their own token; each node keeps a
 // socket open, pings every second, and on `new_task` fetches its open runs and reports each one (two PATCHes).
 // --rate: the open loop instead (open-loop.mjs): R requests per second in all (users' and nodes'), each sent when
-// due whether or not earlier ones were answered, latency from the time it was due; `auto` is issue 18's share of
+// due whether or not earlier ones were answered, latency from the time it was due; `auto` is the target share of
 // the bare ceiling measured first (25% on SQLite, 15% on PostgreSQL), and bare Fastify gets the same rate too.
 // Why: docs/performance.md. Needs `npx tsc --build` first; --postgres needs PostgreSQL (FEDERA_BENCH_PG).
 
@@ -143,7 +143,7 @@ const taskIds = [];
 for (let i = 0; i < 50; i++) taskIds.push((await postTask(users[0].auth, i)).id);
 
 const title = `Mixed API load: ${userCount} users (own tokens), ${nodeCount} nodes (sockets, pings every 1 s, runs fetched and reported), ${duration} s, Federa on ${server.dbLabel}${cacheOff ? ', read cache off' : ''}`;
-const targets = 'Targets (issue 18): >= 25% of bare Fastify on SQLite, >= 15% on PostgreSQL, p99 < 25 ms.';
+const targets = 'Targets: >= 25% of bare Fastify on SQLite, >= 15% on PostgreSQL, p99 < 25 ms.';
 
 if (openLoop) {
   log(`connecting ${nodeCount} nodes over ${procs} processes…`);

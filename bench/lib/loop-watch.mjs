@@ -3,7 +3,7 @@
 // or more (a 5 ms timer that came late), and its garbage collections by kind; the two timers cost the server about
 // 300 wake-ups a second. bench/lib/instance.mjs starts it when FEDERA_BENCH_WATCH names a file: SIGUSR2 starts a
 // window, SIGUSR1 ends it and writes the figures to that file as one JSON object. Why: docs/performance.md
-// (twelfth session).
+// ("What limits each").
 import { writeFileSync } from 'node:fs';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { generatorHealth } from './open-loop.mjs';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Benchmark (issue 18): N simulated nodes on one Federa server (its own process), beside bare socket.io with the same
+// Benchmark: N simulated nodes on one Federa server (its own process), beside bare socket.io with the same
 // clients in the same run. The nodes are the Federa node's own socket code (bench/lib/sim-fleet.mjs: node login, then
 // SocketChannel: polling then WebSocket, Authorization header, node_info_update and the sync GET on every connect,
 // jittered back-off honouring the server's retry hint), split over processes of --per-process nodes each.
@@ -255,7 +255,5 @@ console.log(
   `Federa storm: ${storm.status.back}/${nodeCount} back in ${t(storm.seconds)} s; ${storm.status.busy - busyBefore} server_busy answers, ` +
     `${storm.status.connectErrors - last.connectErrors} other connect errors`,
 );
-console.log(
-  'Target (issue 18): 5,000 nodes connected within 60 s of a restart, RSS < 600 MB and flat over 10 minutes.',
-);
+console.log('Target: 5,000 nodes connected within 60 s of a restart, RSS < 600 MB and flat over 10 minutes.');
 process.exit(0);

@@ -17,8 +17,8 @@ export const SocketRooms = {
    * concerns, where their nodes and their users with only *event view organization* are. For a task
    * (`new_task`, `task_created`): the organizations with a run in it and the initiator; for a run (`status_update`,
    * `algorithm_status_change`, `run_log_update`, `kill_containers`): the run's organization and the initiator. No
-   * other node hears it: a collaboration of 200 nodes used to send every run's every change 200 times, to nodes that
-   * had nothing to do with it. A socket in several of these rooms gets one emit once.
+   * other node hears it: in a collaboration of 200 nodes, sending every run's every change to all of them would be 200
+   * emits each, to nodes that have nothing to do with it. A socket in several of these rooms gets one emit once.
    */
   audience: (collaborationId: number, organizationIds: readonly number[]): string[] => [
     `federa:watch:collaboration_${collaborationId}`,

@@ -65,7 +65,12 @@ export function requireImage(ref: string): void {
   try {
     execFileSync('docker', ['image', 'inspect', ref], { stdio: 'pipe' });
   } catch {
-    throw new Error(`the image ${ref} is missing: build it with scripts/build-infra-images.sh`);
+    const tag = /^federa\/(server|node):(test-[0-9a-f]{8})$/.exec(ref)?.[2];
+    throw new Error(
+      tag
+        ? `the image ${ref} is missing: build it with scripts/build-infra-images.sh --tag ${tag}`
+        : `the image ${ref} is missing: build it with scripts/build-images.sh and scripts/build-algorithms.sh`,
+    );
   }
 }
 

@@ -53,6 +53,7 @@ export {
   requireDocker,
   requireImage,
 } from './docker.js';
+export { INFRA_TEST_TAG, infraImage } from './infra-image.js';
 export { LocalRegistry, type LocalRegistryOptions } from './local-registry.js';
 export {
   createFederation,

@@ -16,6 +16,7 @@ import {
   tempXdg,
   uniqueName,
   useXdg,
+  infraImage,
 } from '@federa/testing';
 import { ownCheckout } from '../util/source.js';
 import { buildServerProgram } from '../server/program.js';
@@ -33,8 +34,8 @@ const csv = join(dirs.root, 'ages.csv');
 
 beforeAll(() => {
   requireDocker();
-  requireImage('federa/node:0');
-  requireImage('federa/server:0');
+  requireImage(infraImage('node'));
+  requireImage(infraImage('server'));
   writeFileSync(csv, 'age\n20\n30\n');
 });
 
@@ -77,7 +78,17 @@ describe('a node admin whose server URL the container cannot reach', () => {
       '--yes',
     );
     expect(made.code, made.stderr).toBe(0);
-    const run = await vnode('start', '-n', nodeName, '--wait', '8', '--develop', checkout);
+    const run = await vnode(
+      'start',
+      '--image',
+      infraImage('node'),
+      '-n',
+      nodeName,
+      '--wait',
+      '8',
+      '--develop',
+      checkout,
+    );
     expect(run.code, run.stderr).toBe(8);
     expect(run.stderr).toMatch(
       new RegExp(`✗ waiting for the node to come online: server unreachable at http://localhost:${port}/api`),
@@ -153,7 +164,16 @@ describe('a server admin starting a server, and a node with a wrong API key', ()
         )
       ).code,
     ).toBe(0);
-    const started = await vserver('start', '--user', '-n', serverName, '--wait', '120');
+    const started = await vserver(
+      'start',
+      '--image',
+      infraImage('server'),
+      '--user',
+      '-n',
+      serverName,
+      '--wait',
+      '120',
+    );
     expect(started.code, started.stderr).toBe(0);
     const password = /generated password[^\n]*:\n\n {4}(\S+)\n/.exec(started.stdout)?.[1] ?? '';
     expect(password).not.toBe('');
@@ -195,7 +215,16 @@ describe('a server admin starting a server, and a node with a wrong API key', ()
         )
       ).code,
     ).toBe(0);
-    const clash = await vserver('start', '--user', '-n', clashName, '--wait', '10');
+    const clash = await vserver(
+      'start',
+      '--image',
+      infraImage('server'),
+      '--user',
+      '-n',
+      clashName,
+      '--wait',
+      '10',
+    );
     expect(clash.code).toBe(5);
     expect(clash.stderr).toMatch(new RegExp(`the port 0\\.0\\.0\\.0:${port} is already in use on this host`));
     expect(clash.stderr).toMatch(/-p <port>/);
@@ -207,7 +236,17 @@ describe('a server admin starting a server, and a node with a wrong API key', ()
     expect(
       (await vnode('set', '-n', nodeName, 'server_url=http://host.docker.internal', `port=${port}`)).code,
     ).toBe(0);
-    const run = await vnode('start', '-n', nodeName, '--wait', '30', '--develop', checkout);
+    const run = await vnode(
+      'start',
+      '--image',
+      infraImage('node'),
+      '-n',
+      nodeName,
+      '--wait',
+      '30',
+      '--develop',
+      checkout,
+    );
     expect(run.code, run.stderr).toBe(7);
     expect(run.stderr).toMatch(/✗ waiting for the node to come online: the server refused the API key/);
     expect(run.stderr).toMatch(/vnode set -n \S+ api_key=<key>/);

@@ -19,6 +19,7 @@ import {
   tempXdg,
   uniqueName,
   useXdg,
+  infraImage,
 } from '@federa/testing';
 import { buildServerProgram } from '../server/program.js';
 import { buildNodeProgram } from './program.js';
@@ -47,7 +48,7 @@ const call = async <T>(method: string, path: string, body?: unknown): Promise<T>
 
 beforeAll(() => {
   requireDocker();
-  for (const image of ['federa/server:0', 'federa/node:0', ALGORITHM]) requireImage(image);
+  for (const image of [infraImage('server'), infraImage('node'), ALGORITHM]) requireImage(image);
 });
 
 afterAll(() => {
@@ -82,7 +83,16 @@ describe('vnode start with the node image, at a server started by vserver', () =
         )
       ).code,
     ).toBe(0);
-    const started = await vserver('start', '--user', '-n', serverName, '--wait', '120');
+    const started = await vserver(
+      'start',
+      '--image',
+      infraImage('server'),
+      '--user',
+      '-n',
+      serverName,
+      '--wait',
+      '120',
+    );
     expect(started.code, started.stderr).toBe(0);
     api = `http://127.0.0.1:${port}/api`;
     token = (
@@ -140,7 +150,7 @@ describe('vnode start with the node image, at a server started by vserver', () =
     );
     expect(made.code, made.stderr).toBe(0);
 
-    const run = await vnode('start', '-n', nodeName, '--wait', '120');
+    const run = await vnode('start', '--image', infraImage('node'), '-n', nodeName, '--wait', '120');
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/✓ waiting for the node to come online/);
     expect((await vnode('list')).stdout).toMatch(new RegExp(`${nodeName}\\s+user\\s+running\\s+online`));

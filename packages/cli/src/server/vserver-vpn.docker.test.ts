@@ -17,6 +17,7 @@ import {
   tempXdg,
   uniqueName,
   useXdg,
+  infraImage,
 } from '@federa/testing';
 import { buildServerProgram } from './program.js';
 
@@ -37,7 +38,7 @@ function configFile(dir: string): string {
 
 beforeAll(() => {
   requireDocker();
-  requireImage('federa/server:0');
+  requireImage(infraImage('server'));
   requireImage('federa/vpn-server:local');
 });
 
@@ -71,7 +72,16 @@ describe('vserver with a VPN', () => {
     env.vpn = { host: '127.0.0.1', port: vpnPort, subnet: '10.242.0.0/16' };
     writeFileSync(file, yaml.dump(config));
 
-    const started = await vserver('start', '--user', '-n', name, '--wait', '120');
+    const started = await vserver(
+      'start',
+      '--image',
+      infraImage('server'),
+      '--user',
+      '-n',
+      name,
+      '--wait',
+      '120',
+    );
     expect(started.code, started.stderr).toBe(0);
     expect(started.stderr + started.stdout).toContain(`VPN server runs in container ${vpnContainer}`);
     // The server made the authority in the shared folder; OpenVPN in its container brought the tunnel up.

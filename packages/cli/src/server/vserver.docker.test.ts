@@ -16,6 +16,7 @@ import {
   tempXdg,
   uniqueName,
   useXdg,
+  infraImage,
 } from '@federa/testing';
 import { CLI_VERSION } from '../version.js';
 import { ownCheckout } from '../util/source.js';
@@ -29,7 +30,7 @@ const vserver = (...args: string[]) => runCli(buildServerProgram, args);
 
 beforeAll(() => {
   requireDocker();
-  requireImage('federa/server:0');
+  requireImage(infraImage('server'));
 });
 
 afterAll(() => {
@@ -58,7 +59,16 @@ describe('vserver with Docker', () => {
     );
     expect(made.code).toBe(0);
 
-    const started = await vserver('start', '--user', '-n', name, '--wait', '120');
+    const started = await vserver(
+      'start',
+      '--image',
+      infraImage('server'),
+      '--user',
+      '-n',
+      name,
+      '--wait',
+      '120',
+    );
     expect(started.stderr).toMatch(/waiting for the server to answer/);
     expect(started.code, started.stderr).toBe(0);
     expect(started.stderr).toMatch(/✓ waiting for the server to answer .*version/);
@@ -85,7 +95,7 @@ describe('vserver with Docker', () => {
     const list = await vserver('list');
     expect(list.stdout).toMatch(new RegExp(`${name}\\s+user\\s+online\\s+prod`));
 
-    const again = await vserver('start', '--user', '-n', name);
+    const again = await vserver('start', '--image', infraImage('server'), '--user', '-n', name);
     expect(again.code).toBe(5);
     expect(again.stderr).toMatch(/running already/);
   });
@@ -130,7 +140,17 @@ describe('vserver with Docker', () => {
     );
     // This checkout's importer (the image may be older): --mount-src.
     const src = ownCheckout() ?? '';
-    const imported = await vserver('import', '--user', '-n', name, '--mount-src', src, fixture);
+    const imported = await vserver(
+      'import',
+      '--image',
+      infraImage('server'),
+      '--user',
+      '-n',
+      name,
+      '--mount-src',
+      src,
+      fixture,
+    );
     expect(imported.code, imported.stderr).toBe(0);
     // Each new node's API key, printed once.
     expect(imported.stdout).toMatch(new RegExp(`^  beta-study-node \\(Beta in study\\): ${betaKey}$`, 'm'));
@@ -153,7 +173,17 @@ describe('vserver with Docker', () => {
     expect((await post('/token/user', { username: 'alice', password: 'pw' })).status).toBe(200);
     expect((await post('/token/node', { api_key: betaKey })).status).toBe(200);
 
-    const again = await vserver('import', '--user', '-n', name, '--mount-src', src, fixture);
+    const again = await vserver(
+      'import',
+      '--image',
+      infraImage('server'),
+      '--user',
+      '-n',
+      name,
+      '--mount-src',
+      src,
+      fixture,
+    );
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/^organizations: 0 created, 2 already there/m);
     expect(again.stdout).toMatch(/^nodes: 0 created, 2 already there/m);
@@ -163,7 +193,17 @@ describe('vserver with Docker', () => {
       fixture,
       yaml.dump({ collaborations: [{ name: 'x', participants: [{ name: 'Alpha', api_key: 'nope' }] }] }),
     );
-    const bad = await vserver('import', '--user', '-n', name, '--mount-src', src, fixture);
+    const bad = await vserver(
+      'import',
+      '--image',
+      infraImage('server'),
+      '--user',
+      '-n',
+      name,
+      '--mount-src',
+      src,
+      fixture,
+    );
     expect(bad.code).toBe(3);
     // The admin's file and line, not the path inside the container.
     expect(bad.stdout + bad.stderr).toContain(
@@ -173,7 +213,17 @@ describe('vserver with Docker', () => {
 
     // An unknown key (organizations under a collaboration) is refused, nothing is made.
     writeFileSync(fixture, 'collaborations:\n  - name: empty-by-mistake\n    organizations: [Alpha, Beta]\n');
-    const unknown = await vserver('import', '--user', '-n', name, '--mount-src', src, fixture);
+    const unknown = await vserver(
+      'import',
+      '--image',
+      infraImage('server'),
+      '--user',
+      '-n',
+      name,
+      '--mount-src',
+      src,
+      fixture,
+    );
     expect(unknown.code).toBe(3);
     expect(unknown.stdout + unknown.stderr).toContain(
       `${fixture}:3: collaborations[0].organizations: unknown key 'organizations'`,

@@ -1,5 +1,5 @@
 /**
- * An outsider's audit of docs/security.md: the attacks of issue 10 tried again through other routes than the
+ * An outsider's audit of docs/security.md: the attacks it guards against tried again through other routes than the
  * ones each promise's own test uses. Each test names what an attacker tries and asserts what they see.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@
  * them once and keeps them as prepared statements (pg sends a named query's text only the first time on a
  * connection). PostgreSQL then skips the parsing and analysis of every later run, and, once a generic plan proves
  * as good as the custom ones, the planning: on this machine a caller's query with its subqueries went from about
- * 410 to 280 µs per round trip (docs/performance.md, fifth session).
+ * 410 to 280 µs per round trip (measured with bench/api-throughput --postgres).
  *
  * What gets a name: a query with parameters (pg's extended protocol, so one statement per text) whose text was
  * seen at least twice. One-off texts are never named, and the number of names is capped, since every connection

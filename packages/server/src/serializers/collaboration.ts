@@ -110,7 +110,7 @@ const sameHead = (a: Head, b: Head): boolean =>
  * collaboration reads the same: its name, members and nodes, and the version of its set of tasks, which the database
  * moves on every task created, deleted or moved (migration 0018). When only tasks were added since, the answer is the
  * kept list with the new ones after it; any other change of the tasks reads them all again. Each answer is read in
- * one statement, so what it shows is one moment of the database. docs/performance.md, eleventh session.
+ * one statement, so what it shows is one moment of the database. Why: docs/performance.md ("What limits each").
  */
 export async function collaborationJson(ctx: AppContext, id: number): Promise<Buffer | undefined> {
   const db = ctx.dbh.db;

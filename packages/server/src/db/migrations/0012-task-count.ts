@@ -4,7 +4,7 @@ import type { DialectName } from '../uri.js';
 /**
  * `task_count`: how many tasks each collaboration has, kept by the database itself (triggers on `task`), so that
  * the task listing's `total-count` costs the same for a collaboration of ten tasks as for one of a hundred thousand
- * (repositories/task/list.ts; docs/performance.md, seventh session). Counting the tasks instead reads an index
+ * (repositories/task/list.ts). Counting the tasks instead reads an index
  * entry per task on every page: 50 µs of the listing's 70 µs at 2,000 tasks, and it grows with every task.
  * The triggers follow every way a task's collaboration changes: a task created, deleted, or moved (a deleted
  * collaboration leaves its tasks without one); the row of a deleted collaboration goes with it.

@@ -5,7 +5,7 @@ import type { DialectName } from '../uri.js';
  * PostgreSQL: the triggers that keep `task_count` (0012) run when their transaction commits instead of at each row.
  * At the row, a new task locked its collaboration's count until its transaction committed, so the tasks posted at
  * the same moment in one collaboration waited for each other's runs to be written and committed (1.8 ms per insert
- * under the mixed benchmark, docs/performance.md, ninth session); deferred, each holds it for its commit only. The
+ * under bench/api-mixed); deferred, each holds it for its commit only. The
  * count still changes in the same commit as the tasks, so no reader sees one without the other. SQLite writes one
  * transaction at a time: nothing to change there.
  */

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 /**
  * The two lookups of a node's fetch (docs/node-protocol.md: `GET /result?state=open&include=task&node_id=…`, with
  * or without `&task_id=…`) read one organization's runs, not every run of a task or every run the organization
- * ever had (docs/performance.md, tenth session):
+ * ever had (bench/fan-out: a node fetching its run of a 1,000-organization task):
  * - `result_task_organization`: the run of a task for one organization. Before, the run was found through the
  *   summary index `result_task_status_finished` (0002), which reads every run of the task: each of the 1,000 nodes
  *   fetching its run of a 1,000-organization task read 1,000 entries.

@@ -6,7 +6,7 @@ import { DatabaseHandle } from '../handle.js';
 import { parseDatabaseUri } from '../uri.js';
 
 // After every migration, on the dialect under test (FEDERA_TEST_DB): each foreign key has an index that starts with
-// its column, and no two indexes of a table list the same columns (docs/performance.md, seventh session). Without
+// its column, and no two indexes of a table list the same columns. Without
 // the first, deleting the referenced row or listing what refers to it reads the whole table; the second only costs
 // every write.
 

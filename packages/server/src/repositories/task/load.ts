@@ -23,8 +23,8 @@ const runGroups = sql<
  * `complete`, `status` and `finished_at` need. Found by probing the summary index instead of reading it: the statuses
  * present one after the other (each the first one above the last), then for each whether a run is open and its last
  * finish, a few index lookups per status whatever the number of runs. Whether a run is open is a subquery with a
- * limit, not `exists`: PostgreSQL may run an `exists` once for all statuses, reading every open run of the task. A node fetching its run of a
- * 1,000-organization task read all 1,000 runs for it before (docs/performance.md, tenth session).
+ * limit, not `exists`: PostgreSQL may run an `exists` once for all statuses, reading every open run of the task. Reading the runs themselves would
+ * make a node fetching its run of a 1,000-organization task read all 1,000 of them.
  */
 const runGroupsByProbes = sql<
   string | null
