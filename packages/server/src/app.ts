@@ -21,7 +21,13 @@ import { registerRoutes } from './routes/index.js';
 import { isConnectionError, isPoolBusy } from './db/renewable-pool.js';
 import { isUniqueViolation } from './db/violations.js';
 import { registerConfiguredUi } from './http/ui-static.js';
-import { DATA_FIELDS, guardBody, guardParameters, limitRouteSchemas } from './http/input-guard.js';
+import {
+  DATA_FIELDS,
+  guardBody,
+  guardParameters,
+  guardPathIds,
+  limitRouteSchemas,
+} from './http/input-guard.js';
 import { addRequestTimeouts } from './http/request-timeout.js';
 import { installAuditHooks } from './audit/audit-hooks.js';
 
@@ -187,6 +193,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.get('/apispec_1.json', { schema: { hide: true } }, async () => app.swagger());
   registerConfiguredUi(app, ctx);
 
+  app.addHook('preValidation', guardPathIds);
   app.addHook('preValidation', guardBody);
   app.addHook('preHandler', guardParameters);
 
