@@ -12,7 +12,7 @@ import type { Caller } from './auth/caller.js';
 import type { ClockReading } from './db/change-clock.js';
 import { registerRoutes } from './routes/index.js';
 import { registerConfiguredUi } from './http/ui-static.js';
-import { guardBody, guardParameters } from './http/input-guard.js';
+import { guardBody, guardParameters, guardPathIds } from './http/input-guard.js';
 import { addRequestTimeouts } from './http/request-timeout.js';
 import { installAuditHooks } from './audit/audit-hooks.js';
 import { attachPolicies, checkPolicies } from './http/route-policies.js';
@@ -102,6 +102,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await registerApiDocs(app, ctx.version);
   registerConfiguredUi(app, ctx);
 
+  app.addHook('preValidation', guardPathIds);
   app.addHook('preValidation', guardBody);
   app.addHook('preHandler', guardParameters);
 

@@ -1,6 +1,10 @@
 /**
  * Canonical JSON (docs/audit.md): object keys sorted by code unit, no whitespace, `undefined` members left out.
  * The same value always gives the same bytes, so a hash of it can be recomputed from a parsed copy.
+ *
+ * Every value has a form, so that whatever a request carried can be recorded: a number JSON cannot hold
+ * (`Infinity`, `NaN`) and a bigint are written as the string of their text, anything else JSON has no form for
+ * (a function, a symbol) as `null`. Each of these is what the parsed copy gives back, so the hash still matches.
  */
 export function canonicalJson(value: unknown): string {
   if (value === null) return 'null';
@@ -9,8 +13,9 @@ export function canonicalJson(value: unknown): string {
     case 'boolean':
       return JSON.stringify(value);
     case 'number':
-      if (!Number.isFinite(value)) throw new TypeError(`canonical JSON has no form for the number ${value}`);
-      return JSON.stringify(value);
+      return Number.isFinite(value) ? JSON.stringify(value) : JSON.stringify(String(value));
+    case 'bigint':
+      return JSON.stringify(value.toString());
     case 'object': {
       if (Array.isArray(value))
         return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
@@ -22,6 +27,6 @@ export function canonicalJson(value: unknown): string {
       return `{${members.join(',')}}`;
     }
     default:
-      throw new TypeError(`canonical JSON has no form for a ${typeof value}`);
+      return 'null';
   }
 }

@@ -153,6 +153,27 @@ export async function guardBody(request: FastifyRequest, reply: FastifyReply): P
   if (bad) await refuse(reply, 'field', bad[0] || 'body', bad[1]);
 }
 
+const POSITIVE_ID = /^[0-9]{1,10}$/;
+const ID_TEXT = `must be a positive integer (1 to ${INT_MAX}) written in decimal digits`;
+
+/**
+ * `preValidation` hook: every integer path parameter (the ids) as the client wrote it must be decimal digits naming
+ * 1 to {@link INT_MAX}. The schema would coerce `Infinity`, `1e3`, `0x10` or a blank into a number first.
+ */
+export async function guardPathIds(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const schema = (request.routeOptions.schema?.params ?? undefined) as
+    { properties?: Record<string, Schema> } | undefined;
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  for (const [name, s] of Object.entries(schema?.properties ?? {})) {
+    if (!hasType(s, 'integer')) continue;
+    const raw = params[name];
+    if (typeof raw === 'string' && POSITIVE_ID.test(raw) && Number(raw) >= 1 && Number(raw) <= INT_MAX)
+      continue;
+    await refuse(reply, 'path parameter', name, ID_TEXT);
+    return;
+  }
+}
+
 /**
  * `preHandler` hook: path and query parameters once the schema has turned them into numbers (`page=1e400` and
  * `page=Infinity` become Infinity, which the validator lets through), and the LIKE filters.

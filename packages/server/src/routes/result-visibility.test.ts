@@ -101,3 +101,35 @@ describe('results of tasks posted before an organization joined', () => {
     expect((await t.api('GET', `/result/${task.resultIds[0]}`, { token })).status).toBe(401);
   });
 });
+
+describe('include=task', () => {
+  it('embeds tasks only for a caller who may view tasks; with result VIEW alone it is refused (401)', async () => {
+    const org = await t.fx.organization();
+    const collab = await t.fx.collaboration([org]);
+    const task = await t.fx.task(collab, [org], { name: 'secret task name' });
+    const resultsOnly = await (await t.fx.user(org, { rules: ['result.v_org'] })).token();
+    const researcher = await (await t.fx.user(org, { roles: ['Researcher'] })).token();
+    const resultId = task.resultIds[0]!;
+
+    const plain = await t.api('GET', '/result', { token: resultsOnly, query: { task_id: task.id } });
+    expect(plain.status).toBe(200);
+    expect(plain.body.map((r: { id: number }) => r.id)).toEqual([resultId]);
+    expect(JSON.stringify(plain.body)).not.toContain('secret task name');
+    for (const path of ['/result', `/result/${resultId}`]) {
+      const refused = await t.api('GET', path, {
+        token: resultsOnly,
+        query: { task_id: task.id, include: 'task' },
+      });
+      expect(refused.status).toBe(401);
+      expect(refused.body.msg).toContain('include=task');
+      expect(JSON.stringify(refused.body)).not.toContain('secret task name');
+    }
+
+    const embedded = await t.api('GET', `/result/${resultId}`, {
+      token: researcher,
+      query: { include: 'task' },
+    });
+    expect(embedded.status).toBe(200);
+    expect(embedded.body.task).toMatchObject({ id: task.id, name: 'secret task name' });
+  });
+});

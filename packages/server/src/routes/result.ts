@@ -1,8 +1,8 @@
 import { SocketRooms } from '@federa/common';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Caller } from '../auth/caller.js';
-import { badRequest } from '../errors.js';
+import { can, type Caller } from '../auth/caller.js';
+import { badRequest, forbidden } from '../errors.js';
 import { nowStored, parseClientTime } from '../http/datetime.js';
 import { failureCancelsSiblings, planRunUpdate } from '../runs/run-update.js';
 import { announceRunLog } from '../runs/run-log-events.js';
@@ -102,6 +102,18 @@ function bodyTime(field: string, value: string | null): string | null {
   return stored;
 }
 
+/**
+ * `include=task` embeds whole tasks: only for a caller who may view them. Results are visible only within the
+ * caller's collaborations, where `task.v_org` views every task, so either task view rule covers every result.
+ */
+function includeTaskAllowed(caller: Caller, query: { include?: string[] | undefined }): boolean {
+  if (!includes(query, 'task')) return false;
+  if (can(caller, 'task.v_glo') || can(caller, 'task.v_org')) return true;
+  throw forbidden(
+    'include=task embeds the tasks of the results, and you lack the permission to view tasks (task VIEW ORGANIZATION or GLOBAL); leave include=task out to get the results.',
+  );
+}
+
 /** `/result…` (docs/api.md#results). Who may see a result: repositories/result.ts `resultCollaborations`. */
 export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
@@ -141,7 +153,7 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
           return [{ column, op, value: rangeBound(key, value) }];
         }),
       });
-      const load = includes(q, 'task') ? resultWithTaskPage(ctx) : resultPage(ctx);
+      const load = includeTaskAllowed(caller, q) ? resultWithTaskPage(ctx) : resultPage(ctx);
       return paginate<ResultOut | ResultWithTaskOut>(db(), request, reply, ids, load);
     },
   );
@@ -160,8 +172,9 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const result = await findVisibleResult(db(), request.caller as Caller, request.params.id);
-      const [out] = includes(request.query, 'task')
+      const caller = request.caller as Caller;
+      const result = await findVisibleResult(db(), caller, request.params.id);
+      const [out] = includeTaskAllowed(caller, request.query)
         ? await loadResultsWithTask(ctx, [result.id])
         : await loadResults(ctx, [result.id]);
       return out;

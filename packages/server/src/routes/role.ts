@@ -67,8 +67,8 @@ const RolePatchBody = Type.Object({
 });
 
 const RoleRuleParams = Type.Object({
-  id: Type.Integer({ minimum: 0, description: 'role id' }),
-  rule_id: Type.Integer({ minimum: 0, description: 'rule id' }),
+  id: Type.Integer({ minimum: 1, description: 'role id' }),
+  rule_id: Type.Integer({ minimum: 1, description: 'rule id' }),
 });
 
 const callerOf = (request: FastifyRequest): Caller => {

@@ -34,7 +34,7 @@ export const Paginated = <T extends TSchema>(item: T) => {
   ]);
 };
 
-export const IdParams = Type.Object({ id: Type.Integer({ minimum: 0, description: 'resource id' }) });
+export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, description: 'resource id' }) });
 
 /**
  * Sends `text`, already the JSON of the route's answer as its response schema describes it (written flat by a
