@@ -35,6 +35,8 @@ export const NODE_CONTAINER_PATHS = {
   vpn: '/mnt/vpn',
   /** The node's audit log: `<host data folder>/audit`, never in the data volume algorithms see (docs/audit.md). */
   audit: '/mnt/audit',
+  /** Results held for the data officer: `<host data folder>/review`, read and decided by `vnode review` (docs/output-control.md). */
+  review: '/mnt/review',
   privateKey: '/mnt/private_key.pem',
   /** Where `vnode start` mounts file databases and the private key. */
   mounts: '/mnt',

@@ -10,5 +10,6 @@ export * from './run-status.js';
 export * from './exit-codes.js';
 export * from './jwt.js';
 export * from './payload-format.js';
+export * from './output-declaration.js';
 export * from './docker-naming.js';
 export * from './docker-host-options.js';

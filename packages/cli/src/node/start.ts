@@ -97,6 +97,9 @@ export function nodeLayout(
 /** The node's audit log folder on the host (docs/audit.md). */
 export const nodeAuditDir = (layout: Pick<NodeLayout, 'dataDir'>): string => join(layout.dataDir, 'audit');
 
+/** The node's held results on the host (docs/output-control.md). */
+export const nodeReviewDir = (layout: Pick<NodeLayout, 'dataDir'>): string => join(layout.dataDir, 'review');
+
 /** The mounts and environment of the node container (docs/cli.md#vnode-start). */
 export function nodeContainerSetup(
   ref: InstanceRef,
@@ -110,6 +113,7 @@ export function nodeContainerSetup(
     `${dataVolume}:${IN_CONTAINER.data}`,
     `${vpnVolume}:${IN_CONTAINER.vpn}`,
     `${nodeAuditDir(layout)}:${IN_CONTAINER.audit}`,
+    `${nodeReviewDir(layout)}:${IN_CONTAINER.review}`,
     `${dirname(resolve(ref.file))}:${IN_CONTAINER.config}`,
     `${IN_CONTAINER.dockerSocket}:${IN_CONTAINER.dockerSocket}`,
   ];
@@ -171,6 +175,7 @@ export async function startNode(
   const layout = nodeLayout(ref, raw, env);
   mkdirSync(layout.dataDir, { recursive: true });
   mkdirSync(nodeAuditDir(layout), { recursive: true, mode: 0o700 });
+  mkdirSync(nodeReviewDir(layout), { recursive: true, mode: 0o700 });
   mkdirSync(layout.logDir, { recursive: true });
   for (const db of layout.databases) {
     if (

@@ -89,12 +89,33 @@ const describeExpected = (schema: TSchema | undefined): string => {
 };
 
 /**
+ * The first problem of `value`. A value that is not null under an optional section (`T | null`) is checked against
+ * `T` itself, so that the problem named is the key inside it, not the whole section.
+ */
+function firstError(
+  schema: TSchema,
+  value: unknown,
+): { path: string; message: string; schema: TSchema; value: unknown } | undefined {
+  const first = Value.Errors(schema, value).First();
+  if (!first) return undefined;
+  const members = (first.schema as { anyOf?: TSchema[] }).anyOf;
+  if (members && first.value !== null && first.value !== undefined) {
+    const notNull = members.filter((m) => (m as { type?: unknown }).type !== 'null');
+    if (notNull.length === 1 && notNull.length < members.length) {
+      const inner = firstError(notNull[0]!, first.value);
+      if (inner) return { ...inner, path: `${first.path}${inner.path}` };
+    }
+  }
+  return first;
+}
+
+/**
  * Applies defaults and validates `raw` against `schema`. The first problem is thrown as a {@link ConfigError}
  * naming the key (dotted path), the file and what was expected.
  */
 export function validateConfig<S extends TSchema>(schema: S, raw: unknown, file: string): Static<S> {
   const value = Value.Default(schema, structuredClone(raw));
-  const first = Value.Errors(schema, value).First();
+  const first = firstError(schema, value);
   if (first) {
     const key = first.path.replace(/^\//, '').replace(/\//g, '.') || undefined;
     const missing = first.message.toLowerCase().includes('required');

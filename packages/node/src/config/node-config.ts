@@ -15,6 +15,7 @@ import {
   validateConfig,
 } from '@federa/common';
 
+import { normaliseOutputPolicy, type OutputPolicy } from './output-policy.js';
 import { NodeConfigSchema, type DatabaseType, type RawNodeConfig } from './schema.js';
 
 export const DEFAULT_ENVIRONMENT = 'application';
@@ -60,12 +61,16 @@ export interface NodeConfig {
   readonly allowedAlgorithms: readonly string[] | undefined;
   readonly allowedUsers: readonly number[] | undefined;
   readonly allowedOrganizations: readonly (number | string)[] | undefined;
+  /** What may leave the node (docs/output-control.md); undefined = every output leaves as written. */
+  readonly outputPolicy: OutputPolicy | undefined;
   readonly registries: readonly RegistryConfig[];
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'fatal';
   readonly logFile: string | undefined;
   readonly dataDir: string;
   /** The audit log's folder (docs/audit.md): `<data dir>/audit`; in Docker the host's, mounted at /mnt/audit. */
   readonly auditDir: string;
+  /** Results held for the data officer (docs/output-control.md): `<data dir>/review`; in Docker the host's, at /mnt/review. */
+  readonly reviewDir: string;
   readonly logDir: string;
   readonly proxyPort: number;
   /** Host part of `HOST` for algorithms (env PROXY_SERVER_HOST); undefined = the private network's gateway. */
@@ -280,11 +285,13 @@ function normalise(
     allowedAlgorithms,
     allowedUsers: raw.policies?.allowed_users ?? undefined,
     allowedOrganizations: raw.policies?.allowed_organizations ?? undefined,
+    outputPolicy: normaliseOutputPolicy(raw.policies?.output, file),
     registries: raw.docker_registries ?? [],
     logLevel: LEVELS[level] ?? 'info',
     logFile: raw.logging?.file ? join(logDir, raw.logging.file) : undefined,
     dataDir,
     auditDir: dockerized ? DOCKERIZED_PATHS.audit : join(dataDir, 'audit'),
+    reviewDir: dockerized ? DOCKERIZED_PATHS.review : join(dataDir, 'review'),
     logDir,
     proxyPort,
     proxyHost: env.PROXY_SERVER_HOST || undefined,

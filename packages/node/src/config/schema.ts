@@ -4,6 +4,8 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 
+import { OutputPolicySchema } from './output-policy-schema.js';
+
 export const DATABASE_TYPES = ['csv', 'parquet', 'sql', 'sparql', 'omop', 'excel', 'other'] as const;
 export type DatabaseType = (typeof DATABASE_TYPES)[number];
 
@@ -74,6 +76,8 @@ export const NodeConfigSchema = Type.Object(
             ),
             allowed_users: Type.Optional(Nullable(Type.Array(Type.Integer()))),
             allowed_organizations: Type.Optional(Nullable(Type.Array(IdOrName))),
+            /** What may leave the node (docs/output-control.md). */
+            output: Type.Optional(Nullable(OutputPolicySchema)),
           },
           { additionalProperties: false },
         ),
