@@ -11,5 +11,6 @@ export * from './exit-codes.js';
 export * from './jwt.js';
 export * from './payload-format.js';
 export * from './output-declaration.js';
+export * from './review/held-results.js';
 export * from './docker-naming.js';
 export * from './docker-host-options.js';

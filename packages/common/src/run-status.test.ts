@@ -16,6 +16,9 @@ const EDGES: ReadonlyArray<readonly [RunStatusValue, RunStatusValue]> = [
   ['pending', 'initializing'],
   ['pending', 'active'],
   ['initializing', 'active'],
+  ['pending', 'awaiting release'],
+  ['initializing', 'awaiting release'],
+  ['active', 'awaiting release'],
   ...OPEN_RUN_STATUSES.flatMap((from) => FINISHED.map((to) => [from, to] as const)),
 ];
 
@@ -25,6 +28,7 @@ describe('run statuses', () => {
       'pending',
       'initializing',
       'active',
+      'awaiting release',
       'completed',
       'failed',
       'start failed',
@@ -35,8 +39,13 @@ describe('run statuses', () => {
       'unknown error',
       'unexpected output',
       'cancelled',
+      'output refused',
+      'release refused',
     ]);
-    expect(FINISHED).toHaveLength(10);
+    expect(FINISHED).toHaveLength(12);
+    expect(isFinishedRunStatus('awaiting release')).toBe(false);
+    expect(isFailedRunStatus('output refused')).toBe(true);
+    expect(isFailedRunStatus('release refused')).toBe(true);
     expect(isFinishedRunStatus('active')).toBe(false);
     expect(isFinishedRunStatus('killed by user')).toBe(true);
     expect(isFinishedRunStatus('sleeping')).toBe(false);

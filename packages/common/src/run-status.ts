@@ -3,8 +3,10 @@
  * refuses a report that moves a run backwards with this table; the node never sends one.
  *
  * The values are the strings vantage6 3.6+ nodes send and 3.x clients understand, plus the precise ones of vantage6
- * 4.x and Federa (`unexpected output`, `cancelled`). A 3.x client takes every value other than `pending`,
- * `initializing`, `active` and `completed` as a failure, so the new ones read correctly there too.
+ * 4.x and Federa (`unexpected output`, `cancelled`, and the data owner's `awaiting release`, `output refused`,
+ * `release refused`). A 3.x client takes every value other than `pending`, `initializing`, `active` and
+ * `completed` as a failure, so the new finished ones read correctly there too; `awaiting release` has no finish time,
+ * so a 3.x client waiting for the task keeps waiting.
  */
 export const RunStatus = {
   /** Created by the server; no node has taken it on. */
@@ -13,6 +15,8 @@ export const RunStatus = {
   initializing: 'initializing',
   /** Its container runs. */
   active: 'active',
+  /** The container exited 0; its output is held at the node until the node's data officer releases or refuses it. */
+  awaitingRelease: 'awaiting release',
   /** The container exited 0 and wrote its output. */
   completed: 'completed',
   /** A failure not told by a more precise status (e.g. input that cannot be decrypted). */
@@ -33,6 +37,10 @@ export const RunStatus = {
   unexpectedOutput: 'unexpected output',
   /** Never started: a sibling run failed and the task asked to cancel the rest (`cancel_on_failure`). */
   cancelled: 'cancelled',
+  /** The node's output policy refused the output (size, format, a disclosure check, not what it was declared to be). */
+  outputRefused: 'output refused',
+  /** The node's data officer refused to release the held output (or it expired undecided); the log has the note. */
+  releaseRefused: 'release refused',
 } as const;
 
 export type RunStatusValue = (typeof RunStatus)[keyof typeof RunStatus];
@@ -44,6 +52,16 @@ export const OPEN_RUN_STATUSES: readonly RunStatusValue[] = [
   RunStatus.pending,
   RunStatus.initializing,
   RunStatus.active,
+  RunStatus.awaitingRelease,
+];
+
+/**
+ * Run statuses that make their task `active` (docs/run-statuses.md): a run held for the data owner's release is not
+ * done, and the 3.x task statuses have no word of their own for it.
+ */
+export const ACTIVE_LIKE_RUN_STATUSES: readonly RunStatusValue[] = [
+  RunStatus.active,
+  RunStatus.awaitingRelease,
 ];
 
 export const isRunStatus = (s: unknown): s is RunStatusValue =>

@@ -16,6 +16,7 @@ import {
   addVersionCommand,
 } from './container-commands.js';
 import { addAuditCommands, addLogsCommand } from './record-commands.js';
+import { addReviewCommands } from './review-commands.js';
 
 export function buildNodeProgram(): Command {
   const program = new Command('vnode')
@@ -31,6 +32,7 @@ export function buildNodeProgram(): Command {
   addFilesCommand(program);
   addAuditCommands(program);
   addLogsCommand(program);
+  addReviewCommands(program);
   addCleanCommand(program);
   addRemoveCommand(program);
   addCreatePrivateKeyCommand(program);

@@ -48,6 +48,14 @@ export interface RunEndFacts {
   readonly initiator?: number;
 }
 
+export type OutputAuditEvent =
+  | 'output.checked'
+  | 'output.suppressed'
+  | 'output.refused'
+  | 'output.held'
+  | 'output.released'
+  | 'output.release_refused';
+
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 /** Who asked for a run, and what it received, as the task says (never the input itself). */
@@ -131,6 +139,15 @@ export class NodeAudit {
       ...(f.outputBytes !== undefined ? { output_bytes: f.outputBytes } : {}),
       ...(f.initiator !== undefined ? { initiating_organization_id: f.initiator } : {}),
     }).catch(() => undefined);
+  }
+
+  /**
+   * Records what the output policy did with a run's output (docs/output-control.md#audit): `output.checked`,
+   * `output.suppressed`, `output.refused`, `output.held`, `output.released`, `output.release_refused`. Rules,
+   * thresholds, ids and who decided; never a value of the output.
+   */
+  async output(event: OutputAuditEvent, fields: AuditFields): Promise<AuditEntry | undefined> {
+    return this.#record(event, fields).catch(() => undefined);
   }
 
   async close(): Promise<void> {

@@ -81,7 +81,7 @@ describe('the output gate', () => {
       kind: 'refuse',
       rule: 'min_cell_count',
       threshold: 3,
-      reason: "min_cell_count (threshold 3): 1 of 4 cells of 'table' count more than 0 and fewer than 3",
+      reason: "1 of 4 cells of 'table' count more than 0 and fewer than 3",
     });
   });
 
@@ -95,6 +95,17 @@ describe('the output gate', () => {
       [SUPPRESSED_KEY]: [{ rule: 'min_cell_count', threshold: 3, fields: ['table'], cells: [['a']] }],
     });
     expect(v.suppressed).toHaveLength(1);
+  });
+
+  it('names every rule that failed, the first one being the verdict', () => {
+    const wide = Object.fromEntries(Array.from({ length: 41 }, (_, i) => [`k${i}`, i === 0 ? 1 : 5]));
+    expect(gateOutput(policy(), json({ table: wide }), table)).toEqual({
+      kind: 'refuse',
+      rule: 'min_cell_count',
+      threshold: 3,
+      reason:
+        "1 of 41 cells of 'table' count more than 0 and fewer than 3; max_levels (threshold 40): 'table' has 41 levels at depth 1, more than 40",
+    });
   });
 
   it('refuses what cannot be suppressed even when the policy suppresses (too many parameters)', () => {

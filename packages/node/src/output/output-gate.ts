@@ -90,10 +90,11 @@ export function gateOutput(
       suppressed: findings,
     };
   }
-  const first = findings[0]!;
+  // The first rule is the verdict's; any other that failed is named with its threshold after it.
+  const [first, ...others] = findings as [Finding, ...Finding[]];
   return refuse(
     first.rule,
     first.threshold,
-    findings.map((f) => `${f.rule} (threshold ${f.threshold}): ${f.detail}`).join('; '),
+    [first.detail, ...others.map((f) => `${f.rule} (threshold ${f.threshold}): ${f.detail}`)].join('; '),
   );
 }

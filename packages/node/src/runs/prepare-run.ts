@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 
+import { declarationFor, functionOfInput } from '../output/declaration-source.js';
 import { persist } from '../server-client/persist.js';
 import { type WireResultWithTask } from '../server-client/wire.js';
 import { resolveDatabaseLabel } from './environment.js';
@@ -26,6 +27,23 @@ const stop = (status: RunStatusValue, reason: string, note = reason): Preparatio
   ready: false,
   outcome: { status, output: Buffer.alloc(0), log: nodeNote(note), reason },
 });
+
+/**
+ * Why the run must not start because its function declares no output and the node's output policy says
+ * `undeclared: refuse` (docs/output-control.md); undefined when it may.
+ */
+async function refusedUndeclared(
+  o: RunManagerOptions,
+  run: RunInfo,
+  input: Buffer,
+): Promise<string | undefined> {
+  const policy = o.config.outputPolicy;
+  if (policy?.undeclared !== 'refuse') return undefined;
+  const fn = functionOfInput(input);
+  const declared = await declarationFor(policy, { image: run.image, fn, taskId: run.taskId }, o.declarations);
+  if (declared) return undefined;
+  return `the function ${fn === undefined ? '(none named)' : `'${fn}'`} of ${run.image} declares no output, and this node's output policy runs only functions that do (policies.output.undeclared: refuse)`;
+}
 
 /** Prepares `run`; throws only for failures of the node itself (the caller reports them as such). */
 export async function prepareRun(
@@ -49,6 +67,9 @@ export async function prepareRun(
   );
   if (!verdict.allowed)
     return stop(RunStatus.notAllowed, verdict.reason, `this node refuses the run: ${verdict.reason}`);
+  const undeclared = await refusedUndeclared(o, run, input);
+  if (undeclared !== undefined)
+    return stop(RunStatus.notAllowed, undeclared, `this node refuses the run: ${undeclared}`);
 
   // Token, image and temporary volume do not depend on each other.
   const tmpVolume = tmpVolumeName(o.names, run.runId);

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { sealLogPiece } from '@federa/common';
 
 import { NodeStoppedError } from '../errors.js';
+import type { OutputControl } from '../output/output-control.js';
 import type { ContainerHandle, ContainerRuntime } from '../runtime/index.js';
 import { localTimestamp, type WireResultWithTask } from '../server-client/wire.js';
 import { declaredPorts } from '../vpn/algorithm-ports.js';
@@ -32,6 +33,8 @@ export interface RunExecutionOptions {
   readonly handles: Map<number, ContainerHandle>;
   /** Runs killed on request: they end without a report of their own. */
   readonly killed: Set<number>;
+  /** The node's output policy, applied to what a run wrote before it is reported (docs/output-control.md). */
+  readonly output: OutputControl;
 }
 
 export class RunExecution {
@@ -239,8 +242,14 @@ export class RunExecution {
       : await keepRunLog(this.#o.config.logDir, this.#o.config.name, run.resultId, logs).catch((e: unknown) =>
           nodeNote(`this node keeps the logs of its runs, but this one could not be written: ${String(e)}`),
         );
-    const outcome = exitOutcome(exitCode, output?.bytes, shared);
-    await finisher.finish(run, rlog, output?.file ? { ...outcome, outputFile: output.file } : outcome, key);
+    const exited = exitOutcome(exitCode, output?.bytes, shared);
+    const outcome = await this.#x.output.apply(
+      run,
+      output?.file ? { ...exited, outputFile: output.file } : exited,
+      rlog,
+    );
+    if (outcome === 'held') finisher.remember(run.resultId);
+    else await finisher.finish(run, rlog, outcome, key);
     await this.#cleanUp(run, handle);
   }
 

@@ -19,6 +19,8 @@ export interface RunInfo {
   readonly startedAtMs: number;
   /** The task's initiating organization, when known from the listing. */
   readonly initiator?: number;
+  /** The task's initiating user, when known from the listing. */
+  readonly userId?: number;
   /** Milliseconds since startedAtMs at which each step ended (logged with run.finished). */
   readonly marks?: Record<string, number>;
   /** The network helper whose namespace the container uses (removed with it). */
@@ -40,6 +42,7 @@ export function newRun(
     parentId: refId(task.parent ?? undefined) ?? null,
     image: typeof task.image === 'string' ? task.image : '',
     ...(typeof task.initiator === 'number' ? { initiator: task.initiator } : {}),
+    ...(typeof task.init_user === 'number' ? { userId: task.init_user } : {}),
     containerName,
     startedAtMs: Date.now(),
     marks: {},

@@ -12,6 +12,8 @@ import type { ContainerHandle } from '../runtime/index.js';
 import { persist } from '../server-client/persist.js';
 import type { KillContainersPayload } from '../server-client/socket-channel.js';
 import type { WireResult, WireResultWithTask } from '../server-client/wire.js';
+import { OutputControl } from '../output/output-control.js';
+import { ReviewDesk } from '../output/review-desk.js';
 import { HELPER_LABEL } from './network-helpers.js';
 import { RunExecution } from './run-execution.js';
 import { RunFinisher } from './run-finisher.js';
@@ -27,6 +29,7 @@ export class RunManager {
   readonly #reporter: RunReporter;
   readonly #finisher: RunFinisher;
   readonly #execution: RunExecution;
+  readonly #desk: ReviewDesk;
   readonly #active = new Map<number, Promise<void>>();
   readonly #handles = new Map<number, ContainerHandle>();
   readonly #killed = new Set<number>();
@@ -35,13 +38,20 @@ export class RunManager {
     this.#o = options;
     this.#reporter = new RunReporter(options.rest, options.cryptor, options.log, options.signal);
     this.#finisher = new RunFinisher(options, this.#reporter);
+    this.#desk = new ReviewDesk(options, this.#finisher, this.#reporter);
     this.#execution = new RunExecution({
       options,
       reporter: this.#reporter,
       finisher: this.#finisher,
+      output: new OutputControl(options, this.#desk),
       handles: this.#handles,
       killed: this.#killed,
     });
+  }
+
+  /** The results held for the node's data officer (docs/output-control.md#held-results). */
+  get review(): ReviewDesk {
+    return this.#desk;
   }
 
   /** Result ids in progress in this process. */
@@ -69,12 +79,16 @@ export class RunManager {
       return false;
     }
     const id = ids.resultId;
-    if (this.#active.has(id) || this.#finisher.has(id) || this.#o.store.has(id)) {
+    if (this.#active.has(id) || this.#finisher.has(id) || this.#o.store.has(id) || this.#desk.isHeld(id)) {
       this.#o.log.debug({ event: 'run.skip', result_id: id }, 'run already in progress or reported here');
       return false;
     }
     if (item.finished_at) return false;
     const info = newRun(this.#o.names, ids, item);
+    if (item.status === RunStatus.awaitingRelease) {
+      this.#track(id, this.#desk.lost(info));
+      return true;
+    }
     this.#track(id, this.#execution.execute(info, item));
     return true;
   }
@@ -87,6 +101,7 @@ export class RunManager {
    */
   async reattach(): Promise<void> {
     const { runtime, names, store, log } = this.#o;
+    await this.#desk.start();
     const records = new Map(store.all().map((r) => [r.resultId, r] as const));
     const containers = await runtime.listContainers({
       'vantage6-type': 'algorithm',

@@ -11,6 +11,7 @@ import type { RestClient } from '../server-client/rest-client.js';
 import type { AlgorithmStatusChange } from '../server-client/socket-channel.js';
 import type { NodeVpn } from '../vpn/node-vpn.js';
 import type { NodeAudit } from '../audit/node-audit.js';
+import type { DeclarationSource } from '../output/declaration-source.js';
 import type { NodeNames } from './naming.js';
 import type { NetworkHelpers } from './network-helpers.js';
 import type { RunStore } from './run-store.js';
@@ -64,4 +65,10 @@ export interface RunManagerOptions {
    * @default none: nothing is recorded (tests of other parts)
    */
   readonly audit?: NodeAudit;
+  /**
+   * Declared outputs from beyond the node's configuration (the algorithm store's function descriptions;
+   * docs/output-control.md#declared-outputs).
+   * @default none: only `policies.output.declarations`
+   */
+  readonly declarations?: DeclarationSource;
 }

@@ -45,6 +45,35 @@ describe('run statuses through PATCH /result/{id}', () => {
     expect(await r.task()).toMatchObject({ status: 'completed', complete: true });
   });
 
+  it("take a held run's 'awaiting release' with no content, the task still active and open, then its release or refusal", async () => {
+    for (const end of ['completed', 'release refused', 'output refused'] as const) {
+      const r = await run();
+      await r.patch({ status: 'active' });
+      const held = await r.patch({ status: 'awaiting release' });
+      expect(held.status).toBe(200);
+      expect(held.body).toMatchObject({
+        status: 'awaiting release',
+        finished_at: null,
+        result: null,
+        log: null,
+      });
+      expect(await r.task()).toMatchObject({ status: 'active', complete: false });
+      const listed = async (status: string) =>
+        (
+          (await t.api('GET', '/task', { token: t.rootToken, query: { status } })).body as { id: number }[]
+        ).map((x) => x.id);
+      expect(await listed('active')).toContain(r.taskId);
+      expect(await listed('completed')).not.toContain(r.taskId);
+      expect((await r.patch({ status: 'active' })).status).toBe(400);
+      const ended = await r.patch({ status: end, log: 'note', finished_at: '2024-05-01T10:05:00' });
+      expect(ended.status).toBe(200);
+      expect(await r.task()).toMatchObject({
+        status: end === 'completed' ? 'completed' : 'failed',
+        complete: true,
+      });
+    }
+  });
+
   it('refuse a move back with a 400 naming the transition, and keep the run where it was', async () => {
     const r = await run();
     await r.patch({ status: 'active' });

@@ -1,5 +1,5 @@
 import type { Result, ResultWithTask, Task, TaskResult, TaskWithResults } from '@federa/common';
-import { OPEN_RUN_STATUSES } from '@federa/common';
+import { ACTIVE_LIKE_RUN_STATUSES, OPEN_RUN_STATUSES } from '@federa/common';
 import type { AppContext } from '../context.js';
 import { toApiTime } from '../http/datetime.js';
 import { parseIdList } from '../db/id-list.js';
@@ -30,7 +30,9 @@ export function taskStatus(statuses: (string | null)[]): string {
   if (statuses.length === 0) return 'completed';
   if (statuses.every((s) => s === null)) return 'unknown';
   if (statuses.some(isFailedStatus)) return 'failed';
-  for (const s of ['active', 'initializing', 'pending']) if (statuses.includes(s)) return s;
+  if (statuses.some((s) => (ACTIVE_LIKE_RUN_STATUSES as readonly (string | null)[]).includes(s)))
+    return 'active';
+  for (const s of ['initializing', 'pending']) if (statuses.includes(s)) return s;
   return 'completed';
 }
 

@@ -1,6 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { OPEN_RUN_STATUSES } from '@federa/common';
+import { ACTIVE_LIKE_RUN_STATUSES, OPEN_RUN_STATUSES } from '@federa/common';
 
 /**
  * A condition on `task` that holds when the task's aggregate status (serializers/task.ts `taskStatus`) equals
@@ -16,6 +16,7 @@ export function taskStatusIs(eb: ExpressionBuilder<Database, 'task'>, status: st
     .where('result.status', 'is not', null)
     .where('result.status', 'not in', [...open, 'completed']);
   const anyOf = (s: string) => results().where('result.status', '=', s);
+  const anyActive = results().where('result.status', 'in', [...ACTIVE_LIKE_RUN_STATUSES]);
   const notFailed = eb.not(eb.exists(anyFailed));
   switch (status) {
     case 'unknown':
@@ -23,13 +24,14 @@ export function taskStatusIs(eb: ExpressionBuilder<Database, 'task'>, status: st
     case 'failed':
       return eb.exists(anyFailed);
     case 'active':
-      return eb.and([notFailed, eb.exists(anyOf('active'))]);
+      return eb.and([notFailed, eb.exists(anyActive)]);
     case 'initializing':
-      return eb.and([notFailed, eb.not(eb.exists(anyOf('active'))), eb.exists(anyOf('initializing'))]);
+      return eb.and([notFailed, eb.not(eb.exists(anyActive)), eb.exists(anyOf('initializing'))]);
     case 'pending':
       return eb.and([
         notFailed,
-        ...['active', 'initializing'].map((s) => eb.not(eb.exists(anyOf(s)))),
+        eb.not(eb.exists(anyActive)),
+        eb.not(eb.exists(anyOf('initializing'))),
         eb.exists(anyOf('pending')),
       ]);
     case 'completed':
