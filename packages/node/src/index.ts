@@ -21,3 +21,6 @@ export {
   type SocketChannelOptions,
   type SocketHandlers,
 } from './server-client/socket-channel.js';
+export { gateOutput, type GateVerdict, type OutputRule } from './output/output-gate.js';
+export { normaliseOutputPolicy, type OutputPolicy } from './config/output-policy.js';
+export type { DeclarationSource, DeclarationQuery } from './output/declaration-source.js';

@@ -25,7 +25,6 @@ describe('group means', () => {
     if (!r.ok) throw new Error(r.error);
     const out = suppressOutput(result, means, r.findings);
     expect(out).toMatchObject({ mean: { a: null, b: 2 }, n: { a: null, b: 9 } });
-    expect(result.n.a).toBe(2);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import type { OutputDeclaration } from '@federa/common';
 
-import { cellsOf, type Cell } from './checks/cells.js';
+import { cellsOf, samePlaces, type Cells } from './checks/cells.js';
 import type { Finding } from './checks/finding.js';
 import { checkMaxLevels } from './checks/max-levels.js';
 import { checkMinCellCount } from './checks/min-cell-count.js';
@@ -53,24 +53,21 @@ export function inspectOutput(
   const need = (key: string): unknown => fieldOf(r, key);
   const findings: (Finding | undefined)[] = [];
   const rules: string[] = [];
-  const table = (
-    key: string,
-    counts: boolean,
-  ): { cells: readonly Cell[]; widths: readonly number[] } | string => {
+  const table = (key: string, counts: boolean, below?: number | null): Cells | string => {
     const v = need(key);
     if (v === undefined) return `the result has no key '${key}'`;
-    const c = cellsOf(v, counts);
+    const c = cellsOf(v, counts, below ?? undefined);
     return 'error' in c
       ? `'${key}' is not a ${counts ? 'table of counts' : 'list of numbers'}: ${c.error}`
       : c;
   };
   switch (declaration.kind) {
     case 'count_table': {
-      const c = table(declaration.counts, true);
+      const c = table(declaration.counts, true, t.minCellCount);
       if (typeof c === 'string') return { ok: false, error: c };
       if (t.minCellCount !== null) {
         rules.push('min_cell_count');
-        findings.push(checkMinCellCount(c.cells, t.minCellCount, declaration.counts));
+        findings.push(checkMinCellCount(c, t.minCellCount, declaration.counts));
       }
       if (t.maxLevels !== null) {
         rules.push('max_levels');
@@ -81,20 +78,18 @@ export function inspectOutput(
     case 'group_means': {
       const means = table(declaration.means, false);
       if (typeof means === 'string') return { ok: false, error: means };
-      const sizes = table(declaration.counts, true);
+      const sizes = table(declaration.counts, true, t.minGroupSize);
       if (typeof sizes === 'string') return { ok: false, error: sizes };
-      const groups = new Set(sizes.cells.map((c) => JSON.stringify(c.path)));
-      if (
-        means.cells.length !== sizes.cells.length ||
-        means.cells.some((m) => !groups.has(JSON.stringify(m.path)))
-      )
+      // The same groups: each mean has its group's size (key order may differ).
+      const sameGroups = samePlaces(need(declaration.means), need(declaration.counts));
+      if (!sameGroups)
         return {
           ok: false,
           error: `'${declaration.means}' and '${declaration.counts}' do not hold the same groups`,
         };
       if (t.minGroupSize !== null) {
         rules.push('min_group_size');
-        findings.push(checkMinGroupSize(sizes.cells, t.minGroupSize, declaration.counts));
+        findings.push(checkMinGroupSize(sizes, t.minGroupSize, declaration.counts));
       }
       if (t.maxLevels !== null) {
         rules.push('max_levels');
@@ -110,9 +105,7 @@ export function inspectOutput(
         return { ok: false, error: `'${declaration.rows}' is not a number of rows (a whole number ≥ 0)` };
       if (t.maxParametersRatio !== null) {
         rules.push('max_parameters_ratio');
-        findings.push(
-          checkParameterRatio(coef.cells.length, rows, t.maxParametersRatio, declaration.coefficients),
-        );
+        findings.push(checkParameterRatio(coef.count, rows, t.maxParametersRatio, declaration.coefficients));
       }
       break;
     }
@@ -125,15 +118,16 @@ export const suppressible = (findings: readonly Finding[]): boolean =>
   findings.every((f) => f.rule === 'min_cell_count' || f.rule === 'min_group_size');
 
 /**
- * A copy of `result` with every failing cell (and, for groups, the group's mean too) replaced by null, and
- * SUPPRESSED_KEY listing the places, rule and threshold of each suppression.
+ * `result` with every failing cell (and, for groups, the group's mean too) replaced by null, and SUPPRESSED_KEY
+ * listing the places, rule and threshold of each suppression. Changes `result` itself: it is the gate's own parse of
+ * the output, and a copy of a megabyte would cost more than the checks.
  */
 export function suppressOutput(
   result: Record<string, unknown>,
   declaration: OutputDeclaration,
   findings: readonly Finding[],
 ): Record<string, unknown> {
-  const out = structuredClone(result);
+  const out = result;
   const marks: Record<string, unknown>[] = [];
   for (const f of findings) {
     const keys = declaration.kind === 'group_means' ? [declaration.counts, declaration.means] : [f.field];

@@ -4,9 +4,9 @@ import { cellsOf } from './cells.js';
 import { checkMinGroupSize } from './min-group-size.js';
 
 const sizes = (v: unknown) => {
-  const c = cellsOf(v, true);
+  const c = cellsOf(v, true, 3);
   if ('error' in c) throw new Error(c.error);
-  return c.cells;
+  return c;
 };
 
 describe('min_group_size', () => {
