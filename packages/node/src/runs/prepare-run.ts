@@ -32,7 +32,7 @@ const stop = (status: RunStatusValue, reason: string, note = reason): Preparatio
  * Why the run must not start because its function declares no output and the node's output policy says
  * `undeclared: refuse` (docs/output-control.md); undefined when it may.
  */
-async function refusedUndeclared(
+export async function refusedUndeclared(
   o: RunManagerOptions,
   run: RunInfo,
   input: Buffer,

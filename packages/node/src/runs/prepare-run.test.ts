@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+
+import { normaliseOutputPolicy } from '../config/output-policy.js';
+import type { RunInfo } from './run-info.js';
+import type { RunManagerOptions } from './run-options.js';
+import { refusedUndeclared } from './prepare-run.js';
+
+const options = (output: unknown, store?: RunManagerOptions['declarations']): RunManagerOptions =>
+  ({
+    config: { outputPolicy: normaliseOutputPolicy(output as never, 'node.yaml') },
+    ...(store ? { declarations: store } : {}),
+  }) as unknown as RunManagerOptions;
+const run = { image: 'reg/stats:1', taskId: 4 } as RunInfo;
+const input = (method: string): Buffer => Buffer.from(`json.${JSON.stringify({ method })}`);
+const declared = {
+  image: '^reg/stats',
+  function: 'crosstab',
+  output: { kind: 'count_table', counts: 'table' },
+};
+
+describe('a function without a declared output', () => {
+  it('runs when the policy says run (the default), or there is no policy', async () => {
+    expect(await refusedUndeclared(options({}), run, input('x'))).toBeUndefined();
+    expect(await refusedUndeclared(options(undefined), run, input('x'))).toBeUndefined();
+  });
+
+  it('is refused when the policy says refuse, naming the function and the key', async () => {
+    const o = options({ undeclared: 'refuse', declarations: [declared] });
+    expect(await refusedUndeclared(o, run, input('crosstab'))).toBeUndefined();
+    expect(await refusedUndeclared(o, run, input('means'))).toBe(
+      "the function 'means' of reg/stats:1 declares no output, and this node's output policy runs only functions that do (policies.output.undeclared: refuse)",
+    );
+    expect(await refusedUndeclared(o, run, Buffer.from('raw'))).toMatch(/^the function \(none named\) of/);
+  });
+
+  it('runs when the store declares it, asked with the image, the function and the task', async () => {
+    const asked: unknown[] = [];
+    const o = options({ undeclared: 'refuse' }, (q) => {
+      asked.push(q);
+      return Promise.resolve({ kind: 'count_table', counts: 'table' });
+    });
+    expect(await refusedUndeclared(o, run, input('means'))).toBeUndefined();
+    expect(asked).toEqual([{ image: 'reg/stats:1', fn: 'means', taskId: 4 }]);
+  });
+});
