@@ -1,5 +1,5 @@
 /**
- * The organizations named in a node's `allowed_organizations` (docs/node.md#policies). The server looks names up
+ * The organizations named in a node's `allowed_organizations` (docs/node-protocol.md#policies). The server looks names up
  * with SQL LIKE (case-insensitive on SQLite; `_` and `%` are wildcards) and an organization may rename itself, so
  * a name found by the server at the moment a task arrives could be another organization's new name. A name is
  * therefore resolved once, at the node's start, by exact match, and pinned to that organization's id: afterwards

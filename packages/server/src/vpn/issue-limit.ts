@@ -1,5 +1,5 @@
 /**
- * How many VPN certificates the server makes, and when (docs/vpn.md, "Limits"). Each one costs a new RSA key:
+ * How many VPN certificates the server makes, and when (docs/vpn.md, "Certificates"). Each one costs a new RSA key:
  * a node that asks again and again must not take the server's thread pool from everyone else.
  *
  * - one request per node at a time: another one while the first is being made is refused;
