@@ -79,6 +79,14 @@ export default tseslint.config(
           ],
         },
       ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'BinaryExpression[operator=/^[!=]==?$/][right.value=/^(sqlite|postgres)$/]',
+          message:
+            'A repository does not test the dialect: put what differs in db/dialects/*-sql.ts (DialectSql) and call dialectSql(dialect).',
+        },
+      ],
     },
   },
   {

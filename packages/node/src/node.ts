@@ -3,8 +3,7 @@
  * open work from the server over socket.io and runs it in containers (docs/node-protocol.md#at-start).
  */
 import { join } from 'node:path';
-import type { Logger } from 'pino';
-import type { GenerateKeyOptions, NodeInfoPayload } from '@federa/common';
+import type { NodeInfoPayload } from '@federa/common';
 
 import type { NodeConfig } from './config/node-config.js';
 import { setUpEncryption } from './encryption-setup.js';
@@ -18,7 +17,7 @@ import { RunManager } from './runs/run-manager.js';
 import { OrganizationPins } from './runs/organization-pins.js';
 import { RunStore } from './runs/run-store.js';
 import { isolatePrivateNetwork, setUpPrivateNetwork } from './runs/private-network.js';
-import { createContainerRuntime, type ContainerRuntime } from './runtime/index.js';
+import { createContainerRuntime } from './runtime/index.js';
 import { RestClient } from './server-client/rest-client.js';
 import { NodeVpn, VPN_HELPER_IMAGE } from './vpn/node-vpn.js';
 import { SocketChannel } from './server-client/socket-channel.js';
@@ -30,49 +29,9 @@ import {
 } from './server-client/wire.js';
 import { NODE_VERSION } from './version.js';
 import { NodeAudit } from './audit/node-audit.js';
+import type { RunningNode, StartNodeOptions } from './node-options.js';
 
-export interface StartNodeOptions {
-  readonly config: NodeConfig;
-  /**
-   * The node's logger.
-   * @default createNodeLogger(config): the configured level, console and log file
-   */
-  readonly log?: Logger;
-  /**
-   * The container runtime.
-   * @default createContainerRuntime() with the configured registries: Docker on DOCKER_HOST or /var/run/docker.sock
-   */
-  readonly runtime?: ContainerRuntime;
-  /**
-   * Key size when the node must generate its private key (tests use 2048).
-   * @default { modulusBits: 4096 }
-   */
-  readonly keyGeneration?: GenerateKeyOptions;
-  /**
-   * Time limit for the first socket connection, in milliseconds (then start fails).
-   * @default 60000
-   */
-  readonly connectTimeoutMs?: number;
-  /** Aborting it stops a start in progress (SIGINT while waiting for the server). */
-  readonly signal?: AbortSignal;
-  /**
-   * Process environment (finding its own container when dockerized).
-   * @default process.env
-   */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-}
-
-export interface RunningNode {
-  readonly nodeId: number;
-  readonly organizationId: number;
-  readonly collaborationId: number;
-  readonly proxy: { readonly host: string; readonly port: number };
-  readonly runs: RunManager;
-  /** Fetches open work now (what every reconnect does). */
-  sync(): Promise<void>;
-  /** Graceful stop: disconnect the socket, close the proxy. Running containers are left running (reattached at the next start). */
-  stop(): Promise<void>;
-}
+export type { RunningNode, StartNodeOptions } from './node-options.js';
 
 export async function startNode(options: StartNodeOptions): Promise<RunningNode> {
   const { config } = options;

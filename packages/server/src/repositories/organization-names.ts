@@ -6,6 +6,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { dialectSql } from '../db/dialects/sql.js';
 import type { DialectName } from '../db/uri.js';
 import { ApiError } from '../errors.js';
 
@@ -47,8 +48,7 @@ export async function withFreeOrganizationName<T>(
   // An organization without a name (null or "") is named by nobody's policy: any number may have none.
   if (name === undefined || name === '') return write(db);
   return db.transaction().execute(async (trx) => {
-    if (dialect === 'postgres')
-      await sql`select pg_advisory_xact_lock(hashtext('federa.organization.name'))`.execute(trx);
+    await dialectSql(dialect).serialize(trx, 'federa.organization.name');
     const holder = await organizationNamed(trx, name, exceptId);
     if (holder) throw organizationNameTaken(name);
     return write(trx);

@@ -1,6 +1,7 @@
-import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/uri.js';
+import { dialectSql } from '../db/dialects/sql.js';
 import { preparedListing, type PreparedListing } from './listing.js';
 import type { Caller } from '../auth/caller.js';
 import { callerCollaborations } from '../auth/scope.js';
@@ -66,14 +67,7 @@ export async function namedOutputs(
  * to another database.
  */
 export async function highestResultIdGiven(db: Kysely<Database>, dialect: DialectName): Promise<number> {
-  const given =
-    dialect === 'postgres'
-      ? await sql<{
-          id: string | number | null;
-        }>`SELECT pg_sequence_last_value(pg_get_serial_sequence('result', 'id')::regclass) AS id`.execute(db)
-      : await sql<{
-          id: string | number | null;
-        }>`SELECT seq AS id FROM sqlite_sequence WHERE name = 'result'`.execute(db);
+  const given = await dialectSql(dialect).highestResultIdGiven().execute(db);
   const highest = await db
     .selectFrom('result')
     .select((eb) => eb.fn.max('id').as('id'))

@@ -3,6 +3,7 @@ import type { Database } from '../../db/schema.js';
 import { nowStored } from '../../db/stored-time.js';
 import { prepared } from '../../db/prepared.js';
 import type { DialectName } from '../../db/uri.js';
+import { dialectSql } from '../../db/dialects/sql.js';
 import { newRunId } from './rows.js';
 
 /** Data access for creating a task: what the checks of `POST /task` read, and the task with its runs. */
@@ -114,13 +115,14 @@ export class ParentComplete extends Error {
  * @throws ParentComplete
  */
 async function holdOpenParent(trx: Kysely<Database>, dialect: DialectName, parentId: number): Promise<void> {
-  let open = trx
-    .selectFrom('result')
-    .select('id')
-    .where('task_id', '=', parentId)
-    .where('finished_at', 'is', null)
-    .limit(1);
-  if (dialect === 'postgres') open = open.forUpdate();
+  const open = dialectSql(dialect).lockForUpdate(
+    trx
+      .selectFrom('result')
+      .select('id')
+      .where('task_id', '=', parentId)
+      .where('finished_at', 'is', null)
+      .limit(1),
+  );
   if ((await open.executeTakeFirst()) === undefined) throw new ParentComplete(parentId);
 }
 

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DialectName } from '../../db/uri.js';
+import { dialectSql } from '../../db/dialects/sql.js';
 import type { Database, Task } from '../../db/schema.js';
 import type { Caller } from '../../auth/caller.js';
 import { callerCollaborations } from '../../auth/scope.js';
@@ -14,9 +15,7 @@ export async function findTask(db: Kysely<Database>, id: number): Promise<Task |
  * The run id of a new top-level task as a value of its insert ({@link nextRunId}, in the same statement).
  */
 export function newRunId(dialect: DialectName): RawBuilder<number> {
-  return dialect === 'postgres'
-    ? sql<number>`nextval('task_run_id')`
-    : sql<number>`(select coalesce(max(run_id), 0) + 1 from task)`;
+  return dialectSql(dialect).newRunId();
 }
 
 /**
