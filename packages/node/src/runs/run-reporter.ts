@@ -216,7 +216,8 @@ export class RunReporter {
       );
       return 'unsupported';
     }
-    if (answer.status === 400 || answer.status === 404) {
+    // 409: the run has finished or was killed meanwhile (docs/large-results.md).
+    if (answer.status === 400 || answer.status === 404 || answer.status === 409) {
       this.#log.warn(
         { event: 'run.report_refused', result_id: resultId, status: answer.status, body: answer.body },
         'the server refused the output (the run is finished already, or gone)',
