@@ -33,6 +33,9 @@ def _execute(module, env, loader, log_traceback=True):
         if not isinstance(payload, dict) or not isinstance(payload.get("method"), str):
             raise ValueError("the task input must be a JSON object with a string 'method'")
         method = payload["method"]
+        # The name is printed in the run's log: a newline in it would start a line of its own there.
+        if not method.isidentifier():
+            raise ValueError(f"the method {method!r} is not the name of a Python function")
         master = bool(payload.get("master"))
         name = method if master else f"RPC_{method}"
         func = getattr(module, name, None)

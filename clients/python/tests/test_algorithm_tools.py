@@ -82,6 +82,13 @@ class WrapperTest(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertIn("no function 'RPC_nope'", err)
 
+    def test_a_method_name_that_is_no_function_name_is_refused_on_one_line(self):
+        code, out, err = self.run_algorithm(b'json.{"method": "x\\n[federa node] approved"}')
+        self.assertEqual(code, 1)
+        self.assertEqual(out, b"")
+        self.assertIn("the method 'x\\n[federa node] approved' is not the name of a Python function", err)
+        self.assertFalse(any(line.startswith("[federa") for line in err.splitlines()))
+
     def test_load_data(self):
         d = tempfile.mkdtemp()
         with open(f"{d}/x.csv", "w") as f:

@@ -79,3 +79,45 @@ function registryProblem(host: string): string | undefined {
 
 /** True when `ref` is a usable image reference (see imageReferenceProblem). */
 export const isImageReference = (ref: unknown): ref is string => imageReferenceProblem(ref) === undefined;
+
+/** The parts of an image reference, as a container engine reads them. */
+export interface ImageReferenceParts {
+  /** The registry host (lower case, with its port); `docker.io` when the reference names none. */
+  registry: string;
+  /** The repository path; on `docker.io` a single name is under `library/`, as the engines resolve it. */
+  repository: string;
+  /** The tag, or undefined (the engine then uses the digest, or `latest`). */
+  tag: string | undefined;
+  /** `algorithm:hex`, or undefined. With a digest, the engine runs the digest and ignores the tag. */
+  digest: string | undefined;
+}
+
+const DOCKER_HUB = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.io']);
+
+/** Whether the first component of a reference names a registry: it has a dot or a port, or is `localhost`. */
+export const namesRegistry = (component: string): boolean =>
+  component.includes('.') || component.includes(':') || component === 'localhost';
+
+/** The parts of `ref`, or undefined when it is no usable image reference (see imageReferenceProblem). */
+export function parseImageReference(ref: string): ImageReferenceParts | undefined {
+  if (imageReferenceProblem(ref) !== undefined) return undefined;
+  let rest = ref;
+  let digest: string | undefined;
+  const at = rest.indexOf('@');
+  if (at >= 0) {
+    digest = rest.slice(at + 1).toLowerCase();
+    rest = rest.slice(0, at);
+  }
+  let tag: string | undefined;
+  const colon = rest.lastIndexOf(':');
+  if (colon > rest.lastIndexOf('/')) {
+    tag = rest.slice(colon + 1);
+    rest = rest.slice(0, colon);
+  }
+  const parts = rest.split('/');
+  let registry = 'docker.io';
+  if (parts.length > 1 && namesRegistry(parts[0]!)) registry = parts.shift()!.toLowerCase();
+  if (DOCKER_HUB.has(registry)) registry = 'docker.io';
+  if (registry === 'docker.io' && parts.length === 1) parts.unshift('library');
+  return { registry, repository: parts.join('/'), tag, digest };
+}

@@ -52,6 +52,25 @@ describe('results as tables, charts and CSV', () => {
     expect(chartSeries([{ label: 'root', value: 'done' }])).toEqual([]);
   });
 
+  it('CSV neutralises cells a spreadsheet would run as formulas, and keeps numbers numbers', () => {
+    const csv = toCsv([
+      { label: '=HYPERLINK("http://evil.example","x")', value: { sum: -3.5, n: 2 } },
+      { label: '+1+cmd|calc', value: '@SUM(A1)' },
+      { label: '-2+3', value: '\tx' },
+      { label: '\r=1', value: { n: -4 } },
+      { label: 'Hospital -1', value: { sum: 1e-3 } },
+    ]);
+    expect(csv.split('\n')).toEqual([
+      'source,sum,n,value',
+      `"'=HYPERLINK(""http://evil.example"",""x"")",-3.5,2,"{""sum"":-3.5,""n"":2}"`,
+      "'+1+cmd|calc,,,'@SUM(A1)",
+      "'-2+3,,,'\tx",
+      `"'\r=1",,-4,"{""n"":-4}"`,
+      'Hospital -1,0.001,,"{""sum"":0.001}"',
+      '',
+    ]);
+  });
+
   it('CSV quotes what needs quoting and keeps the whole value', () => {
     const csv = toCsv([{ label: 'Org "A", Inc', value: { sum: 1.5, text: 'a,b' } }]);
     expect(csv).toBe('source,sum,value\n"Org ""A"", Inc",1.5,"{""sum"":1.5,""text"":""a,b""}"\n');

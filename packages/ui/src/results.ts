@@ -50,8 +50,17 @@ export function chartSeries(
   }));
 }
 
+/** A plain number, as a spreadsheet reads it: never a formula, so it stays a number. */
+const PLAIN_NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * One CSV cell. Text that a spreadsheet would run as a formula (it begins with `=`, `+`, `-`, `@`, a tab or a
+ * carriage return: an organization's name or a result is anyone's text) gets a single quote in front, which the
+ * spreadsheet shows as text; numbers (`-3.5`) stay numbers.
+ */
 function csvCell(v: unknown): string {
-  const text = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  let text = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  if (/^[=+\-@\t\r]/.test(text) && !(typeof v === 'number' || PLAIN_NUMBER.test(text))) text = `'${text}`;
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

@@ -35,7 +35,7 @@ describe('vnode audit verify', () => {
     const r = await runCli(buildNodeProgram, ['audit', 'verify', '-n', name]);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toMatch(
-      /^OK: chain 'node': 5 entries intact \(entries 1-5, 1 file\); last hash [0-9a-f]{64}\n$/,
+      /^OK: chain 'node': 5 entries intact \(entries 1-5, 1 file, key [0-9a-f]{16}\); last hash [0-9a-f]{64}\n$/,
     );
   });
 

@@ -1,6 +1,6 @@
 /** `vnode start`: runs the node image in Docker (docs/cli.md#vnode-start, with Federa's names). */
 import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { createPrivateKeyFile } from '@federa/common';
+import { auditKeyPath, createPrivateKeyFile, openAuditKey } from '@federa/common';
 import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { checkNodeConfig } from '../config/validate.js';
 import type { InstanceRef } from '../config/store.js';
@@ -114,6 +114,7 @@ export function nodeContainerSetup(
     `${vpnVolume}:${IN_CONTAINER.vpn}`,
     `${nodeAuditDir(layout)}:${IN_CONTAINER.audit}`,
     `${nodeReviewDir(layout)}:${IN_CONTAINER.review}`,
+    `${auditKeyPath(nodeAuditDir(layout))}:${auditKeyPath(IN_CONTAINER.audit)}`,
     `${dirname(resolve(ref.file))}:${IN_CONTAINER.config}`,
     `${IN_CONTAINER.dockerSocket}:${IN_CONTAINER.dockerSocket}`,
   ];
@@ -176,6 +177,8 @@ export async function startNode(
   mkdirSync(layout.dataDir, { recursive: true });
   mkdirSync(nodeAuditDir(layout), { recursive: true, mode: 0o700 });
   mkdirSync(nodeReviewDir(layout), { recursive: true, mode: 0o700 });
+  // The audit key is mounted beside the folder: it must be a file on the host before (docs/audit.md, "The key").
+  await openAuditKey(auditKeyPath(nodeAuditDir(layout)));
   mkdirSync(layout.logDir, { recursive: true });
   for (const db of layout.databases) {
     if (

@@ -331,14 +331,15 @@ export function buildServerProgram(): Command {
         '--head <hash>',
         'the last hash recorded earlier (printed by audit verify, logged as audit.head): the log must still hold it',
       )
-      .action(async (o: Ctx & { file?: string; head?: string }) => {
+      .option('--key-file <path>', "the chain's key (default: <audit folder>.key, beside the folder)")
+      .action(async (o: Ctx & { file?: string; head?: string; keyFile?: string }) => {
         let path = o.file;
         if (path === undefined) {
           const ref = await resolveRef(o);
           const raw = checkServerConfig(ref.file, o.environment, {});
           path = join(serverHostDataDir(ref, raw), 'audit');
         }
-        const { reason, text } = await auditVerifyOutcome(path, o.head);
+        const { reason, text } = await auditVerifyOutcome(path, o.head, o.keyFile);
         if (reason !== 'ok') throw new CliError(reason, text.trimEnd());
         process.stdout.write(text);
       }),

@@ -1,5 +1,6 @@
 /** `vserver start`: runs the server image in Docker (docs/cli.md#vserver-start). */
 import { existsSync, mkdirSync } from 'node:fs';
+import { auditKeyPath, openAuditKey } from '@federa/common';
 import { join, resolve } from 'node:path';
 import { checkServerConfig } from '../config/validate.js';
 import type { InstanceRef } from '../config/store.js';
@@ -87,6 +88,9 @@ export async function startServer(
   const hostAuditDir = join(dataDir, 'audit');
   mkdirSync(hostAuditDir, { recursive: true, mode: 0o700 });
   binds.push(`${hostAuditDir}:${CONTAINER_AUDIT_DIR}`);
+  // Its key beside it, made here so that it is a file on the host (a missing bind source becomes a folder).
+  await openAuditKey(auditKeyPath(hostAuditDir));
+  binds.push(`${auditKeyPath(hostAuditDir)}:${auditKeyPath(CONTAINER_AUDIT_DIR)}`);
   containerEnv.FEDERA_AUDIT_DIRECTORY = CONTAINER_AUDIT_DIR;
   // The VPN (docs/vpn.md): its folder is shared with the federa/vpn-server container, which runs OpenVPN.
   const vpn = vpnSettings(raw);

@@ -11,6 +11,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
+  await rm(`${dir}.key`, { force: true });
 });
 
 describe('watchAuditHead', () => {

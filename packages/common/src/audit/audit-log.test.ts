@@ -8,6 +8,7 @@ import { verifyChain } from './audit-verify.js';
 import { verifyAuditPath } from './audit-verify-path.js';
 import { canonicalJson } from './canonical-json.js';
 import { GENESIS_HASH } from './audit-entry.js';
+import { auditKeyPath, readAuditKey } from './audit-key.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -15,6 +16,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
+  await rm(auditKeyPath(dir), { force: true });
 });
 
 /** A closed chain of `n` entries in `dir`, returning its current file's lines. */
@@ -69,8 +71,10 @@ describe('an audit chain', () => {
   it('finds an entry edited with its hash recomputed: the next one no longer follows it', async () => {
     const { entryHash } = await import('./audit-entry.js');
     const lines = await chainOf(4);
+    const key = (await readAuditKey(auditKeyPath(dir)))!;
     const forged = { ...(JSON.parse(lines[1] ?? '') as Record<string, unknown>), i: 99 };
-    lines[1] = canonicalJson({ ...forged, hash: entryHash(forged) });
+    // Even with the key, the entry after it names the old hash.
+    lines[1] = canonicalJson({ ...forged, hash: entryHash(forged, key) });
     await rewrite(lines);
     const [report] = await verifyAuditPath(dir);
     expect(report?.problem).toMatchObject({ line: 3, kind: 'broken-link' });
@@ -194,7 +198,7 @@ describe('an audit chain', () => {
     await log.close();
     const lines = (await readFile(file, 'utf8')).split('\n').filter(Boolean);
     expect(JSON.parse(lines[1] ?? '')).toMatchObject({ seq: 2, event: 'audit.resumed', lost_entries: 2 });
-    const report = await verifyChain('test', [file]);
+    const report = await verifyChain('test', [file], { key: await readAuditKey(auditKeyPath(dir)) });
     expect(report.problem).toBeUndefined();
   });
 });

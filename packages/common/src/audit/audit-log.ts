@@ -15,6 +15,7 @@ import { mkdir, open, readFile, rename, truncate, type FileHandle } from 'node:f
 import { join } from 'node:path';
 import { entryLine, GENESIS_HASH, makeEntry, type AuditEntry, type AuditFields } from './audit-entry.js';
 import { chainFiles, checkChainName, currentFileName, lockFileName, rotatedFileName } from './audit-files.js';
+import { auditKeyPath, openAuditKey, type AuditKey } from './audit-key.js';
 import { acquireLock, releaseLock } from './audit-lock.js';
 
 export interface AuditLogOptions {
@@ -39,6 +40,11 @@ export interface AuditLogOptions {
   readonly lock?: boolean;
   /** @default () => new Date() */
   readonly now?: () => Date;
+  /**
+   * The chain's key (audit-key.ts).
+   * @default the key in `<dir>.key`, made at the first open
+   */
+  readonly key?: AuditKey;
 }
 
 /** The existing log cannot be continued (its last entry cannot be read). */
@@ -79,6 +85,7 @@ export class AuditLog {
   readonly #sync: boolean;
   readonly #lock: string | undefined;
   readonly #now: () => Date;
+  readonly #key: AuditKey;
   /** What the chain will be once everything queued is written. */
   #projected: FileState;
   /** What is on disk. */
@@ -91,7 +98,8 @@ export class AuditLog {
   /** The open file, with its device and inode as opened (to notice the path being given another file). */
   #handle: { fh: FileHandle; dev: number; ino: number } | undefined;
 
-  private constructor(options: AuditLogOptions, state: FileState, lock: string | undefined) {
+  private constructor(options: AuditLogOptions, state: FileState, lock: string | undefined, key: AuditKey) {
+    this.#key = key;
     this.dir = options.dir;
     this.chain = options.chain;
     this.file = join(options.dir, currentFileName(options.chain));
@@ -111,11 +119,12 @@ export class AuditLog {
   static async open(options: AuditLogOptions): Promise<{ log: AuditLog; cutOff?: string }> {
     checkChainName(options.chain);
     await mkdir(options.dir, { recursive: true, mode: 0o700 });
+    const key = options.key ?? (await openAuditKey(auditKeyPath(options.dir)));
     const lock = options.lock === false ? undefined : join(options.dir, lockFileName(options.chain));
     if (lock) await acquireLock(lock);
     try {
       const { state, cutOff } = await readState(options.dir, options.chain);
-      return { log: new AuditLog(options, state, lock), ...(cutOff !== undefined ? { cutOff } : {}) };
+      return { log: new AuditLog(options, state, lock, key), ...(cutOff !== undefined ? { cutOff } : {}) };
     } catch (error) {
       if (lock) await releaseLock(lock);
       throw error;
@@ -190,7 +199,7 @@ export class AuditLog {
   }
 
   #chainEntry(event: string, fields: AuditFields): AuditEntry {
-    const entry = makeEntry(this.#projected, event, fields, this.#now());
+    const entry = makeEntry(this.#projected, event, fields, this.#now(), this.#key);
     this.#projected.seq = entry.seq;
     this.#projected.hash = entry.hash;
     if (this.#projected.entries === 0) this.#projected.firstSeq = entry.seq;

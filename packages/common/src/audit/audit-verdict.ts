@@ -11,10 +11,18 @@ export function formatAuditVerdict(reports: readonly ChainReport[]): { ok: boole
     const files = `${r.files.length} file${r.files.length === 1 ? '' : 's'}`;
     if (!r.problem) {
       lines.push(
-        `OK: chain '${r.chain}': ${r.entries} entries intact (${span}, ${files}); last hash ${r.last?.hash ?? '-'}${
+        `${r.unkeyed > 0 && r.unkeyed === r.entries ? 'OK (UNKEYED)' : 'OK'}: chain '${r.chain}': ${r.entries} entries intact (${span}, ${files}${r.keyId && r.unkeyed < r.entries ? `, key ${r.keyId}` : ''}); last hash ${r.last?.hash ?? '-'}${
           r.headSeq !== undefined ? `; the head given is entry ${r.headSeq}` : ''
         }`,
       );
+      if (r.unkeyed > 0 && r.unkeyed === r.entries)
+        lines.push(
+          '  this chain has no key: anyone who could write its files could have rewritten it and re-hashed it undetected',
+        );
+      else if (r.unkeyed > 0)
+        lines.push(
+          `  its first ${r.unkeyed} entries were written before the chain had a key; the keyed entries after them hold them`,
+        );
       continue;
     }
     const p = r.problem;
@@ -40,11 +48,20 @@ export interface AuditVerifyOutcome {
  * `audit verify` of `path` for the three commands that have it: the verdict, or in plain words why the path or
  * the head cannot be checked (never a stack trace).
  */
-export async function auditVerifyOutcome(path: string, head?: string): Promise<AuditVerifyOutcome> {
+export async function auditVerifyOutcome(
+  path: string,
+  head?: string,
+  keyFile?: string,
+): Promise<AuditVerifyOutcome> {
   if (head !== undefined && !isAuditHash(head))
     return { reason: 'usage', text: `--head must be an entry hash (64 hex digits), not '${head}'\n` };
   try {
-    const { ok, text } = formatAuditVerdict(await verifyAuditPath(path, head !== undefined ? { head } : {}));
+    const { ok, text } = formatAuditVerdict(
+      await verifyAuditPath(path, {
+        ...(head !== undefined ? { head } : {}),
+        ...(keyFile !== undefined ? { keyFile } : {}),
+      }),
+    );
     return { reason: ok ? 'ok' : 'tampered', text };
   } catch (error) {
     if (error instanceof AuditPathError) return { reason: 'input', text: `${error.message}\n` };

@@ -14,6 +14,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
+  await rm(`${dir}.key`, { force: true });
 });
 
 /** A closed chain `node` of `n` entries in `dir`; its current file's lines. */

@@ -6,6 +6,7 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { chainFiles, parseFileName } from './audit-files.js';
+import { auditKeyPath, readAuditKey, type AuditKey } from './audit-key.js';
 import { verifyChain, type ChainReport } from './audit-verify.js';
 
 export type AuditPathProblem = 'not-found' | 'unreadable' | 'not-audit-log';
@@ -81,12 +82,28 @@ function checkHead(reports: ChainReport[], head: string): ChainReport[] {
  */
 export async function verifyAuditPath(
   path: string,
-  options: { readonly head?: string } = {},
+  options: { readonly head?: string; readonly keyFile?: string } = {},
 ): Promise<ChainReport[]> {
   const info = await stat(path).catch((error: unknown) => {
     throw pathError(path, error);
   });
-  const head = options.head !== undefined ? { head: options.head } : {};
+  // The key beside the audit folder (`<folder>.key`), unless another file is named.
+  const keyFile = options.keyFile ?? auditKeyPath(info.isDirectory() ? path : dirname(path));
+  let key: AuditKey | undefined;
+  try {
+    key = await readAuditKey(keyFile);
+  } catch (error) {
+    throw new AuditPathError(
+      'unreadable',
+      `the audit key ${keyFile} cannot be read: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  if (options.keyFile !== undefined && !key)
+    throw new AuditPathError('not-found', `there is no audit key at ${keyFile}: no such file`);
+  const head = { ...(options.head !== undefined ? { head: options.head } : {}), key };
   let reports: ChainReport[];
   if (info.isDirectory()) {
     await readdir(path).catch((error: unknown) => {

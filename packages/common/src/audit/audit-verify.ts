@@ -3,7 +3,8 @@
  * and `prev` names the entry before, across rotated files. The first problem is reported with its file and line.
  */
 import { readFile } from 'node:fs/promises';
-import { AUDIT_FORMAT_VERSION, entryHash, GENESIS_HASH } from './audit-entry.js';
+import { AUDIT_FORMAT_VERSION, entryHash, GENESIS_HASH, UNKEYED_FORMAT_VERSION } from './audit-entry.js';
+import type { AuditKey } from './audit-key.js';
 
 export type AuditProblemKind =
   | 'unreadable'
@@ -13,7 +14,10 @@ export type AuditProblemKind =
   | 'missing'
   | 'out-of-order'
   | 'broken-link'
-  | 'cut-off';
+  | 'cut-off'
+  | 'no-key'
+  | 'wrong-key'
+  | 'unkeyed';
 
 export interface AuditProblem {
   readonly file: string;
@@ -29,6 +33,10 @@ export interface ChainReport {
   readonly files: readonly string[];
   /** Entries that checked out (up to the first problem). */
   readonly entries: number;
+  /** The id of the key the keyed entries were checked with. */
+  readonly keyId?: string;
+  /** Of those, entries without a key (version 1: anyone who could write the file could have rewritten them). */
+  readonly unkeyed: number;
   /** The first and last entry checked (seq and hash). */
   readonly first?: { readonly seq: number; readonly hash: string };
   readonly last?: { readonly seq: number; readonly hash: string };
@@ -49,6 +57,8 @@ export interface VerifyOptions {
    * Without it, entries removed from the end cannot be told apart from entries never written.
    */
   readonly head?: string;
+  /** The chain's key (`<audit folder>.key`): without it, keyed entries cannot be checked. */
+  readonly key?: AuditKey | undefined;
 }
 
 interface Cursor {
@@ -80,12 +90,17 @@ export async function verifyChain(
 ): Promise<ChainReport> {
   const cursor: Cursor = { seq: 0, hash: GENESIS_HASH, started: false };
   let entries = 0;
+  let unkeyed = 0;
+  let keyedSeen = false;
+  const key = options.key;
   let first: ChainReport['first'];
   let headSeq: number | undefined;
   const report = (problem?: AuditProblem): ChainReport => ({
     chain,
     files,
     entries,
+    unkeyed,
+    ...(key ? { keyId: key.id } : {}),
     ...(first ? { first, last: { seq: cursor.seq, hash: cursor.hash } } : {}),
     ...(headSeq !== undefined ? { headSeq } : {}),
     ...(problem ? { problem } : {}),
@@ -125,7 +140,8 @@ export async function verifyChain(
       }
       const { seq, prev, hash } = entry;
       if (
-        entry.v !== AUDIT_FORMAT_VERSION ||
+        (entry.v !== AUDIT_FORMAT_VERSION && entry.v !== UNKEYED_FORMAT_VERSION) ||
+        (entry.v === AUDIT_FORMAT_VERSION && typeof entry.keyed !== 'string') ||
         typeof seq !== 'number' ||
         !Number.isInteger(seq) ||
         seq < 1 ||
@@ -137,9 +153,28 @@ export async function verifyChain(
         return report({
           ...at,
           kind: 'malformed',
-          reason: `the entry lacks v=${AUDIT_FORMAT_VERSION}, seq, at, event, prev or hash`,
+          reason: `the entry lacks v (${AUDIT_FORMAT_VERSION}, or ${UNKEYED_FORMAT_VERSION} unkeyed), keyed, seq, at, event, prev or hash`,
         });
-      if (entryHash(entry) !== hash)
+      const keyed = entry.v === AUDIT_FORMAT_VERSION;
+      if (keyed && !key)
+        return report({
+          ...at,
+          kind: 'no-key',
+          reason: `entry ${seq} is keyed (key ${String(entry.keyed)}) and no key was given: it cannot be checked without the chain's key file (<audit folder>.key, or --key-file)`,
+        });
+      if (keyed && key && entry.keyed !== key.id)
+        return report({
+          ...at,
+          kind: 'wrong-key',
+          reason: `entry ${seq} was written with key ${String(entry.keyed)}, not with the key given (${key.id})`,
+        });
+      if (!keyed && key && (keyedSeen || entry.at > key.createdAt))
+        return report({
+          ...at,
+          kind: 'unkeyed',
+          reason: `entry ${seq} has no key although it was written after the chain's key was made (${key.createdAt}): the chain was rewritten without the key`,
+        });
+      if (entryHash(entry, keyed ? key : undefined) !== hash)
         return report({
           ...at,
           kind: 'edited',
@@ -180,6 +215,8 @@ export async function verifyChain(
       cursor.hash = hash;
       cursor.started = true;
       entries++;
+      if (keyed) keyedSeen = true;
+      else unkeyed++;
       first ??= { seq, hash };
       if (hash === options.head) headSeq = seq;
     }

@@ -1,5 +1,6 @@
 export * from './canonical-json.js';
 export * from './audit-entry.js';
+export * from './audit-key.js';
 export * from './audit-files.js';
 export * from './audit-lock.js';
 export * from './audit-log.js';

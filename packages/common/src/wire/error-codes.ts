@@ -71,12 +71,22 @@ export const ERROR_CODES = {
     description:
       'Too many requests of this kind from this caller, or one is still being answered; retry after the seconds in `Retry-After`.',
   },
+  run_closed: {
+    status: 409,
+    description:
+      'The run has finished or was killed (its status is named): no output can be uploaded to it any more.',
+  },
   payload_too_large: { status: 413, description: 'The request body is larger than the server accepts.' },
   not_configured: { status: 501, description: 'The feature is not configured on this server.' },
   result_store_full: {
     status: 507,
     description:
       "The server's result store has no room left: the upload was discarded. Retry later; the administrator must free space.",
+  },
+  result_store_quota: {
+    status: 507,
+    description:
+      'The upload would pass a quota of the result store (per node or in total, named in the message): it was discarded. Retry once outputs were removed (tasks deleted).',
   },
   unavailable: { status: 503, description: 'A service the server depends on is unavailable.' },
   audit_unavailable: {

@@ -114,6 +114,23 @@ describe('loadNodeConfig', () => {
     ).toThrow(/key 'databases.0': a csv database must be a file/);
   });
 
+  it('refuses at start an image pattern that would match by prefix or is a regular expression, naming the key', () => {
+    expect(() =>
+      loadNodeConfig({
+        file: write('p1', `${minimal}  policies: {allowed_algorithms: ['^federa/', '^(harbor|federa)/']}\n`),
+      }),
+    ).toThrow(
+      /key 'policies.allowed_algorithms.1': the image pattern "\^\(harbor\|federa\)\/" is a regular expression, not an image pattern/,
+    );
+    expect(() =>
+      loadNodeConfig({ file: write('p2', `${minimal}  allowed_images: ['harbor.example.org/algo.*']\n`) }),
+    ).toThrow(/key 'allowed_images.0': .* ends in part of a name/);
+    const kept = loadNodeConfig({
+      file: write('p3', `${minimal}  policies: {allowed_algorithms: ['^harbor\\.example\\.org/.*']}\n`),
+    });
+    expect(kept.allowedAlgorithms).toEqual(['^harbor\\.example\\.org/.*']);
+  });
+
   it('refuses a missing environment and a bad node name', () => {
     expect(() => loadNodeConfig({ file: write('e', minimal), environment: 'prod' })).toThrow(
       /environment 'prod' is empty or missing/,

@@ -17,6 +17,7 @@ import {
 
 import { normaliseOutputPolicy, type OutputPolicy } from './output-policy.js';
 import { NodeConfigSchema, type DatabaseType, type RawNodeConfig } from './schema.js';
+import { parseImagePattern } from '../runs/image-policy.js';
 
 export const DEFAULT_ENVIRONMENT = 'application';
 export const DEFAULT_PROXY_PORT = 8080;
@@ -244,15 +245,13 @@ function normalise(
         ? raw.allowed_images
         : undefined;
   for (const [i, pattern] of (allowedAlgorithms ?? []).entries()) {
-    try {
-      new RegExp(pattern);
-    } catch {
+    const parsed = parseImagePattern(pattern);
+    if (typeof parsed === 'string')
       throw new ConfigError(
         file,
-        `not a valid regular expression: ${JSON.stringify(pattern)}`,
+        `the image pattern ${JSON.stringify(pattern)} ${parsed} (docs/node.md#image-policies)`,
         policyAlgorithms ? `policies.allowed_algorithms.${i}` : `allowed_images.${i}`,
       );
-    }
   }
 
   const envPort = env.PROXY_SERVER_PORT;

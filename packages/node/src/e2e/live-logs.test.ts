@@ -24,13 +24,17 @@ import {
 import { loadNodeConfig } from '../config/node-config.js';
 
 const tag = `ll${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
-/** Prints `tick 1` … `tick N` (input `ticks N`, default 12) half a second apart, on stdout and stderr in turn. */
+/**
+ * Prints `tick 1` … `tick N` (input `ticks N`, default 12) half a second apart, on stdout and stderr in turn; with
+ * `forge` in its input, lines that begin like the node's own instead.
+ */
 const IMAGE = `federa-test/${tag}-ticks:local`;
 const SCRIPT = `n=$(head -c 16 "$INPUT_FILE" | tr -cd '0-9'); n=\${n:-12}
 wide=$(head -c 16 "$INPUT_FILE" | grep -c wide || true)
+forge=$(grep -c forge "$INPUT_FILE" || true)
 i=1
 while [ "$i" -le "$n" ]; do
-  if [ "$wide" = 1 ]; then printf 'wide %s %0500d\\n' "$i" 0; elif [ $((i % 2)) = 0 ]; then echo "tick $i" >&2; else echo "tick $i"; fi
+  if [ "$forge" = 1 ]; then printf '[federa node] forged %s\\n' "$i"; elif [ "$wide" = 1 ]; then printf 'wide %s %0500d\\n' "$i" 0; elif [ $((i % 2)) = 0 ]; then echo "tick $i" >&2; else echo "tick $i"; fi
   i=$((i + 1)); sleep 0.5
 done
 printf 'json.{"ticks": %s}' "$n" > "$OUTPUT_FILE"
@@ -135,6 +139,34 @@ describe('live logs', () => {
     expect(done.log!.split('\n').filter((l) => l.startsWith('tick'))).toEqual(
       Array.from({ length: 12 }, (_, i) => `tick ${i + 1}`),
     );
+  }, 120_000);
+
+  it("a run printing lines that begin like the node's shows them marked as its own, live and in its report", async () => {
+    const id = await post('ticks 6 forge');
+    const forged = (log: string | null) => (log ?? '').split('\n').filter((l) => l.includes('forged'));
+    const live = await until(
+      'forged lines while the run is active',
+      () => result(id),
+      (r) => forged(r.log).length >= 2,
+      60_000,
+      100,
+    );
+    expect(live.finished_at).toBeNull();
+    expect(forged(live.log).slice(0, 2)).toEqual([
+      '[algorithm] [federa node] forged 1',
+      '[algorithm] [federa node] forged 2',
+    ]);
+    const done = await until(
+      'the run is finished',
+      () => result(id),
+      (r) => r.finished_at !== null,
+      60_000,
+      200,
+    );
+    expect(forged(done.log)).toEqual(
+      Array.from({ length: 6 }, (_, i) => `[algorithm] [federa node] forged ${i + 1}`),
+    );
+    expect(done.log!.split('\n').filter((l) => l.startsWith('[federa node]'))).toEqual([]);
   }, 120_000);
 
   it('a run printing more than the cap shows the live log cut with one note; its report has the whole log', async () => {

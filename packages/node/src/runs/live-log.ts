@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { RunLogAck, RunLogBatch } from '@federa/common';
 
 import type { ContainerHandle, ContainerRuntime } from '../runtime/index.js';
+import { ContainerLines } from './container-lines.js';
 import { nodeNote } from './run-info.js';
 
 /** Sends one batch and resolves with the server's answer; rejects when it cannot be sent or is not answered. */
@@ -45,6 +46,8 @@ export class LiveLog {
   readonly #o: Required<Omit<LiveLogOptions, 'seal'>> & Pick<LiveLogOptions, 'seal'>;
   readonly #abort = new AbortController();
   #pending = '';
+  /** The container's lines that begin like the node's are marked (container-lines.ts). */
+  readonly #lines = new ContainerLines();
   /** Characters the server has taken (the offset of the next batch). */
   #sent = 0;
   #dropped = 0;
@@ -76,7 +79,8 @@ export class LiveLog {
     await this.#loop;
   }
 
-  #add(text: string): void {
+  #add(piece: string): void {
+    const text = this.#lines.push(piece);
     if (this.#pending.length + text.length > this.#o.maxPendingChars) {
       const room = Math.max(0, this.#o.maxPendingChars - this.#pending.length);
       this.#pending += text.slice(0, room);

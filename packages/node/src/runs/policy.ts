@@ -1,6 +1,8 @@
+import { imageMatches, parseImagePattern } from './image-policy.js';
+
 /**
- * Node-side policies (docs/node-protocol.md#policies): image allow-list (regexes matched at the start
- * of the image reference, as Python's `re.match`), and allowed users / organizations of the task's initiator.
+ * Node-side policies (docs/node-protocol.md#policies): image allow-list (patterns of image references compared
+ * part by part, docs/node.md#image-policies), and allowed users / organizations of the task's initiator.
  */
 export interface PolicyConfig {
   readonly allowedAlgorithms: readonly string[] | undefined;
@@ -16,11 +18,17 @@ export interface PolicyTask {
 
 export type PolicyVerdict = { readonly allowed: true } | { readonly allowed: false; readonly reason: string };
 
-/** Start-anchored regex match (`re.match` semantics: the pattern must match a prefix of the image). */
+/**
+ * Whether `image` is one of `patterns` (image-policy.ts: registry, repository, tag and digest compared as parts).
+ * A pattern that stands for no image (the node refuses those at start) allows nothing.
+ */
 export const imageAllowed = (image: string, patterns: readonly string[] | undefined): boolean =>
   patterns === undefined ||
   patterns.length === 0 ||
-  patterns.some((p) => new RegExp(`^(?:${p})`).test(image));
+  patterns.some((text) => {
+    const pattern = parseImagePattern(text);
+    return typeof pattern !== 'string' && imageMatches(image, pattern);
+  });
 
 /**
  * @param orgIdsByName the ids a name of `allowedOrganizations` allows now (organization-pins.ts: exact names,

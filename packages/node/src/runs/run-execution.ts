@@ -19,6 +19,7 @@ import { prepareRun } from './prepare-run.js';
 import { auditRunEnd, auditRunStart } from './run-audit.js';
 import { hostRunFiles, readRunOutput, removeRunFiles, runOutputSize } from './run-files.js';
 import type { RunFinisher } from './run-finisher.js';
+import { containerLog } from './container-lines.js';
 import { emitRunStatus, mark, nodeNote, runLog, type RunInfo } from './run-info.js';
 import type { RunManagerOptions } from './run-options.js';
 import type { RecipientKey, RunOutcome, RunReporter } from './run-reporter.js';
@@ -232,6 +233,7 @@ export class RunExecution {
     const [logs, output] = await Promise.all([
       runtime
         .logs(handle)
+        .then(containerLog)
         .catch((e: unknown) => nodeNote(`the container log could not be read: ${String(e)}`)),
       this.#readOutput(run.resultId),
       this.#o.store.update(run.resultId, { phase: 'reporting' }),

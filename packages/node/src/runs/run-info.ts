@@ -58,8 +58,17 @@ export const mark = (run: RunInfo, step: string): void => {
   if (run.marks) run.marks[step] = Date.now() - run.startedAtMs;
 };
 
-/** A line the node adds to a run's log, told apart from the algorithm's own output. */
-export const nodeNote = (text: string): string => `[federa node] ${text}\n`;
+/**
+ * A line the node adds to a run's log, told apart from the algorithm's own output: it begins with `[federa node]`,
+ * which no line of the container's does (container-lines.ts), and holds no line break of its own. What it quotes
+ * (a method name, an error message, all of which a task may choose) has its line breaks and other control
+ * characters written as escapes, so it cannot start a line that looks like another note.
+ */
+export const nodeNote = (text: string): string =>
+  `[federa node] ${text.replace(/[\u0000-\u0008\u000a-\u001f\u007f\u0085\u2028\u2029]/g, escapeControl)}\n`;
+
+const escapeControl = (c: string): string =>
+  c === '\n' ? '\\n' : c === '\r' ? '\\r' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /** `algorithm_status_change` for the run (docs/socket-protocol.md), from this node. */
 export function emitRunStatus(

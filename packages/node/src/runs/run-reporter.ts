@@ -25,6 +25,7 @@ import {
 import type { StoredReport } from './run-store.js';
 import { sealOutput, type SealedOutput } from './sealed-output.js';
 import type { RunStatusValue } from './run-status.js';
+import { nodeNote } from './run-info.js';
 
 export interface RunOutcome {
   readonly status: RunStatusValue;
@@ -128,9 +129,11 @@ export class RunReporter {
         'cannot encrypt the result for the initiator',
       );
       status = 'failed';
-      const note = `[federa node] the output could not be encrypted for the task's initiator: ${(error as Error).message}`;
+      const note = nodeNote(
+        `the output could not be encrypted for the task's initiator: ${(error as Error).message}`,
+      );
       // Unsealed, the container's log would reach the server as plain text: only the note goes then.
-      log = this.#cryptor.encrypted ? `${note}\n` : `${log}\n${note}`;
+      log = this.#cryptor.encrypted ? note : `${log}\n${note}`;
       result = '';
       sealed = undefined;
     }
@@ -216,7 +219,8 @@ export class RunReporter {
       );
       return 'unsupported';
     }
-    if (answer.status === 400 || answer.status === 404) {
+    // 409: the run has finished or was killed meanwhile (docs/large-results.md).
+    if (answer.status === 400 || answer.status === 404 || answer.status === 409) {
       this.#log.warn(
         { event: 'run.report_refused', result_id: resultId, status: answer.status, body: answer.body },
         'the server refused the output (the run is finished already, or gone)',

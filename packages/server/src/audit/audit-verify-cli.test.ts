@@ -71,7 +71,7 @@ describe('vserver-local audit verify', () => {
     const r = await vserverLocal('audit', 'verify', '-c', config);
     expect(r).toMatchObject({ code: EXIT_CODES.ok });
     expect(r.stdout).toMatch(
-      /^OK: chain 'server': 4 entries intact \(entries 1-4, 1 file\); last hash [0-9a-f]{64}\n$/,
+      /^OK: chain 'server': 4 entries intact \(entries 1-4, 1 file, key [0-9a-f]{16}\); last hash [0-9a-f]{64}\n$/,
     );
   });
 

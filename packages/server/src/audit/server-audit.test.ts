@@ -19,6 +19,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
   await rm(dir, { recursive: true, force: true });
+  await rm(`${dir}.key`, { force: true });
 });
 
 type Entry = Record<string, unknown> & { seq: number; event: string };
@@ -202,5 +203,6 @@ describe("the server's audit log", () => {
     ]);
     expect((await verifyAuditPath(own, { head: hash }))[0]).toMatchObject({ headSeq: 3 });
     await rm(own, { recursive: true, force: true });
+    await rm(`${own}.key`, { force: true });
   });
 });

@@ -220,6 +220,10 @@ export const ServerConfigSchema = Type.Object(
         directory: Type.Optional(Type.String({ minLength: 1 })),
         /** The largest output a node may upload, in MiB. */
         max_mb: Type.Number({ minimum: 1, default: 10_240 }),
+        /** The most the store holds for the runs of one node (its organization in one collaboration), in MiB. */
+        node_quota_mb: Type.Number({ minimum: 1, default: 51_200 }),
+        /** The most the store holds in all, in MiB. */
+        total_quota_mb: Type.Number({ minimum: 1, default: 512_000 }),
       },
       { default: {}, additionalProperties: false },
     ),

@@ -126,6 +126,8 @@ export interface ResultTable {
   result_size: number | string | null;
   /** SHA-256 (hex) of the output held in the result store. */
   result_sha256: string | null;
+  /** Bytes the result store holds for this run: its upload, named or not (the store's quotas sum these). */
+  held_bytes: Generated<number | string | null>;
   assigned_at: string;
   started_at: string | null;
   finished_at: string | null;

@@ -6,7 +6,7 @@ import { preparedListing, type PreparedListing } from './listing.js';
 import type { Caller } from '../auth/caller.js';
 import { callerCollaborations } from '../auth/scope.js';
 import type { RunChanges, StoredOutput } from '../runs/run-update.js';
-import { RunStatus } from '@federa/common';
+import { OPEN_RUN_STATUSES, RunStatus } from '@federa/common';
 import { nowStored } from '../db/stored-time.js';
 
 /**
@@ -77,9 +77,9 @@ export async function highestResultIdGiven(db: Kysely<Database>, dialect: Dialec
 }
 
 /**
- * For each of the runs `ids` that exists: whether its node may still report an output (`reportable`: the run is open,
- * or it was finished by a status alone, a kill, and takes a late report; docs/run-statuses.md), and the checksum of
- * the output its report named (`named`, null when none).
+ * For each of the runs `ids` that exists: whether its node may still upload an output (`reportable`: the run is
+ * open; a finished or killed run takes none, docs/large-results.md), and the checksum of the output its report
+ * named (`named`, null when none).
  */
 export async function outputOwners(
   db: Kysely<Database>,
@@ -94,9 +94,9 @@ export async function outputOwners(
         'result_sha256',
         // Not the output itself: an inline one may be large.
         eb
-          .or([
+          .and([
             eb('finished_at', 'is', null),
-            eb.and([eb('result', 'is', null), eb('log', 'is', null), eb('result_sha256', 'is', null)]),
+            eb.or([eb('status', 'is', null), eb('status', 'in', [...OPEN_RUN_STATUSES])]),
           ])
           .as('reportable'),
       ])

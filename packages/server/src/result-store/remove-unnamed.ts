@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 
 import type { Database } from '../db/schema.js';
 import { namedOutputs } from '../repositories/result.js';
+import { heldNamedOnly } from '../repositories/result-held.js';
 import { outputKey, type ResultStore } from './result-store.js';
 
 /**
@@ -21,4 +22,5 @@ export async function removeUnnamedUploads(
     // One look at the run's own uploads, whatever the store holds (docs/large-results.md#the-result-store).
     await store.deleteRunOutputs(id, sha256 === undefined ? undefined : outputKey(id, sha256));
   }
+  await heldNamedOnly(db, resultIds);
 }

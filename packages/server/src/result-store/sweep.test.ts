@@ -70,7 +70,7 @@ async function world(store: ResultStore) {
     .set({ ...finished, status: 'failed', log: 'crashed after the upload' })
     .where('id', '=', unnamed)
     .execute();
-  // Killed by the server: the node may still send its report, naming this upload (docs/run-statuses.md).
+  // Killed: the run takes no upload any more, so none of its uploads will be named.
   await upload('killed', killed, 1400);
   await db
     .updateTable('result')
@@ -102,7 +102,7 @@ describe.each([
   ['folder', () => new FolderResultStore(dir)],
   ['database', () => new DatabaseResultStore(() => t.ctx.dbh.db)],
 ] as const)('the start-up sweep of the %s store', (kind, make) => {
-  it('removes the uploads no run will name, keeps those of open and killed runs and every named output', async () => {
+  it('removes the uploads no run will name (of killed, finished and deleted runs), keeps those of open runs and every named output', async () => {
     const store = make();
     const { uploads } = await world(store);
     const before = await names(store);
@@ -114,16 +114,16 @@ describe.each([
       alone: true,
       idleMs: IDLE_MS,
     });
-    const gone = ['named-earlier', 'unnamed', 'reported', 'deleted'];
+    const gone = ['named-earlier', 'unnamed', 'killed', 'reported', 'deleted'];
     expect(report).toMatchObject({
       removed: gone.length,
       temporaries_removed: 0,
       bytes_freed: gone.reduce((sum, label) => sum + uploads[label]!.bytes, 0),
-      kept_for_open_runs: 2,
+      kept_for_open_runs: 1,
       kept_unknown_runs: 1,
       stopped: false,
     });
-    const kept = ['open', 'named', 'killed', 'unknown'].map((label) => uploads[label]!.key);
+    const kept = ['open', 'named', 'unknown'].map((label) => uploads[label]!.key);
     expect(await names(store)).toEqual(
       before.filter((name) => !gone.some((label) => uploads[label]!.key === name)).sort(),
     );

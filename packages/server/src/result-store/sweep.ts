@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { DialectName } from '../db/uri.js';
 import { highestResultIdGiven, outputOwners } from '../repositories/result.js';
+import { heldNamedOnly } from '../repositories/result-held.js';
 import { parseOutputKey, type ResultStore, type StoreEntry } from './result-store.js';
 
 export interface SweepOptions {
@@ -49,9 +50,8 @@ const BATCH = 500;
 /**
  * The start-up sweep (docs/large-results.md#the-start-up-sweep): removes from the store what no run will ever name.
  * An upload goes when its run is gone (deleted while the server was down; a run this database never had is not
- * judged) or has finished without naming it (the
- * server stopped between the upload and the report); one whose run is open, or was killed and may still take its
- * late report, stays; an output a report named is never removed. A temporary goes when its write cannot finish: it
+ * judged), was killed, or has finished without naming it (the server stopped between the upload and the report);
+ * one whose run is open stays; an output a report named is never removed. A temporary goes when its write cannot finish: it
  * began before this server started and no other instance runs, or no byte reached it for twice the idle limit.
  */
 export async function sweepResultStore(o: SweepOptions): Promise<SweepReport> {
@@ -80,13 +80,18 @@ export async function sweepResultStore(o: SweepOptions): Promise<SweepReport> {
       o.db(),
       batch.map((b) => b.resultId),
     );
+    const emptied: number[] = [];
     for (const { entry, resultId, sha256 } of batch) {
       const owner = owners.get(resultId);
       if (owner?.named === sha256) continue;
       if (owner?.reportable) report.kept_for_open_runs += 1;
       else if (!owner && resultId > highest) report.kept_unknown_runs += 1;
-      else await remove(entry);
+      else {
+        await remove(entry);
+        if (owner) emptied.push(resultId);
+      }
     }
+    await heldNamedOnly(o.db(), emptied);
     batch = [];
   };
   for await (const entry of o.store.list()) {

@@ -318,7 +318,7 @@ export const nodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       await deleteNode(db(), node.id);
       // A deleted node keeps no way into the VPN (docs/vpn.md#certificates).
-      await ctx.vpn?.revokeNode(node.id);
+      await ctx.vpn?.revokeNode(node.id, 'deleted');
       await endSessions(ctx, 'node', node.id, 'deleted');
       request.log.info({ event: 'node.deleted', node_id: node.id }, 'node deleted');
       return { msg: `Successfully deleted node id=${node.id}` };
@@ -374,6 +374,8 @@ export const nodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       const apiKey = await regenerateApiKey(db(), node.id);
       await endSessions(ctx, 'node', node.id, 'api_key_reset');
+      // Whoever held the old key may hold the node's VPN configurations too (docs/vpn.md#certificates).
+      await ctx.vpn?.revokeNode(node.id, 'api_key_reset');
       request.log.info(
         { event: 'node.api_key_reset', node_id: node.id, user_id: caller.id },
         'node API key regenerated',

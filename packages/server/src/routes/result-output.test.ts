@@ -144,10 +144,11 @@ describe('an output too large for a JSON body', () => {
       ).status,
     ).toBe(200);
     const again = await r.upload(output(100));
-    expect(again.status).toBe(400);
-    expect(parse(again.body).msg).toBe(
-      `Result ${r.id} has finished and its report can no longer be changed.`,
-    );
+    expect(again.status).toBe(409);
+    expect(parse(again.body)).toMatchObject({
+      code: 'run_closed',
+      msg: `Result ${r.id} is 'completed': no output can be uploaded to it any more.`,
+    });
   });
 
   it('is refused when its bytes do not match their checksum, and then cannot become the result', async () => {

@@ -9,7 +9,10 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Caller } from '../auth/caller.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
-import { findRunOutput } from '../repositories/result.js';
+import { OPEN_RUN_STATUSES } from '@federa/common';
+import { findResult, findRunOutput, type ResultRow } from '../repositories/result.js';
+import { setHeldBytes } from '../repositories/result-held.js';
+import { oneAtATime, uploadAllowance, type Allowance } from '../result-store/quota.js';
 import { ResultStoreFullError, outputKey, type ResultStore } from '../result-store/result-store.js';
 import type { StoredOutput } from '../runs/run-update.js';
 import { IdParams, errorResponses } from '../serializers/common.js';
@@ -44,13 +47,20 @@ export async function checkUploaded(
     );
 }
 
-/** The bytes of `source`, refused past `max` bytes, and refused at the end unless their SHA-256 is `sha256`. */
-async function* checked(source: AsyncIterable<Buffer>, sha256: string, max: number): AsyncGenerator<Buffer> {
+/**
+ * The bytes of `source`, refused past what `allowance` allows, and refused at the end unless their SHA-256 is
+ * `sha256`.
+ */
+async function* checked(
+  source: AsyncIterable<Buffer>,
+  sha256: string,
+  allowance: Allowance,
+): AsyncGenerator<Buffer> {
   const hash = createHash('sha256');
   let size = 0;
   for await (const chunk of source) {
     size += chunk.length;
-    if (size > max) throw new ApiError('payload_too_large', `The output is larger than ${max} bytes.`);
+    if (size > allowance.bytes) throw allowance.refuse(Infinity);
     hash.update(chunk);
     yield chunk;
   }
@@ -62,10 +72,20 @@ async function* checked(source: AsyncIterable<Buffer>, sha256: string, max: numb
     );
 }
 
+const isOpen = (run: ResultRow): boolean =>
+  run.finished_at === null &&
+  (run.status === null || (OPEN_RUN_STATUSES as readonly string[]).includes(run.status));
+
+/** 409 naming the status of `run`, a run that has finished or was killed (docs/large-results.md). */
+const closed = (run: ResultRow): ApiError =>
+  new ApiError(
+    'run_closed',
+    `Result ${run.id} is '${run.status ?? 'finished'}': no output can be uploaded to it any more.`,
+  );
+
 export const resultOutputRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;
-  const max = Math.floor(ctx.config.result_store.max_mb * 1024 * 1024);
   // The body is read by the route as a stream (request.raw), never buffered.
   app.addContentTypeParser('application/octet-stream', (_request, _payload, done) => done(null, undefined));
 
@@ -90,18 +110,16 @@ export const resultOutputRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const result = await findAddressedResult(db(), request.caller as Caller, request.params.id);
       if (request.headers['content-type']?.split(';')[0]?.trim() !== 'application/octet-stream')
         throw badRequest('The output is sent as Content-Type: application/octet-stream.');
+      if (!isOpen(result)) throw closed(result);
+      const limits = ctx.config.result_store;
+      const allowance = await uploadAllowance(db(), limits, result);
       const declared = Number(request.headers['content-length'] ?? 0);
-      if (declared > max) throw new ApiError('payload_too_large', `The output is larger than ${max} bytes.`);
-      if (result.finished_at !== null) {
-        const output = await findRunOutput(db(), result.id);
-        if (output.result !== null || output.log !== null || output.stored !== null)
-          throw badRequest(`Result ${result.id} has finished and its report can no longer be changed.`);
-      }
+      if (declared > allowance.bytes) throw allowance.refuse(declared);
       const sha256 = request.headers['x-federa-sha256'];
       const started = Date.now();
       let size: number;
       try {
-        size = await ctx.results.put(outputKey(result.id, sha256), checked(request.raw, sha256, max));
+        size = await ctx.results.put(outputKey(result.id, sha256), checked(request.raw, sha256, allowance));
       } catch (error) {
         if (error instanceof ResultStoreFullError)
           throw new ApiError('result_store_full', undefined, { cause: error });
@@ -115,14 +133,24 @@ export const resultOutputRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw error;
       }
       // One object per run: this upload replaces the run's earlier ones (a node cannot fill the store with
-      // outputs of one run), unless the run finished meanwhile naming another, which then stays and this goes.
+      // outputs of one run), unless the run finished or was killed meanwhile, which then keeps what it has and
+      // this goes; nor does it stay when uploads that ended meanwhile took what the quotas left.
       const key = outputKey(result.id, sha256);
-      const named = (await findRunOutput(db(), result.id)).stored;
-      if (named && named.sha256 !== sha256) {
-        await ctx.results.delete(key);
-        throw badRequest(`Result ${result.id} has finished and its report can no longer be changed.`);
-      }
-      await ctx.results.deleteRunOutputs(result.id, key);
+      await oneAtATime(async () => {
+        const now = await findResult(db(), result.id);
+        if (!now || !isOpen(now)) {
+          const named = now ? (await findRunOutput(db(), now.id)).stored : null;
+          if (named?.sha256 !== sha256) await ctx.results.delete(key);
+          throw now ? closed(now) : notFound('Result', result.id);
+        }
+        const after = await uploadAllowance(db(), limits, result);
+        if (size > after.bytes) {
+          await ctx.results.delete(key);
+          throw after.refuse(size);
+        }
+        await ctx.results.deleteRunOutputs(result.id, key);
+        await setHeldBytes(db(), result.id, size);
+      });
       request.log.info(
         {
           event: 'result.uploaded',

@@ -128,6 +128,33 @@ describe('GET /vpn and POST /vpn/update with a VPN', () => {
   });
 });
 
+describe('POST /recover/node with a VPN', () => {
+  it("revokes every certificate the node's old API key obtained, and the new key gets a valid one", async () => {
+    const org = await t.fx.organization();
+    const collab = await t.fx.collaboration([org]);
+    const node = await t.fx.node(org, collab);
+    const token = await node.token();
+    const first = (await t.api('GET', '/vpn', { token })).body.ovpn_config as string;
+    const second = (await t.api('POST', '/vpn/update', { token, body: { vpn_config: first } })).body
+      .ovpn_config as string;
+    const serial = (c: string) =>
+      BigInt(`0x${new X509Certificate(section(c, 'cert')).serialNumber}`).toString();
+    expect(readdirSync(join(dir, 'revoked'))).not.toContain(serial(second));
+    const reset = await t.api('POST', '/recover/node', { token: t.rootToken, body: { id: node.id } });
+    expect(reset.status).toBe(200);
+    const revoked = readdirSync(join(dir, 'revoked'));
+    expect(revoked).toContain(serial(first));
+    expect(revoked).toContain(serial(second));
+    // The old key's session has ended; the new key gets a certificate that is not revoked.
+    expect((await t.api('GET', '/vpn', { token })).status).toBe(401);
+    const login = await t.api('POST', '/token/node', { body: { api_key: reset.body.api_key } });
+    expect(login.status).toBe(200);
+    const fresh = await t.api('GET', '/vpn', { token: login.body.access_token });
+    expect(fresh.status).toBe(200);
+    expect(readdirSync(join(dir, 'revoked'))).not.toContain(serial(fresh.body.ovpn_config as string));
+  });
+});
+
 describe('a node that asks for VPN certificates again and again', () => {
   it('is answered 429 with Retry-After while its key is being made, and the API stays fast meanwhile', async () => {
     const org = await t.fx.organization();

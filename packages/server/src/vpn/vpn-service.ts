@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import { CertificateAuthority, writeAtomically } from './certificate-authority.js';
 import { clientConfig, serverConfig, type OpenVpnEndpoint } from './openvpn-config.js';
+import { ApiError } from '../errors.js';
 import { IssueLimit } from './issue-limit.js';
 import { OpenVpnProcess, managementCommand } from './openvpn-process.js';
 import { parseIpv4Subnet, type Ipv4Subnet } from '@federa/common';
@@ -38,6 +39,8 @@ export class VpnService {
   readonly #endpoint: OpenVpnEndpoint;
   readonly #process: OpenVpnProcess | null;
   readonly #limit = new IssueLimit();
+  /** How often each node's certificates were revoked: a certificate made across a revocation is revoked too. */
+  readonly #revocations = new Map<number, number>();
 
   private constructor(
     private readonly dir: string,
@@ -97,9 +100,19 @@ export class VpnService {
    * Throws `IssueRefused` (and makes nothing) when the node is over its limits (`issue-limit.ts`).
    */
   async issue(nodeId: number): Promise<IssuedConfig> {
+    const revocations = this.#revocations.get(nodeId) ?? 0;
     const issued = await this.#limit.run(nodeId, () =>
       this.ca.issue(`node-${nodeId}`, this.settings.certificate_days, 'client'),
     );
+    if ((this.#revocations.get(nodeId) ?? 0) !== revocations) {
+      // The node was deleted or its API key reset while this certificate was being made: the request came with
+      // the old key, so its certificate goes with the others.
+      this.#revokeSerial(issued.serial);
+      throw new ApiError(
+        'session_ended',
+        "This node's VPN certificates were revoked (the node was deleted or its API key reset) while this one was being made.",
+      );
+    }
     const all = this.#readIssued();
     const previous = all[nodeId] ?? [];
     for (const old of previous.slice(0, -1)) this.#revokeSerial(old.serial);
@@ -123,8 +136,12 @@ export class VpnService {
     };
   }
 
-  /** Revokes every certificate of a (deleted) node and disconnects it from the VPN at once. */
-  async revokeNode(nodeId: number): Promise<void> {
+  /**
+   * Revokes every certificate of a node (deleted, or its API key reset: whoever held the old key may hold its
+   * configurations too) and disconnects it from the VPN at once.
+   */
+  async revokeNode(nodeId: number, reason: 'deleted' | 'api_key_reset'): Promise<void> {
+    this.#revocations.set(nodeId, (this.#revocations.get(nodeId) ?? 0) + 1);
     const all = this.#readIssued();
     const records = all[nodeId] ?? [];
     for (const record of records) this.#revokeSerial(record.serial);
@@ -132,8 +149,14 @@ export class VpnService {
     this.#writeIssued(all);
     const answer = await managementCommand(this.managementSocket, `kill node-${nodeId}`);
     this.log.info(
-      { event: 'vpn.node_revoked', node_id: nodeId, certificates: records.length, disconnect: answer },
-      'revoked the VPN certificates of a deleted node',
+      {
+        event: 'vpn.node_revoked',
+        node_id: nodeId,
+        reason,
+        certificates: records.length,
+        disconnect: answer,
+      },
+      'revoked the VPN certificates of a node',
     );
   }
 

@@ -18,6 +18,7 @@ import { resetMail } from './0015-reset-mail.js';
 import { deferredTaskCount } from './0016-deferred-task-count.js';
 import { runLookupIndexes } from './0017-run-lookup-indexes.js';
 import { taskSetVersion } from './0018-task-set-version.js';
+import { resultHeldBytes } from './0019-result-held-bytes.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -42,6 +43,7 @@ export class FederaMigrations implements MigrationProvider {
       '0016-deferred-task-count': deferredTaskCount(this.dialect),
       '0017-run-lookup-indexes': runLookupIndexes,
       '0018-task-set-version': taskSetVersion(this.dialect),
+      '0019-result-held-bytes': resultHeldBytes,
     });
   }
 }

@@ -3,21 +3,12 @@ import type { Database } from '../../db/schema.js';
 
 /**
  * Deletes a task with its results and their ports. Sub-tasks are kept (as vantage6); their `parent` is
- * cleared so no reference points at a deleted task. Returns the outputs of its results held in the result store
- * (docs/large-results.md), for the caller to remove from the store.
+ * cleared so no reference points at a deleted task. Returns the ids of its results, for the caller to remove
+ * what the result store holds for them (named outputs and uploads not yet named; docs/large-results.md).
  */
-export async function deleteTask(
-  db: Kysely<Database>,
-  taskId: number,
-): Promise<{ id: number; result_sha256: string }[]> {
+export async function deleteTask(db: Kysely<Database>, taskId: number): Promise<number[]> {
   return db.transaction().execute(async (trx) => {
-    const stored = await trx
-      .selectFrom('result')
-      .select(['id', 'result_sha256'])
-      .where('task_id', '=', taskId)
-      .where('result_sha256', 'is not', null)
-      .$narrowType<{ result_sha256: string }>()
-      .execute();
+    const runs = await trx.selectFrom('result').select('id').where('task_id', '=', taskId).execute();
     await trx
       .deleteFrom('port')
       .where('result_id', 'in', (eb) =>
@@ -27,6 +18,6 @@ export async function deleteTask(
     await trx.deleteFrom('result').where('task_id', '=', taskId).execute();
     await trx.updateTable('task').set({ parent_id: null }).where('parent_id', '=', taskId).execute();
     await trx.deleteFrom('task').where('id', '=', taskId).execute();
-    return stored;
+    return runs.map((r) => r.id);
   });
 }

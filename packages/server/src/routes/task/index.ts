@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { outputKey } from '../../result-store/result-store.js';
 import type { Caller } from '../../auth/caller.js';
 import { can } from '../../auth/caller.js';
 import { callerCollaborations } from '../../auth/scope.js';
@@ -186,14 +185,15 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
           );
       }
       if (await hasOpenRunInTree(db(), task.id)) await killTask(db(), ctx.events, task);
-      const stored = await deleteTask(db(), task.id);
-      for (const output of stored)
+      const runs = await deleteTask(db(), task.id);
+      // Named outputs and uploads not yet named alike: nothing of a deleted task stays in the store.
+      for (const id of runs)
         await ctx.results
-          .delete(outputKey(output.id, output.result_sha256))
+          .deleteRunOutputs(id)
           .catch((error: unknown) =>
             request.log.warn(
-              { event: 'result.store_delete_failed', result_id: output.id, err: (error as Error).message },
-              'a stored output of a deleted task could not be removed from the result store',
+              { event: 'result.store_delete_failed', result_id: id, err: (error as Error).message },
+              'an output of a deleted task could not be removed from the result store',
             ),
           );
       request.log.info({ event: 'task.deleted', task_id: task.id, by: caller.id }, 'task deleted');
