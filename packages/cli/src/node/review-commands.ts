@@ -153,7 +153,7 @@ export async function reviewLog(auditDir: string, id?: number): Promise<string> 
       }
       if (typeof e.event !== 'string' || !e.event.startsWith('output.')) continue;
       if (id !== undefined && e.result_id !== id) continue;
-      const { v: _v, seq, at, event, hash: _h, prev: _p, ...rest } = e;
+      const { v: _v, seq, at, event, hash: _h, prev: _p, keyed: _k, ...rest } = e;
       lines.push(`${String(seq)}  ${String(at)}  ${event}  ${JSON.stringify(rest)}`);
     }
   return lines.length ? `${lines.join('\n')}\n` : `no output-policy entry in ${auditDir}\n`;
