@@ -11,6 +11,8 @@ import type { RoutePolicy } from './auth/policy.js';
 import type { Caller } from './auth/caller.js';
 import type { ClockReading } from './db/change-clock.js';
 import { registerRoutes } from './routes/index.js';
+import { storeRoutes } from './store/routes/index.js';
+import { embeddedStore } from './store/embedded.js';
 import { registerConfiguredUi } from './http/ui-static.js';
 import { guardBody, guardParameters, guardPathIds } from './http/input-guard.js';
 import { addRequestTimeouts } from './http/request-timeout.js';
@@ -58,6 +60,7 @@ export interface BuildOptions {
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<App> {
   const { config } = ctx;
   const apiPath = config.api_path;
+  const storePath = config.algorithm_store.path;
   const headersMs = Math.min(config.http.headers_timeout_ms, config.http.request_timeout_ms);
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
@@ -90,7 +93,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   // These learn each route as it is registered (as answerUnknownRoutes does), so come before registerRoutes.
   limitRoutes(app, config);
-  const policies = attachPolicies(app, apiPath);
+  const policies = attachPolicies(app, apiPath, storePath);
 
   // Browsers: only the configured origins may call the API from their pages (default: the server's own).
   const origins = config.cors_origins;
@@ -116,6 +119,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   answerUnknownRoutes(app, apiPath); // after the hooks, which its answers go through too
 
   await app.register(registerRoutes, { prefix: apiPath });
+  if (ctx.config.algorithm_store.enabled)
+    await app.register(storeRoutes(embeddedStore(ctx), storePath), { prefix: storePath });
   for (const extra of options.extraRoutes ?? []) await app.register(extra, { prefix: apiPath });
   await app.ready();
   checkPolicies(policies);

@@ -25,6 +25,7 @@ export { countTaskRows, taskBody, taskWorld } from './task-world.js';
 export { RecordingEventBus, type RecordedEvent } from './recording-event-bus.js';
 export { expectSecondPage } from './pagination-checks.js';
 export { storedFiles } from './stored-files.js';
+export { averageDescription, digestOf, storeApi } from './store.js';
 export { queriesDuring, statementsDuring, type SentStatement } from './queries.js';
 // Server internals a test of another package reads (the socket rooms, the stored time format).
 export { formatStored, presenceRoom } from '@federa/server';

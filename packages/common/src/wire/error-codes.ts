@@ -29,6 +29,19 @@ export const ERROR_CODES = {
     description:
       'The uploaded bytes do not match the checksum sent with them; nothing was stored. Upload again.',
   },
+  image_not_pinned: {
+    status: 400,
+    description: "The algorithm's image has no digest (image@sha256:…); a store approves only pinned images.",
+  },
+  invalid_argument: {
+    status: 400,
+    description:
+      "A task argument does not fit the store's description of the function; the argument is named.",
+  },
+  review_refused: {
+    status: 400,
+    description: "The store's review policy refuses this step (see the message).",
+  },
   password_policy: { status: 400, description: 'The password does not meet the password policy.' },
   current_password_required: {
     status: 400,
@@ -89,6 +102,10 @@ export const ERROR_CODES = {
       'The upload would pass a quota of the result store (per node or in total, named in the message): it was discarded. Retry once outputs were removed (tasks deleted).',
   },
   unavailable: { status: 503, description: 'A service the server depends on is unavailable.' },
+  store_unreachable: {
+    status: 503,
+    description: 'The algorithm store, or the server a store asks who the caller is, cannot be reached now.',
+  },
   audit_unavailable: {
     status: 503,
     description:

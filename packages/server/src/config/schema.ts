@@ -248,6 +248,23 @@ export const ServerConfigSchema = Type.Object(
       },
       { default: {}, additionalProperties: false },
     ),
+    /** The algorithm store inside this server (docs/store.md#running-a-store). */
+    algorithm_store: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true }),
+        /** Where its API is served, beside (not under) `api_path`. */
+        path: Type.String({ default: '/store/api', pattern: '^(/[A-Za-z0-9_.~-]+)+$' }),
+        /** Usernames of this server's users who manage the store (they hold every store role). */
+        managers: Type.Array(Type.String({ minLength: 1 }), { default: ['root'] }),
+        /** Other servers whose users may use this store (they send `Server-Url` and that server's token). */
+        trusted_servers: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+        /** URLs at which this server is reached: a `Server-Url` naming one means this server. */
+        own_urls: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+        /** How long the store waits for a server to say who a caller is. */
+        timeout_ms: Type.Integer({ minimum: 100, default: 5_000 }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
     directories: Type.Optional(
       Type.Object({ log: Type.Optional(Type.String()), data: Type.Optional(Type.String()) }),
     ),

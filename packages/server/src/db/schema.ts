@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { StoreTables } from './store-schema.js';
 
 /**
  * The database, one interface per table. Timestamps are stored as text `YYYY-MM-DDTHH:MM:SS.ffffff` in UTC
@@ -111,6 +112,10 @@ export interface TaskTable {
   created_at: string;
   /** 0/1: when a run fails, the task's pending runs are cancelled (docs/run-statuses.md#cancel-on-failure). */
   cancel_on_failure: Generated<number>;
+  /** The store algorithm the task runs (migration 0020); `image` then holds its approved image and digest. */
+  store_algorithm_id: number | null;
+  /** The linked store it came from (`algorithm_store.id`); null: the store inside this server. */
+  algorithm_store_id: number | null;
 }
 
 export interface ResultTable {
@@ -180,7 +185,7 @@ export interface TaskCountTable {
   version: Generated<number>;
 }
 
-export interface Database {
+export interface Database extends StoreTables {
   authenticatable: AuthenticatableTable;
   organization: OrganizationTable;
   collaboration: CollaborationTable;

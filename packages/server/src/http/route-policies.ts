@@ -13,10 +13,16 @@ export function routeMethods(method: string | string[]): string[] {
  * Gives every route under `apiPath` its policy from the one policy table (auth/policy.ts), which the
  * authentication hook reads. Call before the routes are registered, and {@link checkPolicies} once they are.
  */
-export function attachPolicies(app: FastifyInstance, apiPath: string): { missing: string[] } {
+export function attachPolicies(
+  app: FastifyInstance,
+  apiPath: string,
+  /** A prefix whose routes answer to rules of their own (the algorithm store, docs/store.md). */
+  except?: string,
+): { missing: string[] } {
   const missing: string[] = [];
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith(`${apiPath}/`)) return;
+    if (except !== undefined && route.url.startsWith(`${except}/`)) return;
     const rel = route.url.slice(apiPath.length);
     for (const m of routeMethods(route.method)) {
       const policy = POLICIES[policyKey(m, rel)];

@@ -18,4 +18,34 @@ describe('docs/openapi.json', () => {
     });
     expect(missing).toEqual([]);
   });
+
+  it("documents the algorithm store's routes under its own prefix", async () => {
+    const doc = JSON.parse(await renderOpenApiJson()) as { paths: Record<string, Record<string, unknown>> };
+    const store = [
+      'get /algorithm',
+      'post /algorithm',
+      'get /algorithm/{id}',
+      'patch /algorithm/{id}',
+      'delete /algorithm/{id}',
+      'post /algorithm/{id}/invalidate',
+      'get /algorithm/{id}/function',
+      'get /algorithm/{id}/function/{name}',
+      'get /review',
+      'post /review',
+      'post /review/{id}/approve',
+      'post /review/{id}/reject',
+      'get /policy',
+      'patch /policy',
+      'get /role',
+      'get /user',
+      'post /user',
+    ];
+    const missing = store.filter((key) => {
+      const [method, path] = key.split(' ') as [string, string];
+      return !doc.paths[`/store/api${path}`]?.[method];
+    });
+    expect(missing).toEqual([]);
+    const body = doc.paths['/store/api/algorithm']?.post as { requestBody?: unknown } | undefined;
+    expect(JSON.stringify(body?.requestBody)).toContain('vantage6_version');
+  });
 });

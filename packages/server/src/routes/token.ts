@@ -161,6 +161,38 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
+  // vantage6 4.x: an algorithm store asks the server who holds a user token (docs/store.md#who-calls-a-store).
+  app.post(
+    '/token/user/validate',
+    {
+      schema: {
+        tags: ['token'],
+        summary: 'Who holds this user token (asked by algorithm stores)',
+        response: {
+          200: Type.Object({
+            msg: Type.String(),
+            user_id: Type.Integer(),
+            username: Type.String(),
+            email: Type.String(),
+            organization_id: Type.Integer(),
+          }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const user = request.caller?.user;
+      if (!user) throw new ApiError('wrong_caller', 'Only user tokens can be validated');
+      return {
+        msg: 'Token is valid',
+        user_id: user.id,
+        username: user.username,
+        email: user.email,
+        organization_id: user.organization_id,
+      };
+    },
+  );
+
   app.post(
     '/token/container',
     {

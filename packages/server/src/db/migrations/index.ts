@@ -19,6 +19,7 @@ import { deferredTaskCount } from './0016-deferred-task-count.js';
 import { runLookupIndexes } from './0017-run-lookup-indexes.js';
 import { taskSetVersion } from './0018-task-set-version.js';
 import { resultHeldBytes } from './0019-result-held-bytes.js';
+import { algorithmStore } from './0020-algorithm-store.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -44,6 +45,7 @@ export class FederaMigrations implements MigrationProvider {
       '0017-run-lookup-indexes': runLookupIndexes,
       '0018-task-set-version': taskSetVersion(this.dialect),
       '0019-result-held-bytes': resultHeldBytes,
+      '0020-algorithm-store': algorithmStore(this.dialect),
     });
   }
 }

@@ -1,0 +1,45 @@
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.js';
+import { findStoreUser, upsertStoreUser } from '../repositories/store.js';
+import { normalizeServerUrl } from './identity.js';
+import { STORE_ROLES, storedRoles, type StoreRole } from './roles.js';
+import type { StoreCaller, StoreContext } from './context.js';
+
+/**
+ * The caller of a store route. A user is recorded the first time they call (as a viewer); what their server says
+ * of them (organization, e-mail) is kept current. Users the configuration names as managers hold every role.
+ */
+export async function storeCaller(sctx: StoreContext, request: FastifyRequest): Promise<StoreCaller> {
+  const identity = await sctx.identify(request);
+  const known = await findStoreUser(sctx.db, identity.server_url, identity.username);
+  const user =
+    known && known.organization_id === identity.organization_id && known.email === identity.email
+      ? known
+      : await upsertStoreUser(sctx.db, {
+          server_url: identity.server_url,
+          username: identity.username,
+          organization_id: identity.organization_id,
+          email: identity.email,
+        });
+  const managed = sctx.managers.some(
+    (m) => normalizeServerUrl(m.server_url) === identity.server_url && m.username === identity.username,
+  );
+  const roles = new Set<StoreRole>(['viewer', ...storedRoles(user.roles), ...(managed ? STORE_ROLES : [])]);
+  if (roles.has('store manager')) for (const r of STORE_ROLES) roles.add(r);
+  return { user, roles, identity };
+}
+
+/** The caller when the request carries a token; null when it carries none (public reading). */
+export async function optionalStoreCaller(
+  sctx: StoreContext,
+  request: FastifyRequest,
+): Promise<StoreCaller | null> {
+  if (!request.headers.authorization) return null;
+  return storeCaller(sctx, request);
+}
+
+/** Refuses a caller without `role`. */
+export function requireRole(caller: StoreCaller, role: StoreRole, doing: string): void {
+  if (!caller.roles.has(role))
+    throw new ApiError('forbidden', `You need the store role '${role}' to ${doing}`);
+}

@@ -1,0 +1,39 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { countedPage, type IdQuery } from '../repositories/listing.js';
+
+/** The store's listings answer as vantage6 4.x's do: always `{data, links}`, page 1 of 10 unless asked. */
+export const StorePageQuery = {
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: '1-based page number' })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'page size' })),
+};
+
+export async function storePage<T>(
+  db: Kysely<Database>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ids: IdQuery,
+  load: (ids: number[]) => Promise<T[]>,
+): Promise<{ data: T[]; links: Record<string, string> }> {
+  const q = request.query as { page?: number; per_page?: number };
+  const page = q.page ?? 1;
+  const perPage = q.per_page ?? 10;
+  const { total, ids: pageIds } = await countedPage(db, ids, {
+    limit: perPage,
+    offset: (page - 1) * perPage,
+  });
+  const last = Math.max(1, Math.ceil(total / perPage));
+  const [path, search = ''] = request.url.split('?');
+  const url = (n: number): string => {
+    const params = new URLSearchParams(search);
+    params.set('page', String(n));
+    return `${path}?${params.toString()}`;
+  };
+  const links: Record<string, string> = { first: url(1), self: url(page), last: url(last) };
+  if (page > 1) links.previous = url(Math.min(page - 1, last));
+  if (page < last) links.next = url(page + 1);
+  void reply.header('total-count', String(total));
+  return { data: await load(pageIds), links };
+}
