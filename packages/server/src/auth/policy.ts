@@ -67,6 +67,9 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'GET /collaboration/:id': { callers: UNC, anyOf: ['collaboration.v_glo', 'collaboration.v_org'] },
   'PATCH /collaboration/:id': { callers: U, anyOf: ['collaboration.e_glo'] },
   'DELETE /collaboration/:id': { callers: U, anyOf: ['collaboration.d_glo'] },
+  'GET /algorithmstore': { callers: U },
+  'POST /algorithmstore': { callers: U, anyOf: ['collaboration.e_glo'] },
+  'DELETE /algorithmstore/:id': { callers: U, anyOf: ['collaboration.e_glo'] },
   'GET /collaboration/:id/organization': {
     callers: UNC,
     anyOf: ['collaboration.v_glo', 'collaboration.v_org'],

@@ -15,6 +15,7 @@ import { portRoutes } from './port.js';
 import { vpnRoutes } from './vpn.js';
 import { killRoutes } from './kill.js';
 import { passwordRoutes } from './password.js';
+import { algorithmStoreRoutes } from './algorithm-store.js';
 
 /** Every resource's routes, registered under `api_path`. One file per resource. */
 export const registerRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -35,6 +36,7 @@ export const registerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     vpnRoutes,
     killRoutes,
     passwordRoutes,
+    algorithmStoreRoutes,
   ]) {
     await app.register(routes);
   }

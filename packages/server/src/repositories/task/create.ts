@@ -91,6 +91,9 @@ export interface NewTask {
   init_user_id: number | null;
   /** 0/1 (docs/run-statuses.md#cancel-on-failure). */
   cancel_on_failure?: number;
+  /** The store algorithm it runs (docs/store.md). */
+  store_algorithm_id?: number | null;
+  algorithm_store_id?: number | null;
 }
 
 /** One run of a new task: the receiving organization and its input. */

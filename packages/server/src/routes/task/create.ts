@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import type { Caller } from '../../auth/caller.js';
 import { SocketRooms, imageReferenceProblem } from '@federa/common';
+import { resolveTaskAlgorithm } from '../../store/task-algorithm.js';
 import { ApiError, badRequest, forbidden, notFound } from '../../errors.js';
 import { can } from '../../auth/caller.js';
 import type { Kysely } from 'kysely';
@@ -45,6 +46,19 @@ export const CreateTaskBody = Type.Object({
   database: Type.Optional(NullableString('the database label the nodes use (clients send "default")')),
   master: Type.Optional(
     Type.Boolean({ description: 'users only: run only at the own organization (vantage6 ≤ 3.10)' }),
+  ),
+  store_algorithm_id: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description:
+        'run this approved store algorithm (docs/store.md): the task gets its image at the approved digest and its input is checked against the function',
+    }),
+  ),
+  algorithm_store_id: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: "the linked store of store_algorithm_id (GET /algorithmstore); left out: this server's",
+    }),
   ),
   cancel_on_failure: Type.Optional(
     Type.Boolean({
@@ -99,9 +113,15 @@ export async function createTask(
   const db = ctx.dbh.db;
   const collaborationId = body.collaboration_id;
 
+  // A store algorithm: approved, pinned, and its input fits the function (store/task-algorithm.ts).
+  const fromStore =
+    body.store_algorithm_id !== undefined
+      ? await resolveTaskAlgorithm(ctx, { ...body, store_algorithm_id: body.store_algorithm_id })
+      : null;
+
   // 0. The image is a usable reference: a node must never be handed one its engine cannot parse
   // (docs/security.md, "The node survives any task").
-  const imageProblem = imageReferenceProblem(body.image ?? '');
+  const imageProblem = imageReferenceProblem(fromStore?.image ?? body.image ?? '');
   if (imageProblem)
     throw new ApiError('validation_failed', `field 'image' ${imageProblem}`, {
       extra: { message: { image: imageProblem } },
@@ -207,7 +227,7 @@ export async function createTask(
     {
       name: body.name ?? '',
       description: body.description ?? '',
-      image: body.image ?? '',
+      image: fromStore?.image ?? body.image ?? '',
       database: body.database === undefined ? '' : body.database,
       collaboration_id: collaborationId,
       run_id: parent ? parent.run_id : null,
@@ -215,6 +235,8 @@ export async function createTask(
       initiator_id: initiatorId,
       init_user_id: parent ? parent.init_user_id : caller.id,
       cancel_on_failure: body.cancel_on_failure ? 1 : 0,
+      store_algorithm_id: fromStore?.store_algorithm_id ?? null,
+      algorithm_store_id: fromStore?.algorithm_store_id ?? null,
     },
     // 10. One result per receiving organization, holding that organization's input.
     receivers.map((o) => ({

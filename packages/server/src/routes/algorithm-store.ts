@@ -1,0 +1,101 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { notFound } from '../errors.js';
+import { IdParams, errorResponses } from '../serializers/common.js';
+import { deleteLinkedStore, insertLinkedStore, linkedStoreRows } from '../repositories/store.js';
+
+/**
+ * The algorithm stores this server's users use (vantage6 4.x `/algorithmstore`, docs/store.md): the store inside
+ * the server (id 0, when on) and the stores linked to it, for all collaborations or one.
+ */
+const StoreSchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  url: Type.String({ description: "the store's API; a path for the store inside this server" }),
+  collaboration_id: Type.Union([Type.Integer(), Type.Null()]),
+  internal: Type.Boolean(),
+});
+
+export const algorithmStoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const ctx = app.ctx;
+  const db = ctx.dbh.db;
+
+  app.get(
+    '/algorithmstore',
+    {
+      schema: {
+        tags: ['algorithm store'],
+        summary: 'The algorithm stores linked to this server',
+        querystring: Type.Object({ collaboration_id: Type.Optional(Type.Integer({ minimum: 1 })) }),
+        response: { 200: Type.Array(StoreSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const wanted = request.query.collaboration_id;
+      const linked = (await linkedStoreRows(db))
+        .filter((s) => wanted === undefined || s.collaboration_id === null || s.collaboration_id === wanted)
+        .map((s) => ({ ...s, internal: false }));
+      const own = ctx.config.algorithm_store.enabled
+        ? [
+            {
+              id: 0,
+              name: 'this server',
+              url: ctx.config.algorithm_store.path,
+              collaboration_id: null,
+              internal: true,
+            },
+          ]
+        : [];
+      return [...own, ...linked];
+    },
+  );
+
+  app.post(
+    '/algorithmstore',
+    {
+      schema: {
+        tags: ['algorithm store'],
+        summary: 'Link a store to this server (for all collaborations, or one)',
+        body: Type.Object(
+          {
+            name: Type.String({ minLength: 1, maxLength: 200 }),
+            url: Type.String({
+              pattern: '^https?://\\S+$',
+              maxLength: 500,
+              description: "the store's API URL",
+            }),
+            collaboration_id: Type.Optional(Type.Integer({ minimum: 1 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: StoreSchema, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const values = {
+        name: request.body.name,
+        url: request.body.url.replace(/\/+$/, ''),
+        collaboration_id: request.body.collaboration_id ?? null,
+      };
+      const id = await insertLinkedStore(db, values);
+      return reply.status(201).send({ id, ...values, internal: false });
+    },
+  );
+
+  app.delete(
+    '/algorithmstore/:id',
+    {
+      schema: {
+        tags: ['algorithm store'],
+        summary: 'Unlink a store',
+        params: IdParams,
+        response: { 200: Type.Object({ msg: Type.String() }), ...errorResponses },
+      },
+    },
+    async (request) => {
+      if (!(await deleteLinkedStore(db, request.params.id)))
+        throw notFound('Algorithm store', request.params.id);
+      return { msg: `Algorithm store ${request.params.id} unlinked` };
+    },
+  );
+};

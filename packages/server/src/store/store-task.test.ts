@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { averageDescription, digestOf, startTestApp, storeApi, type TestApp } from '@federa/testing';
+
+// A researcher's task that names a store algorithm: only an approved one runs, at its approved digest, and its
+// arguments are checked against the function's description before the task exists.
+
+let t: TestApp;
+let collab: number;
+let org: number;
+let researcher: string;
+let approvedId: number;
+
+const input = (method: string, kwargs: Record<string, unknown>) =>
+  Buffer.from(`json.${JSON.stringify({ method, args: [], kwargs })}`).toString('base64');
+
+const task = (
+  extra: Record<string, unknown>,
+  method = 'central_average',
+  kwargs: Record<string, unknown> = {},
+) =>
+  t.api('POST', '/task', {
+    token: researcher,
+    body: {
+      collaboration_id: collab,
+      organizations: [{ id: org, input: input(method, kwargs) }],
+      name: 'mean',
+      ...extra,
+    },
+  });
+
+beforeAll(async () => {
+  t = await startTestApp();
+  org = await t.fx.organization();
+  collab = await t.fx.collaboration([org]);
+  await t.fx.node(org, collab);
+  researcher = await (await t.fx.user(org, { roles: ['Researcher'] })).token();
+  await storeApi(t, 'PATCH', '/policy', {
+    token: t.rootToken,
+    body: { min_reviewers: 1, min_reviewing_organizations: 1 },
+  });
+  const reviewerUser = await t.fx.user(org);
+  const reviewer = await storeApi(t, 'POST', '/user', {
+    token: t.rootToken,
+    body: { username: reviewerUser.username, roles: ['reviewer'] },
+  });
+  const made = await storeApi(t, 'POST', '/algorithm', {
+    token: t.rootToken,
+    body: averageDescription(`reg.example.org/average:1@${digestOf(7)}`),
+  });
+  approvedId = made.body.id;
+  const review = await storeApi(t, 'POST', '/review', {
+    token: t.rootToken,
+    body: { algorithm_id: approvedId, reviewer_id: reviewer.body.id },
+  });
+  const done = await storeApi(t, 'POST', `/review/${review.body.id}/approve`, {
+    token: await reviewerUser.token(),
+  });
+  expect(done.body.algorithm_status).toBe('approved');
+});
+afterAll(async () => t.close());
+
+describe('a task naming a store algorithm', () => {
+  it('runs the approved image at its digest', async () => {
+    const r = await task({ store_algorithm_id: approvedId }, 'central_average', { column_name: 'age' });
+    expect(r.status).toBe(201);
+    expect(r.body.image).toBe(`reg.example.org/average:1@${digestOf(7)}`);
+    const row = await t.ctx.dbh.db
+      .selectFrom('task')
+      .selectAll()
+      .where('id', '=', r.body.id)
+      .executeTakeFirstOrThrow();
+    expect(row.store_algorithm_id).toBe(approvedId);
+  });
+
+  it('names the argument and the type expected when an argument does not fit', async () => {
+    const wrong = await task({ store_algorithm_id: approvedId }, 'central_average', { column_name: 5 });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.code).toBe('invalid_argument');
+    expect(wrong.body.msg).toContain("argument 'column_name' must be a column name (string)");
+    const missing = await task({ store_algorithm_id: approvedId }, 'central_average', {});
+    expect(missing.body.msg).toContain("argument 'column_name' is required");
+    const notAllowed = await task({ store_algorithm_id: approvedId }, 'central_average', {
+      column_name: 'age',
+      rounding: 'three',
+    });
+    expect(notAllowed.body.msg).toContain('argument \'rounding\' has "three"');
+    const orgs = await task({ store_algorithm_id: approvedId }, 'central_average', {
+      column_name: 'a',
+      org_ids: [1, 'x'],
+    });
+    expect(orgs.body.msg).toContain('a list of organization ids (integers)');
+    const unknown = await task({ store_algorithm_id: approvedId }, 'central_average', {
+      column_name: 'a',
+      colour: 1,
+    });
+    expect(unknown.body.msg).toContain("argument 'colour' is not an argument");
+    const method = await task({ store_algorithm_id: approvedId }, 'steal_data', {});
+    expect(method.body.msg).toContain('not a function of store algorithm');
+  });
+
+  it('refuses an algorithm that is not approved, and a store that cannot be reached', async () => {
+    const pending = await storeApi(t, 'POST', '/algorithm', {
+      token: t.rootToken,
+      body: averageDescription('reg.example.org/pending:1', 'pending'),
+    });
+    const r = await task({ store_algorithm_id: pending.body.id }, 'central_average', { column_name: 'a' });
+    expect(r.status).toBe(400);
+    expect(r.body.msg).toContain('awaiting reviewer assignment, not approved');
+
+    const linked = await t.api('POST', '/algorithmstore', {
+      token: t.rootToken,
+      body: { name: 'consortium', url: 'http://127.0.0.1:9/api' },
+    });
+    expect(linked.status).toBe(201);
+    const listed = await t.api('GET', '/algorithmstore', { token: researcher });
+    expect(listed.body.map((s: { name: string }) => s.name)).toEqual(['this server', 'consortium']);
+    const far = await task({ store_algorithm_id: 1, algorithm_store_id: linked.body.id }, 'central_average', {
+      column_name: 'a',
+    });
+    expect(far.status).toBe(503);
+    expect(far.body).toMatchObject({ code: 'store_unreachable' });
+    expect(far.body.msg).toContain(
+      "The algorithm store 'consortium' (http://127.0.0.1:9/api) cannot be reached",
+    );
+  });
+});
