@@ -61,7 +61,12 @@ describe('loadNodeConfig', () => {
     container_services: {cache: redis-1}
     algorithm_env: {A: 1, B: x}
     vpn_subnet: 10.76.0.0/16
-    policies: {allowed_algorithms: '^federa/', allowed_organizations: [1, org-b]}
+    policies:
+      allowed_algorithms: '^federa/'
+      allowed_organizations: [1, org-b]
+      allowed_algorithm_stores: https://store.example.org/api
+      allow_either_whitelist_or_store: true
+      allowed_functions: [partial_average]
     directories: {data: ./d, log: ./l}
     proxy_port: 0
 `,
@@ -81,6 +86,9 @@ describe('loadNodeConfig', () => {
     expect(c.algorithmEnv).toEqual({ A: '1', B: 'x' });
     expect(c.allowedAlgorithms).toEqual(['^federa/']);
     expect(c.allowedOrganizations).toEqual([1, 'org-b']);
+    expect(c.allowedAlgorithmStores).toEqual(['https://store.example.org/api']);
+    expect(c.allowEitherWhitelistOrStore).toBe(true);
+    expect(c.allowedFunctions).toEqual(['partial_average']);
     expect(c.dataDir).toBe(join(dir, 'd'));
     expect(c.encryption.privateKeyPath).toBe(join(dir, 'd', 'keys/k.pem'));
     expect(c.vpnSubnet).toBe('10.76.0.0/16');

@@ -64,6 +64,11 @@ export interface NodeConfig {
   readonly allowedOrganizations: readonly (number | string)[] | undefined;
   /** What may leave the node (docs/output-control.md); undefined = every output leaves as written. */
   readonly outputPolicy: OutputPolicy | undefined;
+  /** Store API URLs whose approval an image needs (docs/store.md#node-administrators); undefined: none. */
+  readonly allowedAlgorithmStores: readonly string[] | undefined;
+  readonly allowEitherWhitelistOrStore: boolean;
+  /** Function (method) names a run may ask for; undefined: any. */
+  readonly allowedFunctions: readonly string[] | undefined;
   readonly registries: readonly RegistryConfig[];
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'fatal';
   readonly logFile: string | undefined;
@@ -285,6 +290,9 @@ function normalise(
     allowedUsers: raw.policies?.allowed_users ?? undefined,
     allowedOrganizations: raw.policies?.allowed_organizations ?? undefined,
     outputPolicy: normaliseOutputPolicy(raw.policies?.output, file),
+    allowedAlgorithmStores: storeList(raw.policies?.allowed_algorithm_stores),
+    allowEitherWhitelistOrStore: raw.policies?.allow_either_whitelist_or_store ?? false,
+    allowedFunctions: raw.policies?.allowed_functions ?? undefined,
     registries: raw.docker_registries ?? [],
     logLevel: LEVELS[level] ?? 'info',
     logFile: raw.logging?.file ? join(logDir, raw.logging.file) : undefined,
@@ -368,4 +376,10 @@ function normaliseDatabases(
 
 function expandHome(p: string): string {
   return p === '~' ? homedir() : p.startsWith('~/') ? join(homedir(), p.slice(2)) : p;
+}
+
+/** `allowed_algorithm_stores`: one URL or a list. */
+function storeList(value: string | string[] | null | undefined): readonly string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  return typeof value === 'string' ? [value] : value;
 }

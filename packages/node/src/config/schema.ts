@@ -78,6 +78,11 @@ export const NodeConfigSchema = Type.Object(
             allowed_organizations: Type.Optional(Nullable(Type.Array(IdOrName))),
             /** What may leave the node (docs/output-control.md). */
             output: Type.Optional(Nullable(OutputPolicySchema)),
+            allowed_algorithm_stores: Type.Optional(
+              Nullable(Type.Union([Type.String(), Type.Array(Type.String())])),
+            ),
+            allow_either_whitelist_or_store: Type.Optional(Nullable(Type.Boolean())),
+            allowed_functions: Type.Optional(Nullable(Type.Array(Type.String()))),
           },
           { additionalProperties: false },
         ),

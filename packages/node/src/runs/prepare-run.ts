@@ -12,6 +12,7 @@ import { type WireResultWithTask } from '../server-client/wire.js';
 import { resolveDatabaseLabel } from './environment.js';
 import { tmpVolumeName } from './naming.js';
 import { checkPolicies } from './policy.js';
+import { checkStorePolicies, httpStoreLookup } from './store-policy.js';
 import { writeRunFiles } from './run-files.js';
 import { mark, nodeNote, type RunInfo } from './run-info.js';
 import type { RunManagerOptions } from './run-options.js';
@@ -62,7 +63,14 @@ export async function prepareRun(
 
   const again = <T>(what: string, fn: () => Promise<T>): Promise<T> =>
     persist(fn, { what, signal: o.signal, log: rlog });
-  const verdict = await checkPolicies(item.task, config, (name) =>
+  // The image's trust (allow-list, algorithm stores) and the function: store-policy.ts. checkPolicies then checks
+  // who sent the task; its image allow-list is left to checkStorePolicies, which combines it with the stores.
+  const trust = await checkStorePolicies(item.task, input, config, o.storeLookup ?? httpStoreLookup(10_000));
+  if (!trust.allowed) {
+    rlog.warn({ event: 'run.policy_refused', reason: trust.reason }, 'this node refuses the run');
+    return stop(RunStatus.notAllowed, trust.reason, `this node refuses the run: ${trust.reason}`);
+  }
+  const verdict = await checkPolicies(item.task, { ...config, allowedAlgorithms: undefined }, (name) =>
     again('organization lookup', () => o.organizations.idsFor(name)),
   );
   if (!verdict.allowed)

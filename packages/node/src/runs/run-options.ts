@@ -1,3 +1,4 @@
+import type { StoreLookup } from './store-policy.js';
 /**
  * What the node gives its run manager: the node's identity, the services a run uses (runtime, server, encryption),
  * and where runs live (data volume, private network, proxy).
@@ -43,6 +44,8 @@ export interface RunManagerOptions {
   /** The organizations `allowed_organizations` names, pinned at the node's start (organization-pins.ts). */
   readonly organizations: OrganizationPins;
   readonly log: Logger;
+  /** How the node asks an algorithm store about an image (docs/store.md); default: over HTTP. */
+  readonly storeLookup?: StoreLookup;
   readonly emitStatus: (change: AlgorithmStatusChange) => void;
   /**
    * Sends a batch of an active run's log to the server (docs/run-logs.md); with `share_logs: false` it is not used.
