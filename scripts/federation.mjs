@@ -17,6 +17,7 @@ import { UserClient } from '@federa/client';
 import { createPrivateKeyFile } from '@federa/common';
 import { startLocalNode, waitForNodesOnline } from './lib/local-node.mjs';
 import { checkoutId } from './lib/checkout.mjs';
+import { publishAverage } from './lib/publish-average.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(`--${name}`);
@@ -114,6 +115,33 @@ await admin.user.create({
   roles: [researcherRole.id],
 });
 step('3 organizations, an encrypted collaboration and a researcher created');
+
+// ---- the catalogue: the example algorithm in the server's algorithm store, reviewed by two organizations
+const reviewers = [];
+for (const [i, o] of orgs.slice(1).entries()) {
+  const username = `reviewer-${i + 1}`;
+  const password = `Rev-${randomBytes(9).toString('base64url')}1!`;
+  await admin.user.create({
+    username,
+    firstname: 'Rev',
+    lastname: `Iewer ${i + 1}`,
+    email: `${username}@${o.domain}`,
+    password,
+    organizationId: o.id,
+    roles: [],
+  });
+  const client = new UserClient({ host: 'http://127.0.0.1', port: server.port, apiPath: '/api' });
+  await client.authenticate(username, password);
+  reviewers.push({ username, organizationId: o.id, token: await client.accessToken() });
+}
+const listed = await publishAverage({
+  storeUrl: `${server.url}/store/api`,
+  rootToken: await admin.accessToken(),
+  descriptionFile: join(root, 'algorithms', 'average-python', 'algorithm-store.json'),
+  image: 'federa/average-python:local',
+  reviewers,
+});
+step(`the algorithm store lists '${listed.display_name}' (${listed.status}, ${listed.digest.slice(0, 19)}…)`);
 
 // Sample data: one CSV per organization, and the average computed directly.
 let seed = 42;
