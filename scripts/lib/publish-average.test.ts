@@ -18,7 +18,7 @@ afterAll(async () => t.close());
 describe('the main job publishes the average algorithm', () => {
   it('is approved and listed with its functions', async () => {
     const reviewers = [];
-    for (const i of [1, 2]) {
+    for (let i = 0; i < 2; i++) {
       const org = await t.fx.organization();
       const u = await t.fx.user(org);
       reviewers.push({ username: u.username, organizationId: org, token: await u.token() });
