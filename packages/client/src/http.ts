@@ -31,6 +31,8 @@ export interface RequestSpec {
    * time-out covers only the wait for the answer's headers.
    */
   raw?: boolean;
+  /** `path` is from the server's origin, not under the API prefix (the algorithm store's own API). */
+  fromOrigin?: boolean;
 }
 
 /** A successful (status < 400) answer. */
@@ -155,7 +157,12 @@ export class HttpTransport {
     let response: Response;
     let text: string;
     try {
-      response = await fetch(this.url(spec.path, spec.query), init);
+      response = await fetch(
+        spec.fromOrigin
+          ? `${this.origin}${spec.path}${queryString(spec.query)}`
+          : this.url(spec.path, spec.query),
+        init,
+      );
       clearTimeout(timer);
       if (spec.raw && response.status < 400)
         return { status: response.status, headers: response.headers, body: response.body };
@@ -175,7 +182,7 @@ export class HttpTransport {
       }
     }
     if (response.status < 400) return { status: response.status, headers: response.headers, body };
-    const fullPath = `${this.address.apiPath}${spec.path}`;
+    const fullPath = spec.fromOrigin ? spec.path : `${this.address.apiPath}${spec.path}`;
     return { details: errorDetails(response.status, body, text, spec.method, fullPath) };
   }
 

@@ -38,3 +38,11 @@ export type { ResultResource, ResultFilters } from './resources/result.js';
 export type { LogOptions } from './resources/result-logs.js';
 export type { RoleResource, RoleFilters, NewRole, RoleUpdate } from './resources/role.js';
 export type { RuleResource, RuleFilters } from './resources/rule.js';
+export type {
+  StoreResource,
+  StoreAlgorithm,
+  StoreArgument,
+  StoreFilters,
+  StoreFunction,
+  StoreTask,
+} from './resources/store.js';

@@ -14,6 +14,7 @@ import { ResultResource } from './resources/result.js';
 import { RoleResource } from './resources/role.js';
 import { RuleResource } from './resources/rule.js';
 import { TaskResource } from './resources/task.js';
+import { StoreResource } from './resources/store.js';
 import { UserResource } from './resources/user.js';
 import { Session } from './session.js';
 import type { DecryptedResult } from './types.js';
@@ -83,6 +84,8 @@ export class UserClient {
   readonly node: NodeResource;
   /** Tasks: list, get, create (encrypts the input), delete, kill, results. */
   readonly task: TaskResource;
+  /** The algorithm store inside the server (docs/store.md). */
+  readonly store: StoreResource;
   /** Results: list, get, fromTask (outputs decrypted). */
   readonly result: ResultResource;
   /** Roles and their rules. */
@@ -125,6 +128,7 @@ export class UserClient {
     this.node = new NodeResource(ctx);
     this.result = new ResultResource(ctx);
     this.task = new TaskResource(ctx, this.result);
+    this.store = new StoreResource(ctx, this.task);
     this.role = new RoleResource(ctx);
     this.rule = new RuleResource(ctx);
   }

@@ -52,6 +52,10 @@ export interface NewTask {
    * @default false
    */
   cancelOnFailure?: boolean;
+  /** The store algorithm the image is (docs/store.md): the server checks the input against its function. */
+  storeAlgorithmId?: number;
+  /** The linked store of `storeAlgorithmId` (`GET /algorithmstore`); left out: the server's own. */
+  algorithmStoreId?: number;
 }
 
 /** `client.task`: tasks. Creating one encrypts its input for every receiving organization. */
@@ -135,6 +139,8 @@ export class TaskResource extends ResourceGroup {
       image: task.image,
       database: task.database ?? 'default',
       ...(task.cancelOnFailure ? { cancel_on_failure: true } : {}),
+      ...(task.storeAlgorithmId !== undefined ? { store_algorithm_id: task.storeAlgorithmId } : {}),
+      ...(task.algorithmStoreId !== undefined ? { algorithm_store_id: task.algorithmStoreId } : {}),
     });
     // E.g. receiving nodes that are offline: the task queues, and the researcher should know why nothing happens.
     if (typeof created.warning === 'string' && created.warning !== '') {

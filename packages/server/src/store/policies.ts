@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { policyRows, setPolicies } from '../repositories/store.js';
 
-/** The review policies of a store (docs/store.md#policies) and who may read approved algorithms. */
+/** The review policies of a store (docs/store.md#reviewers-and-store-managers) and who may read approved algorithms. */
 export interface StorePolicies {
   /** Approving reviews an algorithm needs. */
   min_reviewers: number;

@@ -23,7 +23,7 @@ import { requireRole } from './caller.js';
 import { ALGORITHM_STATUS, REVIEW_STATUS } from './status.js';
 
 /**
- * The review rules (docs/store.md#reviewing): store managers assign reviewers who hold the reviewer role; an
+ * The review rules (docs/store.md#reviewers-and-store-managers): store managers assign reviewers who hold the reviewer role; an
  * author reviews their own algorithm only where the policy allows; an image without a digest is never approved;
  * an algorithm is approved once every assigned review approved it and the approvals reach the policy's number of
  * reviewers from its number of organizations; one rejection rejects it. Approving a version replaces the approved

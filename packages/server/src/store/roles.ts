@@ -1,5 +1,5 @@
 /**
- * The store's own roles (docs/store.md#roles), held by store users whatever their rules on their server:
+ * The store's own roles (docs/store.md#reviewers-and-store-managers), held by store users whatever their rules on their server:
  * - viewer: reads approved algorithms (every user of a server the store trusts is one);
  * - developer: submits algorithms and changes their own while in review;
  * - reviewer: is assigned reviews, approves or rejects;

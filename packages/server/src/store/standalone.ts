@@ -82,12 +82,10 @@ export async function startStore(options: StandaloneStoreOptions): Promise<Store
     app.get('/apispec.json', { schema: { hide: true } }, async () => app.swagger());
     app.setErrorHandler(storeErrorHandler);
     app.setNotFoundHandler((request, reply) =>
-      reply
-        .status(404)
-        .send({
-          msg: `No such endpoint: ${request.method} ${request.url.split('?')[0]}`,
-          code: 'route_not_found',
-        }),
+      reply.status(404).send({
+        msg: `No such endpoint: ${request.method} ${request.url.split('?')[0]}`,
+        code: 'route_not_found',
+      }),
     );
     await app.register(storeRoutes(sctx, options.path), { prefix: options.path });
     const url = await app.listen({ host: options.ip, port: options.port });

@@ -1,0 +1,81 @@
+/**
+ * The TypeScript client and the algorithm store: a researcher searches the catalogue and creates a task from an
+ * algorithm, a function and its arguments; a wrong argument comes back as the server's error naming it. Real server
+ * on a free port.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ROOT_PASSWORD,
+  averageDescription,
+  digestOf,
+  startTestApp,
+  storeApi,
+  type TestApp,
+} from '@federa/testing';
+import { UserClient } from './user-client.js';
+
+let t: TestApp;
+let port: number;
+beforeAll(async () => {
+  t = await startTestApp();
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = t.app.server.address();
+  port = typeof address === 'object' && address !== null ? address.port : 0;
+});
+afterAll(async () => t?.close());
+
+describe('client.store', () => {
+  it('lists, searches, and creates a task from algorithm + function + arguments', async () => {
+    const root = new UserClient({ host: 'http://127.0.0.1', port, apiPath: '/api', warn: () => undefined });
+    await root.authenticate('root', ROOT_PASSWORD);
+    await storeApi(t, 'PATCH', '/policy', {
+      token: t.rootToken,
+      body: { min_reviewers: 1, min_reviewing_organizations: 1 },
+    });
+    const org = await t.fx.organization();
+    const reviewer = await t.fx.user(org);
+    const reviewerEntry = await storeApi(t, 'POST', '/user', {
+      token: t.rootToken,
+      body: { username: reviewer.username, roles: ['reviewer'] },
+    });
+    const submitted = await root.store.submit(averageDescription(`reg.example.org/average:1@${digestOf(3)}`));
+    expect(submitted.status).toBe('awaiting reviewer assignment');
+    const review = await root.store.assignReviewer(submitted.id, reviewerEntry.body.id);
+    const asReviewer = new UserClient({ host: 'http://127.0.0.1', port, apiPath: '/api' });
+    await asReviewer.authenticate(reviewer.username, reviewer.password);
+    expect((await asReviewer.store.approve(review.id, 'ok')).algorithm_status).toBe('approved');
+
+    expect((await root.store.list({ search: 'mean column' })).map((a) => a.name)).toEqual(['average']);
+    expect(await root.store.list({ search: 'nothing-like-this' })).toEqual([]);
+
+    const mine = (await root.user.me()).organization.id;
+    const collab = await root.collaboration.create({ name: 'store-client', organizationIds: [mine, org] });
+    await root.node.create({ collaborationId: collab.id, organizationId: org });
+    const created = await root.store.createTask({
+      algorithmId: submitted.id,
+      function: 'central_average',
+      arguments: { column_name: 'age' },
+      collaborationId: collab.id,
+      organizations: [org],
+    });
+    expect(created.image).toBe(`reg.example.org/average:1@${digestOf(3)}`);
+    await expect(
+      root.store.createTask({
+        algorithmId: submitted.id,
+        function: 'central_average',
+        arguments: { column_name: 3 },
+        collaborationId: collab.id,
+        organizations: [org],
+      }),
+    ).rejects.toThrow("argument 'column_name' must be a column name (string)");
+    await expect(
+      root.store.createTask({
+        algorithmId: submitted.id,
+        function: 'nope',
+        arguments: {},
+        collaborationId: collab.id,
+        organizations: [org],
+      }),
+    ).rejects.toThrow("has no function 'nope'");
+  });
+});
