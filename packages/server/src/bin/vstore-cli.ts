@@ -3,18 +3,21 @@ import pino from 'pino';
 import type { StandaloneStoreOptions, StoreHandle } from '../store/standalone.js';
 import { SERVER_VERSION } from '../version.js';
 import type { ExitReason } from './exit-codes.js';
+import { StoreCommandError, reviewAlgorithm, submitAlgorithm, type StoreLogin } from './vstore-client.js';
 
 /** Where the CLI writes and how it starts the store (tests replace them). */
 export interface StoreCliIo {
   out(text: string): void;
   err(text: string): void;
   start(options: StandaloneStoreOptions): Promise<StoreHandle>;
+  env: NodeJS.ProcessEnv;
 }
 
 const defaultIo: StoreCliIo = {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
   start: async (options) => (await import('../store/standalone.js')).startStore(options),
+  env: process.env,
 };
 
 const parsePort = (value: string): number => {
@@ -90,6 +93,46 @@ export async function runStoreCli(argv: string[], io: StoreCliIo = defaultIo): P
       });
       await handle.close();
     });
+  const withLogin = (cmd: Command) =>
+    cmd
+      .requiredOption('--store <url>', "the store's API (e.g. https://srv.example.org/store/api)")
+      .requiredOption('--server <url>', "your server's API (e.g. https://srv.example.org/api)")
+      .requiredOption('--username <name>', 'your username there (the password is read from FEDERA_PASSWORD)');
+  const loginOf = (o: Record<string, unknown>): StoreLogin => {
+    const password = io.env.FEDERA_PASSWORD;
+    if (!password) throw new StoreCommandError('set FEDERA_PASSWORD to your password');
+    return { store: o.store as string, server: o.server as string, username: o.username as string, password };
+  };
+  const report = async (work: () => Promise<string>) => {
+    try {
+      io.out(`${await work()}\n`);
+    } catch (error) {
+      if (!(error instanceof StoreCommandError)) throw error;
+      io.err(`vstore: ${error.message}\n`);
+      outcome = 'failure';
+    }
+  };
+  withLogin(
+    program.command('submit <file>').description("submit an algorithm from its author's JSON file"),
+  ).action((file: string, o: Record<string, unknown>) => report(() => submitAlgorithm(loginOf(o), file)));
+  withLogin(
+    program
+      .command('review <algorithm-id>')
+      .description('approve or reject your open review of an algorithm')
+      .option('--approve', 'approve it')
+      .option('--reject', 'reject it (needs --comment)')
+      .option('--comment <text>', 'your comment'),
+  ).action((id: string, o: Record<string, unknown>) =>
+    report(async () => {
+      if (Boolean(o.approve) === Boolean(o.reject))
+        throw new StoreCommandError('give one of --approve or --reject');
+      if (o.reject && !o.comment) throw new StoreCommandError('a rejection needs --comment');
+      const decision = o.approve
+        ? { approve: true as const, ...(o.comment ? { comment: o.comment as string } : {}) }
+        : { approve: false as const, comment: o.comment as string };
+      return reviewAlgorithm(loginOf(o), Number(id), decision);
+    }),
+  );
   program.command('version').action(() => io.out(`${SERVER_VERSION}\n`));
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -107,6 +107,7 @@ describe('a store of its own', () => {
       out: () => undefined,
       err: (t) => void err.push(t),
       start: startStore,
+      env: {},
     });
     expect(reason).toBe('usage');
     expect(err.join('')).toContain('SERVER_URL#username');
