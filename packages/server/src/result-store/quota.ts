@@ -27,7 +27,7 @@ export interface Allowance {
 }
 
 /**
- * What an upload for `run` may bring (docs/large-results.md#quotas): at most `max_mb`, and no more than the node's
+ * What an upload for `run` may bring (docs/large-results.md#limits): at most `max_mb`, and no more than the node's
  * and the whole store's quotas leave. The run's own earlier upload counts as free: a kept upload replaces it.
  */
 export async function uploadAllowance(
