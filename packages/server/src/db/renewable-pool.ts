@@ -59,6 +59,19 @@ function signal(): { promise: Promise<void>; resolve: () => void } {
  * True when an error says the database could not be reached (a refused, reset, silent or closed connection),
  * as opposed to an error of the query itself. Such requests answer 503 with `Retry-After` (docs/reliability.md).
  */
+/**
+ * True when the database could not store a write because its disk (or, for SQLite, its size limit) is full
+ * (PostgreSQL `53100`, SQLite `SQLITE_FULL`): the request was not done, and may succeed once space is freed.
+ */
+export function isDiskFull(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
+    const { code, cause } = e as { code?: unknown; cause?: unknown };
+    if (code === '53100' || code === 'SQLITE_FULL') return true;
+    e = cause;
+  }
+  return false;
+}
+
 export function isConnectionError(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
     const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };

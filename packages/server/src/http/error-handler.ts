@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError, ERROR_CODES, INTERNAL_ERROR_MESSAGE, type ErrorCode } from '../errors.js';
 import type { AppContext } from '../context.js';
-import { isConnectionError, isPoolBusy } from '../db/renewable-pool.js';
+import { isConnectionError, isDiskFull, isPoolBusy } from '../db/renewable-pool.js';
 import { isUniqueViolation } from '../db/violations.js';
 
 /**
@@ -11,6 +11,7 @@ import { isUniqueViolation } from '../db/violations.js';
 const MESSAGES = {
   notJson: 'Send the request body as JSON (Content-Type: application/json).',
   poolBusy: 'The server is busy: no database connection came free in time; retry later.',
+  diskFull: 'The database cannot store more data at the moment; retry later.',
   databaseDown: 'The database is unreachable at the moment; retry later.',
   unique:
     'This would repeat a value that must be unique, such as a name, and is taken already; the request was refused.',
@@ -45,7 +46,8 @@ function validationField(error: FastifyError): string {
 export function answerErrors(app: FastifyInstance, ctx: AppContext): void {
   const retryAfter = String(ctx.config.database.retry_after_seconds);
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    if (error instanceof ApiError && !(error.status === 500 && isConnectionError(error.cause))) {
+    const databaseFault = (cause: unknown): boolean => isConnectionError(cause) || isDiskFull(cause);
+    if (error instanceof ApiError && !(error.status === 500 && databaseFault(error.cause))) {
       if (error.status >= 500) request.log.error({ err: error.cause ?? error }, error.message);
       // 500 answers carry only the fixed text; 501/503 messages come from the routes and are public.
       const body =
@@ -95,6 +97,15 @@ export function answerErrors(app: FastifyInstance, ctx: AppContext): void {
       );
       void reply.header('Retry-After', retryAfter);
       return refuse(reply, 'unavailable', MESSAGES.poolBusy);
+    }
+    if (isDiskFull(error instanceof ApiError ? error.cause : error)) {
+      // Nothing was written; the write may succeed once space is freed. The operator must act: logged as an error.
+      request.log.error(
+        { event: 'db.disk_full', url: request.url, method: request.method },
+        'the database could not store a write: its disk is full',
+      );
+      void reply.header('Retry-After', retryAfter);
+      return refuse(reply, 'unavailable', MESSAGES.diskFull);
     }
     if (isConnectionError(error instanceof ApiError ? error.cause : error)) {
       // The database is unreachable (refused, reset or silent connection): callers retry (docs/reliability.md).
