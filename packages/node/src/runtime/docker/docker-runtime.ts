@@ -26,7 +26,7 @@ import type {
 } from '../container-runtime.js';
 import { checkImageReference } from '../image-ref.js';
 import * as containers from './containers.js';
-import { Engine } from './engine.js';
+import { Engine, type EngineLabel } from './engine.js';
 import { pullIfNewer, type ImagePullContext } from './image-pull.js';
 import * as networks from './networks.js';
 import { RegistryAuth } from './registry-auth.js';
@@ -48,6 +48,8 @@ export interface DockerRuntimeOptions {
    */
   readonly registryTimeoutMs?: number;
   readonly logger?: RuntimeLogger;
+  /** How errors name the engine (an engine that speaks Docker's API, such as Podman's, names itself). */
+  readonly engineLabel?: EngineLabel;
 }
 
 export class DockerRuntime implements ContainerRuntime {
@@ -59,7 +61,7 @@ export class DockerRuntime implements ContainerRuntime {
     const docker =
       options.docker ??
       (options.socketPath !== undefined ? new Docker({ socketPath: options.socketPath }) : new Docker());
-    this.#engine = new Engine(docker, options.logger);
+    this.#engine = new Engine(docker, options.logger, options.engineLabel);
     this.#auth = new RegistryAuth(options.registries);
     this.#pulls = {
       engine: this.#engine,
