@@ -20,6 +20,7 @@ import { isolatePrivateNetwork, setUpPrivateNetwork } from './runs/private-netwo
 import { createContainerRuntime } from './runtime/index.js';
 import { RestClient } from './server-client/rest-client.js';
 import { NodeVpn, VPN_HELPER_IMAGE } from './vpn/node-vpn.js';
+import { startProxyRelay } from './runs/proxy-relay.js';
 import { SocketChannel } from './server-client/socket-channel.js';
 import {
   listOf,
@@ -67,11 +68,18 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
 
     const runtime =
       options.runtime ??
-      createContainerRuntime({ registries: config.registries, logger: log.child({ component: 'runtime' }) });
+      createContainerRuntime({
+        kind: config.runtime.kind,
+        ...(config.runtime.socketPath !== undefined ? { socketPath: config.runtime.socketPath } : {}),
+        registries: config.registries,
+        logger: log.child({ component: 'runtime' }),
+      });
     try {
       await runtime.ping();
     } catch (cause) {
-      throw new StartupError(`the container engine does not answer: ${(cause as Error).message}`, { cause });
+      throw new StartupError(`the container engine cannot be used: ${(cause as Error).message}`, {
+        cause,
+      });
     }
     checkpoint();
     for (const reg of config.registries) {
@@ -176,6 +184,18 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       );
     }
     cleanups.push(() => proxy.close());
+    if (config.runtime.kind === 'podman' && !config.dockerized) {
+      const relay = await startProxyRelay({
+        runtime,
+        names,
+        network,
+        dataDir: config.dataDir,
+        proxyPort: proxy.port,
+        labels: { 'federa.node': config.name, 'vantage6-type': 'node-resource' },
+        log,
+      });
+      cleanups.push(() => relay.close());
+    }
     const unguard = await isolatePrivateNetwork({ config, privateNetwork, proxyPort: proxy.port, log });
     if (unguard) cleanups.push(unguard);
     checkpoint();

@@ -16,6 +16,7 @@ import {
 } from '@federa/common';
 
 import { normaliseOutputPolicy, type OutputPolicy } from './output-policy.js';
+import { normaliseRuntime, type RuntimeConfig } from './runtime-config.js';
 import { NodeConfigSchema, type DatabaseType, type RawNodeConfig } from './schema.js';
 import { parseImagePattern } from '../runs/image-policy.js';
 
@@ -91,6 +92,8 @@ export interface NodeConfig {
    */
   readonly largeResultBytes: number;
   readonly gpu: boolean;
+  /** The container engine of the algorithms (`container_runtime`, `podman_socket`). */
+  readonly runtime: RuntimeConfig;
   /** Keys accepted for compatibility but without effect in Federa (logged at start). */
   readonly ignoredKeys: readonly string[];
   /**
@@ -299,6 +302,7 @@ function normalise(
     shareLogs: raw.share_logs ?? true,
     largeResultBytes: Math.floor((raw.large_result_mb ?? 16) * 1024 * 1024),
     gpu: raw.algorithm_device_requests?.gpu ?? false,
+    runtime: normaliseRuntime(raw, file),
     ignoredKeys,
     dockerized,
     dataVolumeName: dockerized ? env.DATA_VOLUME_NAME || undefined : undefined,

@@ -48,6 +48,11 @@ export interface DockerRuntimeOptions {
    */
   readonly registryTimeoutMs?: number;
   readonly logger?: RuntimeLogger;
+  /**
+   * Whether the engine answers `/distribution` (a registry's digest without a pull); Podman's Docker API does not.
+   * @default true
+   */
+  readonly distribution?: boolean;
   /** How errors name the engine (an engine that speaks Docker's API, such as Podman's, names itself). */
   readonly engineLabel?: EngineLabel;
 }
@@ -67,6 +72,7 @@ export class DockerRuntime implements ContainerRuntime {
       engine: this.#engine,
       auth: this.#auth,
       registryTimeoutMs: options.registryTimeoutMs ?? 20_000,
+      distribution: options.distribution ?? true,
       inspectImage: (ref) => this.inspectImage(ref),
     };
   }

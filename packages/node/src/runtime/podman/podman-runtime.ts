@@ -81,6 +81,7 @@ export class PodmanRuntime extends DockerRuntime {
     super({
       docker,
       engineLabel: { name: `Podman (${socketPath})`, hint: START_SERVICE(socketPath) },
+      distribution: false,
       ...(options.registries !== undefined ? { registries: options.registries } : {}),
       ...(options.registryTimeoutMs !== undefined ? { registryTimeoutMs: options.registryTimeoutMs } : {}),
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
