@@ -6,12 +6,14 @@
  * without root.
  */
 import { access } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { delimiter, join } from 'node:path';
 import Docker from 'dockerode';
 
 import type { EngineInfo, RegistryCredentials, RuntimeLogger } from '../container-runtime.js';
 import { DockerRuntime } from '../docker/docker-runtime.js';
 import { ContainerRuntimeError, RuntimeUnavailableError } from '../errors.js';
+import { missingRootlessFeatures, type HostFeature } from './host-check.js';
 import { libpodInfo, removeWithDependents, type LibpodInfo } from './libpod-info.js';
 
 /** Oldest Podman whose Docker-compatible API has what the node needs (netavark internal networks, API 1.40+). */
@@ -137,6 +139,21 @@ export class PodmanRuntime extends DockerRuntime {
     }
     this.#info = info;
     return { ...base, version: info.version };
+  }
+
+  /**
+   * What this host lacks for rootless Podman, for the user this process runs as (after a ping, the cgroup limits
+   * too). The node logs each at start.
+   */
+  missingFeatures(): Promise<HostFeature[]> {
+    const { username, uid } = userInfo();
+    const info = this.#info;
+    return missingRootlessFeatures({
+      user: { name: username, uid },
+      ...(info !== undefined
+        ? { cgroup: { version: info.cgroupVersion, controllers: info.cgroupControllers } }
+        : {}),
+    });
   }
 
   /**
