@@ -53,6 +53,8 @@ export interface DockerRuntimeOptions {
    * @default true
    */
   readonly distribution?: boolean;
+  /** Without `distribution`: asked before a pull whether the registry can be reached at all. */
+  readonly registryUnreachable?: (ref: string) => Promise<string | undefined>;
   /** How errors name the engine (an engine that speaks Docker's API, such as Podman's, names itself). */
   readonly engineLabel?: EngineLabel;
 }
@@ -73,6 +75,9 @@ export class DockerRuntime implements ContainerRuntime {
       auth: this.#auth,
       registryTimeoutMs: options.registryTimeoutMs ?? 20_000,
       distribution: options.distribution ?? true,
+      ...(options.registryUnreachable !== undefined
+        ? { registryUnreachable: options.registryUnreachable }
+        : {}),
       inspectImage: (ref) => this.inspectImage(ref),
     };
   }

@@ -22,6 +22,8 @@ export interface ImagePullContext {
    * unchanged image costs one round trip; the local image id before and after tells 'pulled' from 'up-to-date'.
    */
   readonly distribution: boolean;
+  /** Without `distribution`: why the registry of a reference cannot be reached (then no pull is tried), if so. */
+  registryUnreachable?(ref: string): Promise<string | undefined>;
   /** The local image of a reference, or undefined. */
   inspectImage(ref: string): Promise<ImageInfo | undefined>;
 }
@@ -127,6 +129,12 @@ async function pullAndCompare(
   local: ImageInfo | undefined,
 ): Promise<PullResult> {
   const logger = ctx.engine.logger;
+  const unreachable = local !== undefined ? await ctx.registryUnreachable?.(ref) : undefined;
+  if (unreachable !== undefined && local !== undefined) {
+    const warning = `could not ask the registry about ${ref} (${unreachable}); using the local image`;
+    logger?.warn({ image: ref }, warning);
+    return { action: 'local-fallback', warning, imageId: local.id };
+  }
   const pullError = await pull(ctx, ref, auth);
   const after = await ctx.inspectImage(ref);
   if (pullError === undefined && after !== undefined) {

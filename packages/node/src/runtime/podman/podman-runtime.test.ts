@@ -10,6 +10,8 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import Docker from 'dockerode';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { RuntimeUnavailableError } from '../errors.js';
@@ -110,6 +112,31 @@ describe('PodmanRuntime refuses, saying what to do', () => {
     expect(versionAtLeast('4.0.0-rc1', '4.0.0')).toBe(true);
     expect(versionAtLeast('3.10.2', '4.0.0')).toBe(false);
     expect(versionAtLeast('10.0', '4.0.0')).toBe(true);
+  });
+});
+
+describe('PodmanRuntime pull-if-newer', () => {
+  it('keeps the local image at once when the registry does not answer (Podman would retry for seconds)', async () => {
+    const uid = execFileSync('id', ['-u', process.env['FEDERA_PODMAN_USER'] ?? 'federa-podman'], {
+      encoding: 'utf8',
+    }).trim();
+    const socketPath = process.env['FEDERA_PODMAN_SOCKET'] ?? `/run/user/${uid}/podman/podman.sock`;
+    const runtime = new PodmanRuntime({ socketPath });
+    await runtime.ping();
+    // A local image whose registry (port 1 of this host) answers nobody.
+    const repo = `127.0.0.1:1/${RUN}/helper`;
+    await new Docker({ socketPath }).getImage('federa/helper:local').tag({ repo, tag: 'local' });
+    cleanups.push(() => new Docker({ socketPath }).getImage(`${repo}:local`).remove());
+    const local = await runtime.inspectImage(`${repo}:local`);
+    const t0 = Date.now();
+    const result = await runtime.pullIfNewer(`${repo}:local`);
+    expect(Date.now() - t0).toBeLessThan(2_000);
+    expect(result).toMatchObject({ action: 'local-fallback', imageId: local?.id });
+    expect(result.warning).toMatch(
+      /registry 127\.0\.0\.1:1 does not answer: .*ECONNREFUSED.*; using the local image/,
+    );
+    // No local image and no registry: missing, after the pull itself was tried.
+    expect((await runtime.pullIfNewer(`127.0.0.1:1/${RUN}/none:1`)).action).toBe('missing');
   });
 });
 

@@ -14,6 +14,7 @@ import type { EngineInfo, RegistryCredentials, RuntimeLogger } from '../containe
 import { DockerRuntime } from '../docker/docker-runtime.js';
 import { ContainerRuntimeError, RuntimeUnavailableError } from '../errors.js';
 import { missingRootlessFeatures, type HostFeature } from './host-check.js';
+import { registryUnreachable } from './registry-probe.js';
 import { libpodInfo, removeWithDependents, type LibpodInfo } from './libpod-info.js';
 
 /** Oldest Podman whose Docker-compatible API has what the node needs (netavark internal networks, API 1.40+). */
@@ -84,6 +85,8 @@ export class PodmanRuntime extends DockerRuntime {
       docker,
       engineLabel: { name: `Podman (${socketPath})`, hint: START_SERVICE(socketPath) },
       distribution: false,
+      registryUnreachable: (ref) =>
+        registryUnreachable(ref, Math.min(options.registryTimeoutMs ?? 20_000, 5_000)),
       ...(options.registries !== undefined ? { registries: options.registries } : {}),
       ...(options.registryTimeoutMs !== undefined ? { registryTimeoutMs: options.registryTimeoutMs } : {}),
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
