@@ -4,7 +4,7 @@
  * bench's image copied into that user's Podman.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { chownSync, copyFileSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
