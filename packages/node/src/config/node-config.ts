@@ -302,7 +302,7 @@ function normalise(
     shareLogs: raw.share_logs ?? true,
     largeResultBytes: Math.floor((raw.large_result_mb ?? 16) * 1024 * 1024),
     gpu: raw.algorithm_device_requests?.gpu ?? false,
-    runtime: normaliseRuntime(raw, file),
+    runtime: normaliseRuntime(raw, file, env),
     ignoredKeys,
     dockerized,
     dataVolumeName: dockerized ? env.DATA_VOLUME_NAME || undefined : undefined,

@@ -22,8 +22,20 @@ const DOCKER_ONLY: ReadonlyArray<{ key: string; set: (raw: RawNodeConfig) => boo
   },
 ];
 
-export function normaliseRuntime(raw: RawNodeConfig, file: string): RuntimeConfig {
-  const kind = raw.container_runtime ?? 'docker';
+/**
+ * `env.FEDERA_CONTAINER_RUNTIME` is how `vnode start --runtime podman` hands its choice to the node when the file
+ * names none; the file's key wins (the CLI refuses a contradiction before it gets here).
+ */
+export function normaliseRuntime(
+  raw: RawNodeConfig,
+  file: string,
+  env: Readonly<Record<string, string | undefined>> = {},
+): RuntimeConfig {
+  const fromEnv = env['FEDERA_CONTAINER_RUNTIME'];
+  if (fromEnv !== undefined && fromEnv !== 'docker' && fromEnv !== 'podman') {
+    throw new ConfigError(file, `FEDERA_CONTAINER_RUNTIME must be docker or podman, not '${fromEnv}'`);
+  }
+  const kind = raw.container_runtime ?? fromEnv ?? 'docker';
   if (kind === 'docker' && raw.podman_socket !== undefined) {
     throw new ConfigError(
       file,
