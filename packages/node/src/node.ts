@@ -17,7 +17,6 @@ import { RunManager } from './runs/run-manager.js';
 import { OrganizationPins } from './runs/organization-pins.js';
 import { RunStore } from './runs/run-store.js';
 import { isolatePrivateNetwork, setUpPrivateNetwork } from './runs/private-network.js';
-import type { ContainerRuntime } from './runtime/index.js';
 import { connectRuntime } from './runtime-start.js';
 import { RestClient } from './server-client/rest-client.js';
 import { NodeVpn, VPN_HELPER_IMAGE } from './vpn/node-vpn.js';
