@@ -99,6 +99,20 @@ export async function startPodmanNode(o: {
           stdio: 'ignore',
         },
       );
+      // The node leaves its network and volumes for its next start; the bench's are removed.
+      const podman = (...args: string[]) =>
+        execFileSync(
+          'runuser',
+          ['-u', USER, '--', 'env', `XDG_RUNTIME_DIR=/run/user/${uid}`, 'podman', ...args],
+          {
+            encoding: 'utf8',
+          },
+        );
+      podman('network', 'rm', '-f', `federa-${o.name}-net`);
+      const volumes = podman('volume', 'ls', '-q')
+        .split('\n')
+        .filter((v) => v.startsWith(`federa-${o.name}-`));
+      if (volumes.length > 0) podman('volume', 'rm', '-f', ...volumes);
       rmSync(dir, { recursive: true, force: true });
     },
   };

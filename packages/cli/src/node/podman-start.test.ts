@@ -56,6 +56,22 @@ describe('vnode start --runtime podman', () => {
     const org = fed.orgs[0]!;
     const dir = mkdtempSync(join(tmpdir(), `${tag}-`));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    // The node leaves its network and data volume for its next start; the test's are removed by its tag.
+    cleanups.push(() => {
+      const podman = (...args: string[]) =>
+        execFileSync(
+          'runuser',
+          ['-u', USER, '--', 'env', `XDG_RUNTIME_DIR=/run/user/${uid}`, 'podman', ...args],
+          {
+            encoding: 'utf8',
+          },
+        );
+      podman('network', 'rm', '-f', `federa-${tag}-net`);
+      const volumes = podman('volume', 'ls', '-q')
+        .split('\n')
+        .filter((v) => v.startsWith(`federa-${tag}-`));
+      if (volumes.length > 0) podman('volume', 'rm', '-f', ...volumes);
+    });
     writeFileSync(join(dir, 'data.csv'), 'age\n1\n');
     const file = join(dir, `${tag}.yaml`);
     writeFileSync(
