@@ -5,10 +5,13 @@
 //   TypeScript client, its decrypted result beside the average computed directly from the CSV files,
 //   and how long each step took. Then it keeps running (Ctrl-C stops it) or, with --once, tears down.
 // Run through scripts/federation.sh, which does the set-up (packages, build, Docker, images) first.
-//   node scripts/federation.mjs [--once] [--port 5000] [--image federa/average-python:local] [--r]
+//   node scripts/federation.mjs [--once] [--port 5000] [--image federa/average-python:local] [--r] [--runtime podman]
 // --r runs the R example algorithm (algorithms/average-r, image federa/average-r:local) instead.
+// --runtime podman runs each node as the unprivileged user of rootless Podman (scripts/podman-rootless.sh), its
+// algorithms on that user's Podman.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '@federa/server';
@@ -28,7 +31,26 @@ const option = (name, dflt) => {
 const once = flag('once');
 const port = Number(option('port', process.env.FEDERA_PORT ?? '5000'));
 const image = flag('r') ? 'federa/average-r:local' : option('image', 'federa/average-python:local');
+const runtimeKind = option('runtime', 'docker');
+if (runtimeKind !== 'docker' && runtimeKind !== 'podman') {
+  console.error(`--runtime must be docker or podman, not ${runtimeKind}`);
+  process.exit(2);
+}
+const podman = runtimeKind === 'podman' ? podmanUser() : undefined;
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The user of rootless Podman that scripts/podman-rootless.sh set up, and its API socket. */
+function podmanUser() {
+  const user = process.env.FEDERA_PODMAN_USER ?? 'federa-podman';
+  try {
+    const uid = Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', user], { encoding: 'utf8' }).trim());
+    return { user, uid, gid, socket: `/run/user/${uid}/podman/podman.sock` };
+  } catch {
+    console.error(`no user ${user}: run scripts/podman-rootless.sh (as root) first`);
+    process.exit(2);
+  }
+}
 const dir = resolve(root, '.data', 'federation');
 // The nodes' Docker networks and volumes carry this checkout's id: two checkouts on one machine never share them.
 const dockerPrefix = `federa-${checkoutId}`;
@@ -184,11 +206,16 @@ for (const [i, o] of orgs.entries()) {
       dataDir: join(nodeDir, 'data'),
       logDir: join(dir, 'logs'),
       dockerPrefix,
+      ...(podman ? { podman } : {}),
     }),
   );
 }
 await waitForNodesOnline(admin, collaboration.id, 3, 'see the node logs');
-step('3 nodes online (each with its private Docker network and proxy)');
+step(
+  podman
+    ? `3 nodes online (each as the unprivileged user ${podman.user}, on rootless Podman, with its private network and proxy)`
+    : '3 nodes online (each with its private Docker network and proxy)',
+);
 
 // ---- the researcher runs the federated average
 const researcher = new UserClient({ host: 'http://127.0.0.1', port: server.port, apiPath: '/api' });
@@ -225,7 +252,7 @@ say(`  ${((Date.now() - t0) / 1000).toFixed(2).padStart(7)} s  total`);
 const shutdown = async () => {
   for (const n of nodes) await n.running.stop().catch(() => undefined);
   await server.close();
-  const runtime = createContainerRuntime();
+  const runtime = createContainerRuntime(podman ? { kind: 'podman', socketPath: podman.socket } : {});
   for (const n of nodes) {
     for (const v of await runtime.listVolumes({ prefix: `${dockerPrefix}-${n.name}-` }))
       await runtime.removeVolume(v.name).catch(() => undefined);

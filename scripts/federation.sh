@@ -3,6 +3,7 @@
 # images), then runs a whole federation (scripts/federation.mjs). Flags go to it: --once, --port N, --r (the R
 # example algorithm, which also needs Debian's R on this machine).
 # Set-up logs: .data/setup/ of this checkout.
+# --runtime podman: the nodes as an unprivileged user on rootless Podman, set up by scripts/podman-rootless.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/checkout.sh
@@ -28,5 +29,9 @@ quietly "web UI build" "$FEDERA_SETUP_LOGS/ui-build.log" npm run build -w packag
 step "set-up: images (base images, example algorithm)"
 bash scripts/build-images.sh $([ "$r" = 1 ] || echo --no-r)
 bash scripts/build-algorithms.sh
+if [[ " $* " == *" --runtime podman "* ]]; then
+  step "set-up: rootless Podman (its user, API socket, images)"
+  bash scripts/podman-rootless.sh
+fi
 step "federation"
 exec node scripts/federation.mjs "$@"

@@ -42,6 +42,10 @@ bash scripts/build-images.sh || fail_step "base image build"
 bash scripts/build-algorithms.sh || fail_step "algorithm image build"
 bash scripts/build-infra-images.sh --tag "test-$FEDERA_CHECKOUT_ID" || fail_step "server/node image build"
 
+step "rootless Podman (an unprivileged user, its API socket, the images copied from Docker once)"
+# The runtime conformance suite and the Podman main job fail, not skip, when this step could not set it up.
+bash scripts/podman-rootless.sh || fail_step "rootless Podman setup"
+
 step "tests: everything, SQLite"
 FEDERA_TEST_DB=sqlite npx vitest run --reporter=default --reporter=json --outputFile="$OUT/vitest-sqlite.json" || true
 

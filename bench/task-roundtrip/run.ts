@@ -5,7 +5,11 @@
  * whose sub-task runs at both organizations, waited for through the proxy's long-poll
  * (docs/container-environment.md#waiting-for-a-sub-task), from its post to its result.
  *
- *   npx vite-node bench/task-roundtrip/run.ts [-- --runs 9] [--plain]
+ *   npx vite-node bench/task-roundtrip/run.ts [-- --runs 9] [--plain] [--runtime podman]
+ *
+ * --runtime podman: the second organization's node runs as the unprivileged user of rootless Podman (its own
+ * process, podman-node.ts); the trivial task's round trip on it is printed beside the same on the Docker node, the
+ * two alternating (target: Podman within 1.5x of Docker). Needs scripts/podman-rootless.sh's set-up.
  *
  * Also printed: the CPU time this process (server, both nodes, researcher) spent per master, and the master's
  * timeline (timeline.ts, from the nodes' logs). BENCH_MASTER_IMAGE=<image> times another build of the master's
@@ -20,6 +24,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { RsaCryptor, encodeBase64 } from '@federa/common';
 
+import { startPodmanNode, type PodmanNode } from './podman-node.js';
 import { TimelineRecorder } from './timeline.js';
 import {
   buildImage,
@@ -32,6 +37,10 @@ import {
 const argv = process.argv.slice(2);
 const runs = Number(argv[argv.indexOf('--runs') + 1] ?? 9) || 9;
 const encrypted = !argv.includes('--plain');
+const runtimeArg = argv.includes('--runtime') ? argv[argv.indexOf('--runtime') + 1] : 'docker';
+if (runtimeArg !== 'docker' && runtimeArg !== 'podman') throw new Error('--runtime must be docker or podman');
+const onPodman = runtimeArg === 'podman';
+if (onPodman && !encrypted) throw new Error('--runtime podman times the encrypted collaboration only');
 const IMAGE = 'federa-bench/trivial:local';
 const startLoad = loadavg()[0]!.toFixed(1);
 const MASTER_IMAGE = process.env.BENCH_MASTER_IMAGE ?? 'federa/average-ts:local';
@@ -54,17 +63,28 @@ const org = fed.orgs[0]!;
 const timeline = new TimelineRecorder();
 const [started, second] = await Promise.all(
   fed.orgs.map((o, i) =>
-    startE2eNode(
-      server,
-      o,
-      `${tag}-${i}`,
-      encrypted,
-      '',
-      process.env.BENCH_LOG ? pino({ level: process.env.BENCH_LOG }) : timeline.logger(i),
-    ),
+    i === 1 && onPodman
+      ? Promise.resolve(undefined)
+      : startE2eNode(
+          server,
+          o,
+          `${tag}-${i}`,
+          encrypted,
+          '',
+          process.env.BENCH_LOG ? pino({ level: process.env.BENCH_LOG }) : timeline.logger(i),
+        ),
   ),
 );
-if (!started || !second) throw new Error('two nodes were expected');
+if (!started || (!second && !onPodman)) throw new Error('two nodes were expected');
+const podmanNode: PodmanNode | undefined = onPodman
+  ? await startPodmanNode({
+      serverPort: server.port,
+      apiKey: fed.orgs[1]!.apiKey,
+      csv: fed.orgs[1]!.csv,
+      name: `${tag}-podman`,
+      image: IMAGE,
+    })
+  : undefined;
 // The node made a 2048-bit key for speed of the test suite; the bench uses the node's key as the researcher's.
 const researcher = encrypted
   ? new RsaCryptor(readFileSync(join(started.dataDir, 'private_key.pem'), 'utf8'))
@@ -99,9 +119,9 @@ const bareRun = (): number => {
   return ms;
 };
 
-const federaRun = async (): Promise<number> => {
+const federaRun = async (at: { id: number } = org): Promise<number> => {
   const t0 = performance.now();
-  const publicKey = encrypted ? (await server.api('GET', `/organization/${org.id}`)).body.public_key : '';
+  const publicKey = encrypted ? (await server.api('GET', `/organization/${at.id}`)).body.public_key : '';
   const input = Buffer.from('json.{"method": "x"}');
   const posted = await server.api<{ id: number }>('POST', '/task', {
     name: 'bench',
@@ -109,7 +129,7 @@ const federaRun = async (): Promise<number> => {
     collaboration_id: fed.collaborationId,
     organizations: [
       {
-        id: org.id,
+        id: at.id,
         input: researcher ? researcher.encryptBytesToString(input, publicKey) : encodeBase64(input),
       },
     ],
@@ -190,28 +210,43 @@ const masterRun = async (): Promise<number> => {
 // run, removed its container and made its next network helper ready. The two sides alternate, so that the load
 // of the shared machine weighs on both alike; one unmeasured warm-up run of each comes first.
 const settle = async (): Promise<void> => {
-  await Promise.all([started.node.runs.idle(), second.node.runs.idle()]);
+  await Promise.all([started.node.runs.idle(), second?.node.runs.idle()]);
   await new Promise((r) => setTimeout(r, 200));
 };
 const bare: number[] = [];
 const federa: number[] = [];
 const master: number[] = [];
+const onPodmanNode: number[] = [];
 try {
-  await settle();
-  bareRun();
-  await federaRun();
-  await settle();
-  await masterRun();
-  for (let i = 0; i < runs; i++) {
+  if (onPodman) {
+    // The Podman node is another process: its quiet state is not visible here; the settle pause stands for it.
     await settle();
-    bare.push(bareRun());
+    await federaRun();
     await settle();
-    federa.push(await federaRun());
+    await federaRun(fed.orgs[1]!);
+    for (let i = 0; i < runs; i++) {
+      await settle();
+      federa.push(await federaRun());
+      await settle();
+      onPodmanNode.push(await federaRun(fed.orgs[1]!));
+    }
+  } else {
     await settle();
-    master.push(await masterRun());
+    bareRun();
+    await federaRun();
+    await settle();
+    await masterRun();
+    for (let i = 0; i < runs; i++) {
+      await settle();
+      bare.push(bareRun());
+      await settle();
+      federa.push(await federaRun());
+      await settle();
+      master.push(await masterRun());
+    }
   }
 } finally {
-  await Promise.all([started.node.stop(), second.node.stop()]);
+  await Promise.all([started.node.stop(), second?.node.stop(), podmanNode?.stop()]);
   await server.close();
   removeNodeObjects(`${tag}-0`);
   removeNodeObjects(`${tag}-1`);
@@ -219,6 +254,21 @@ try {
   execFileSync('docker', ['rmi', '-f', IMAGE], { stdio: 'ignore' });
 }
 
+if (onPodman) {
+  const md = median(federa);
+  const mp = median(onPodmanNode);
+  console.log(
+    `task-roundtrip --runtime podman (${runs} runs each, encrypted collaboration; load average at the start ${startLoad}, at the end ${loadavg()[0]!.toFixed(1)})`,
+  );
+  console.log(
+    `  Docker node (root daemon)      median ${md.toFixed(0)} ms   (${federa.map((x) => x.toFixed(0)).join(' ')})`,
+  );
+  console.log(
+    `  Podman node (rootless, own user) median ${mp.toFixed(0)} ms   (${onPodmanNode.map((x) => x.toFixed(0)).join(' ')})`,
+  );
+  console.log(`  ratio Podman / Docker          ${(mp / md).toFixed(2)}x   (target ≤ 1.50x)`);
+  process.exit(0);
+}
 const mb = median(bare);
 const mf = median(federa);
 console.log(

@@ -1,7 +1,9 @@
 // A node of a local federation, in this process: registered on the server, its configuration file written, and
 // started with its log in a file. Used by scripts/federation.mjs (the main job) and clients/r/tests/run-tests.mjs.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chownSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { loadNodeConfig, startNode } from '@federa/node';
 
@@ -10,6 +12,8 @@ import { loadNodeConfig, startNode } from '@federa/node';
  * configuration to `configFile` (an encrypted node reading `csv` as its `default` database, data in `dataDir`,
  * logs in `logDir`; its Docker objects named `<dockerPrefix>-<name>-…` when `dockerPrefix` is given) and starts it.
  * Returns `{ name, running }`.
+ * With `o.podman` (`{ user, uid, gid, socket }`) the node runs its algorithms on that user's rootless Podman and
+ * runs itself as that user, in a process of its own (`vnode-local start`): the files it reads are given to the user.
  */
 export async function startLocalNode(o) {
   const created = await o.admin.node.create({
@@ -32,9 +36,11 @@ export async function startLocalNode(o) {
       `  directories: {data: ${o.dataDir}, log: ${o.logDir}}`,
       '  proxy_port: 0',
       ...(o.dockerPrefix ? [`  docker_prefix: ${o.dockerPrefix}`] : []),
+      ...(o.podman ? ['  container_runtime: podman', `  podman_socket: ${o.podman.socket}`] : []),
       '',
     ].join('\n'),
   );
+  if (o.podman) return { name: o.name, running: await startAsUser(o) };
   const log = pino(
     { level: 'info' },
     pino.destination({ dest: join(o.logDir, `${o.name}.log`), mkdir: true, sync: false }),
@@ -42,6 +48,40 @@ export async function startLocalNode(o) {
   return {
     name: o.name,
     running: await startNode({ config: loadNodeConfig({ file: o.configFile, env: {} }), log }),
+  };
+}
+
+const VNODE_LOCAL = fileURLToPath(new URL('../../packages/node/dist/bin/vnode-local.js', import.meta.url));
+
+/** `vnode-local start` as the unprivileged user of rootless Podman; `stop()` ends it with SIGTERM and waits. */
+async function startAsUser(o) {
+  const { user, uid, gid } = o.podman;
+  mkdirSync(o.dataDir, { recursive: true });
+  for (const path of [dirname(o.configFile), o.configFile, o.dataDir, o.csv, o.privateKey])
+    chownSync(path, uid, gid);
+  const out = openSync(join(o.logDir, `${o.name}.log`), 'a');
+  const child = spawn(
+    'runuser',
+    [
+      '-u',
+      user,
+      '--',
+      'env',
+      `XDG_RUNTIME_DIR=/run/user/${uid}`,
+      process.execPath,
+      VNODE_LOCAL,
+      'start',
+      '-c',
+      o.configFile,
+    ],
+    { stdio: ['ignore', out, out] },
+  );
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
   };
 }
 

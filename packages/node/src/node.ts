@@ -17,9 +17,10 @@ import { RunManager } from './runs/run-manager.js';
 import { OrganizationPins } from './runs/organization-pins.js';
 import { RunStore } from './runs/run-store.js';
 import { isolatePrivateNetwork, setUpPrivateNetwork } from './runs/private-network.js';
-import { createContainerRuntime } from './runtime/index.js';
+import { connectRuntime } from './runtime-start.js';
 import { RestClient } from './server-client/rest-client.js';
 import { NodeVpn, VPN_HELPER_IMAGE } from './vpn/node-vpn.js';
+import { startProxyRelay } from './runs/proxy-relay.js';
 import { SocketChannel } from './server-client/socket-channel.js';
 import {
   listOf,
@@ -65,25 +66,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     for (const key of config.ignoredKeys)
       log.info({ event: 'config.ignored', key }, `the configuration key '${key}' has no effect in Federa`);
 
-    const runtime =
-      options.runtime ??
-      createContainerRuntime({ registries: config.registries, logger: log.child({ component: 'runtime' }) });
-    try {
-      await runtime.ping();
-    } catch (cause) {
-      throw new StartupError(`the container engine does not answer: ${(cause as Error).message}`, { cause });
-    }
-    checkpoint();
-    for (const reg of config.registries) {
-      await runtime.login(reg).then(
-        () => log.info({ event: 'registry.login', registry: reg.registry }, 'logged in to a registry'),
-        (e: unknown) =>
-          log.warn(
-            { event: 'registry.login_failed', registry: reg.registry, err: (e as Error).message },
-            'registry login failed; pulls from it may fail',
-          ),
-      );
-    }
+    const runtime = await connectRuntime(config, log, options.runtime, checkpoint);
 
     const rest = new RestClient({
       apiBase: config.apiBase,
@@ -176,6 +159,18 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       );
     }
     cleanups.push(() => proxy.close());
+    if (config.runtime.kind === 'podman' && !config.dockerized) {
+      const relay = await startProxyRelay({
+        runtime,
+        names,
+        network,
+        dataDir: config.dataDir,
+        proxyPort: proxy.port,
+        labels: { 'federa.node': config.name, 'vantage6-type': 'node-resource' },
+        log,
+      });
+      cleanups.push(() => relay.close());
+    }
     const unguard = await isolatePrivateNetwork({ config, privateNetwork, proxyPort: proxy.port, log });
     if (unguard) cleanups.push(unguard);
     checkpoint();

@@ -38,6 +38,10 @@ export function addNewCommand(program: Command): void {
         .option('--no-encryption', 'the collaboration is not encrypted (default)')
         .option('--private-key <path>', "path of the organization's private key")
         .option('--image <image>', 'node image to start (default federa/node:<CLI major version>)')
+        .option(
+          '--runtime <runtime>',
+          'container engine of the algorithms: docker (default) or podman (rootless)',
+        )
         .option('-y, --yes', 'do not ask: take defaults for everything not given'),
       'user',
     ).action(async (o: Record<string, unknown> & ScopeFlags, cmd: Command) => {

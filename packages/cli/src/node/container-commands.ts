@@ -10,12 +10,35 @@ import { sourceCheckout } from '../util/source.js';
 import { listNodes, nodeVersion, runningNodes, stopNodes } from './commands.js';
 import { resolveRef, withContext, type Ctx } from './command-context.js';
 import { nodeContainerName } from './naming.js';
+import { chooseRuntime, podmanNodeRunning, startNodeOnPodman, stopNodeOnPodman } from './podman-start.js';
 import { startNode } from './start.js';
+import { checkNodeConfig } from '../config/validate.js';
+
+const DEFAULT_NODE_ENVIRONMENT = 'application';
+
+/** The node's configuration when it names rootless Podman (its node is a process of this host, not a container). */
+async function podmanNodeOf(o: ScopeFlags & { name?: string; config?: string }) {
+  try {
+    const ref = await resolveRef(o);
+    const raw = checkNodeConfig(ref.file, DEFAULT_NODE_ENVIRONMENT, ref.name, process.env);
+    return raw.container_runtime === 'podman' || podmanNodeRunning(ref, raw) ? ref : undefined;
+  } catch {
+    return undefined; // no readable configuration: the Docker path says what is wrong
+  }
+}
 
 /** `vnode start`. */
 export function addStartCommand(program: Command): void {
   examples(
-    withContext(program.command('start').description('Start a node in Docker'))
+    withContext(
+      program
+        .command('start')
+        .description('Start a node in Docker, or on this host with rootless Podman (--runtime podman)'),
+    )
+      .option(
+        '--runtime <runtime>',
+        "docker (the node in a container) or podman (the node on this host as this user, its algorithms on the user's rootless Podman); default: the configuration's container_runtime, else docker",
+      )
       .option('-i, --image <image>', 'node image (default: config image, else federa/node:<CLI major>)')
       .option('--attach', 'follow the logs after starting (Ctrl-C stops following, not the node)')
       .option('--keep', 'keep the container after it stops (default: removed)')
@@ -40,9 +63,26 @@ export function addStartCommand(program: Command): void {
             develop?: string | true;
             mountSrc?: string;
             wait: string;
+            runtime?: string;
           },
         ) => {
           const ref = await resolveRef(o);
+          const configured = checkNodeConfig(
+            ref.file,
+            o.environment,
+            ref.name,
+            process.env,
+          ).container_runtime;
+          if (chooseRuntime(o.runtime, configured) === 'podman') {
+            const { pid, logFile } = await startNodeOnPodman(ref, {
+              environment: o.environment,
+              wait: Number(o.wait),
+            });
+            process.stdout.write(
+              `Node ${ref.name} runs on this host as process ${pid}, its algorithms on rootless Podman; log: ${logFile}\n`,
+            );
+            return;
+          }
           await startNode(
             ref,
             {
@@ -63,6 +103,7 @@ export function addStartCommand(program: Command): void {
       'vnode start -n hospital-a --attach',
       'vnode start -c ./lab.yaml --image federa/node:0.1.0',
       'vnode start -n dev --develop ~/src/federa',
+      'vnode start -n hospital-a --runtime podman',
     ],
   );
 }
@@ -75,28 +116,41 @@ export function addStopCommand(program: Command): void {
         .command('stop')
         .description('Stop a running node')
         .option('-n, --name <name>', 'name of the node configuration')
+        .option('-c, --config <file>', 'the node configuration file (instead of -n)')
         .option('--all', 'stop every running node on this Docker host (asks first)')
         .option('--force', 'kill instead of a graceful stop')
         .option('-y, --yes', 'do not ask for confirmation (--all)'),
       'user',
-    ).action(async (o: ScopeFlags & { name?: string; all?: boolean; force?: boolean; yes?: boolean }) => {
-      if (o.all) {
-        const running = await runningNodes();
-        if (running.length === 0) {
-          process.stdout.write('No node was running\n');
+    ).action(
+      async (
+        o: ScopeFlags & { name?: string; config?: string; all?: boolean; force?: boolean; yes?: boolean },
+      ) => {
+        if (o.all) {
+          const running = await runningNodes();
+          if (running.length === 0) {
+            process.stdout.write('No node was running\n');
+            return;
+          }
+          process.stdout.write(
+            `Running nodes on this Docker host:\n${running.map((c) => `  ${c}`).join('\n')}\n`,
+          );
+          await defaultAsker(o.yes).approve(`Stop these ${running.length} nodes?`, o.yes);
+        }
+        const onPodman = o.all ? undefined : await podmanNodeOf(o);
+        if (onPodman) {
+          const environment = DEFAULT_NODE_ENVIRONMENT;
+          if (!(await stopNodeOnPodman(onPodman, { environment, force: o.force === true })))
+            throw new CliError('state', `the node '${onPodman.name}' is not running`);
+          process.stdout.write(`Stopped ${onPodman.name}\n`);
           return;
         }
-        process.stdout.write(
-          `Running nodes on this Docker host:\n${running.map((c) => `  ${c}`).join('\n')}\n`,
-        );
-        await defaultAsker(o.yes).approve(`Stop these ${running.length} nodes?`, o.yes);
-      }
-      const target = o.all
-        ? ('all' as const)
-        : { name: o.name ?? (await resolveRef(o)).name, scope: scopeOf(o, 'user') };
-      const stopped = await stopNodes(target, { force: o.force === true });
-      process.stdout.write(stopped.length ? `Stopped ${stopped.join(', ')}\n` : 'No node was running\n');
-    }),
+        const target = o.all
+          ? ('all' as const)
+          : { name: o.name ?? (await resolveRef(o)).name, scope: scopeOf(o, 'user') };
+        const stopped = await stopNodes(target, { force: o.force === true });
+        process.stdout.write(stopped.length ? `Stopped ${stopped.join(', ')}\n` : 'No node was running\n');
+      },
+    ),
     ['vnode stop -n hospital-a', 'vnode stop --all --yes', 'vnode stop -n hospital-a --force'],
   );
 }

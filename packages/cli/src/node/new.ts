@@ -31,6 +31,8 @@ export interface NodeNewOptions {
   encryption?: boolean;
   privateKey?: string;
   image?: string;
+  /** `container_runtime`: docker (default, not written) or podman. */
+  runtime?: string;
 }
 
 const LABEL = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -98,6 +100,8 @@ export async function newNodeConfig(
     const checked = absoluteSource(s);
     return 'error' in checked ? checked.error : true;
   };
+  if (options.runtime !== undefined && options.runtime !== 'docker' && options.runtime !== 'podman')
+    throw new CliError('usage', `--runtime must be docker or podman, not '${options.runtime}'`);
   const { name, environment, file } = await askNameAndEnvironment('node', options, asker, 'application', env);
 
   const apiKey = await asker.text(options.apiKey, {
@@ -213,6 +217,7 @@ export async function newNodeConfig(
     encryption: { enabled: encryption, ...(privateKey ? { private_key: resolve(privateKey) } : {}) },
     ...(vpnSubnet ? { vpn_subnet: vpnSubnet } : {}),
     ...(options.image ? { image: options.image } : {}),
+    ...(options.runtime === 'podman' ? { container_runtime: 'podman' } : {}),
   };
   writeEnvironment(file, environment, values);
   return { file, name, environment, values };

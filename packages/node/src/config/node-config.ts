@@ -16,6 +16,7 @@ import {
 } from '@federa/common';
 
 import { normaliseOutputPolicy, type OutputPolicy } from './output-policy.js';
+import { normaliseRuntime, type RuntimeConfig } from './runtime-config.js';
 import { NodeConfigSchema, type DatabaseType, type RawNodeConfig } from './schema.js';
 import { parseImagePattern } from '../runs/image-policy.js';
 
@@ -96,6 +97,8 @@ export interface NodeConfig {
    */
   readonly largeResultBytes: number;
   readonly gpu: boolean;
+  /** The container engine of the algorithms (`container_runtime`, `podman_socket`). */
+  readonly runtime: RuntimeConfig;
   /** Keys accepted for compatibility but without effect in Federa (logged at start). */
   readonly ignoredKeys: readonly string[];
   /**
@@ -307,6 +310,7 @@ function normalise(
     shareLogs: raw.share_logs ?? true,
     largeResultBytes: Math.floor((raw.large_result_mb ?? 16) * 1024 * 1024),
     gpu: raw.algorithm_device_requests?.gpu ?? false,
+    runtime: normaliseRuntime(raw, file, env),
     ignoredKeys,
     dockerized,
     dataVolumeName: dockerized ? env.DATA_VOLUME_NAME || undefined : undefined,

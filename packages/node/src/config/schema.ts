@@ -140,6 +140,10 @@ export const NodeConfigSchema = Type.Object(
     ),
     /** Federa: port of the local proxy (default 8080; env PROXY_SERVER_PORT wins; 0 = any free port). */
     proxy_port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    /** Federa: the container engine of the algorithms, `docker` (default) or rootless `podman` (docs/deploy-node.md). */
+    container_runtime: Type.Optional(Type.Union([Type.Literal('docker'), Type.Literal('podman')])),
+    /** Federa: Podman's API socket (default `$XDG_RUNTIME_DIR/podman/podman.sock`); only with `podman`. */
+    podman_socket: Type.Optional(Type.String({ minLength: 1, pattern: '^/' })),
     /** Federa: name prefix of the node's Docker objects (default `federa`). */
     docker_prefix: Type.Optional(Type.String({ pattern: '^[a-zA-Z0-9][a-zA-Z0-9_.-]*$' })),
   },

@@ -37,6 +37,7 @@ export async function hostPlacement(input: {
   labels: Record<string, string>;
 }): Promise<Placement> {
   const { config, runtime, names, net, labels } = input;
+  if (config.runtime.kind === 'podman') return podmanHostPlacement(input);
   if (!net.gateway)
     throw new StartupError(
       `the network ${net.name} has no gateway address; remove it ('docker network rm ${net.name}') and start again`,
@@ -52,6 +53,30 @@ export async function hostPlacement(input: {
     proxyListen: net.gateway,
     proxyHost: config.proxyHost ?? 'host.docker.internal',
     extraHosts: config.proxyHost ? [] : [`host.docker.internal:${net.gateway}`],
+  };
+}
+
+/**
+ * On the host with rootless Podman: the same host-backed data volume; the proxy on 127.0.0.1, reached by algorithms
+ * as `proxyserver` through the relay container (proxy-relay.ts), since the network's gateway is not the host's.
+ */
+async function podmanHostPlacement(input: {
+  config: NodeConfig;
+  runtime: ContainerRuntime;
+  names: NodeNames;
+  labels: Record<string, string>;
+}): Promise<Placement> {
+  const { config, runtime, names, labels } = input;
+  const volumeDir = join(config.dataDir, 'data');
+  const dataVolume = dataVolumeName(names);
+  await mkdir(volumeDir, { recursive: true, mode: 0o755 });
+  await runtime.ensureHostVolume(dataVolume, volumeDir, labels);
+  return {
+    volumeDir,
+    dataVolume,
+    proxyListen: '127.0.0.1',
+    proxyHost: config.proxyHost ?? PROXY_ALIAS,
+    extraHosts: [],
   };
 }
 

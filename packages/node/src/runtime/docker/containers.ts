@@ -38,7 +38,8 @@ export async function runContainer(engine: Engine, spec: ContainerSpec): Promise
           { context, cause: err },
         );
       }
-      if (status === 409) {
+      // Docker answers 409; Podman 500 with "the container name ... is already in use".
+      if (status === 409 || /name .* is already in use/.test(message)) {
         throw new ContainerRuntimeError(
           'runContainer',
           `a container named ${spec.name} exists already (${message})`,
@@ -120,7 +121,10 @@ export async function kill(engine: Engine, handle: ContainerHandle): Promise<voi
     );
   } catch (err) {
     if (err instanceof RuntimeNotFoundError) return;
-    if (engineStatusCode(err instanceof Error ? err.cause : undefined) === 409) return; // not running
+    // Not running: Docker answers 409, Podman 500 "can only kill running containers".
+    const cause = err instanceof Error ? err.cause : undefined;
+    if (engineStatusCode(cause) === 409 || /can only kill running containers/.test(engineMessage(cause)))
+      return;
     throw err;
   }
 }

@@ -26,7 +26,7 @@ import type {
 } from '../container-runtime.js';
 import { checkImageReference } from '../image-ref.js';
 import * as containers from './containers.js';
-import { Engine } from './engine.js';
+import { Engine, type EngineLabel } from './engine.js';
 import { pullIfNewer, type ImagePullContext } from './image-pull.js';
 import * as networks from './networks.js';
 import { RegistryAuth } from './registry-auth.js';
@@ -48,6 +48,15 @@ export interface DockerRuntimeOptions {
    */
   readonly registryTimeoutMs?: number;
   readonly logger?: RuntimeLogger;
+  /**
+   * Whether the engine answers `/distribution` (a registry's digest without a pull); Podman's Docker API does not.
+   * @default true
+   */
+  readonly distribution?: boolean;
+  /** Without `distribution`: asked before a pull whether the registry can be reached at all. */
+  readonly registryUnreachable?: (ref: string) => Promise<string | undefined>;
+  /** How errors name the engine (an engine that speaks Docker's API, such as Podman's, names itself). */
+  readonly engineLabel?: EngineLabel;
 }
 
 export class DockerRuntime implements ContainerRuntime {
@@ -59,12 +68,16 @@ export class DockerRuntime implements ContainerRuntime {
     const docker =
       options.docker ??
       (options.socketPath !== undefined ? new Docker({ socketPath: options.socketPath }) : new Docker());
-    this.#engine = new Engine(docker, options.logger);
+    this.#engine = new Engine(docker, options.logger, options.engineLabel);
     this.#auth = new RegistryAuth(options.registries);
     this.#pulls = {
       engine: this.#engine,
       auth: this.#auth,
       registryTimeoutMs: options.registryTimeoutMs ?? 20_000,
+      distribution: options.distribution ?? true,
+      ...(options.registryUnreachable !== undefined
+        ? { registryUnreachable: options.registryUnreachable }
+        : {}),
       inspectImage: (ref) => this.inspectImage(ref),
     };
   }

@@ -29,16 +29,29 @@ export function engineDown(
   context: RuntimeErrorContext,
   cause: unknown,
 ): RuntimeUnavailableError {
-  return new RuntimeUnavailableError(operation, 'the Docker engine does not answer', { context, cause });
+  return new RuntimeUnavailableError(operation, 'the container engine does not answer', { context, cause });
 }
+
+/** How the engine is named in errors, and what to do when it does not answer. */
+export interface EngineLabel {
+  readonly name: string;
+  readonly hint: string;
+}
+
+export const DOCKER_ENGINE: EngineLabel = {
+  name: 'the Docker engine',
+  hint: 'is dockerd running? (scripts/docker-engine.sh)',
+};
 
 export class Engine {
   readonly docker: Docker;
   readonly logger: RuntimeLogger | undefined;
+  readonly label: EngineLabel;
 
-  constructor(docker: Docker, logger: RuntimeLogger | undefined) {
+  constructor(docker: Docker, logger: RuntimeLogger | undefined, label: EngineLabel = DOCKER_ENGINE) {
     this.docker = docker;
     this.logger = logger;
+    this.label = label;
   }
 
   /** Run an engine call; translate "engine not reachable" and unexpected failures into typed errors. */
@@ -50,7 +63,7 @@ export class Engine {
       if (isSocketDown(err)) {
         throw new RuntimeUnavailableError(
           operation,
-          `the Docker engine does not answer (${socketErrorCode(err)}); is dockerd running? (scripts/docker-engine.sh)`,
+          `${this.label.name} does not answer (${socketErrorCode(err)}); ${this.label.hint}`,
           { context, cause: err },
         );
       }

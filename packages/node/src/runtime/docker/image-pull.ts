@@ -16,6 +16,14 @@ export interface ImagePullContext {
   readonly auth: RegistryAuth;
   /** Time limit for asking a registry about an image (distribution inspect). */
   readonly registryTimeoutMs: number;
+  /**
+   * Whether the engine can ask a registry for a digest without pulling (`/distribution`). Without it (Podman) every
+   * call pulls: the registry is asked for the manifest and only layers the local image lacks are fetched, so an
+   * unchanged image costs one round trip; the local image id before and after tells 'pulled' from 'up-to-date'.
+   */
+  readonly distribution: boolean;
+  /** Without `distribution`: why the registry of a reference cannot be reached (then no pull is tried), if so. */
+  registryUnreachable?(ref: string): Promise<string | undefined>;
   /** The local image of a reference, or undefined. */
   inspectImage(ref: string): Promise<ImageInfo | undefined>;
 }
@@ -72,6 +80,8 @@ export async function pullIfNewer(
   // A reference by digest names immutable content: a local copy is by definition current.
   if (local !== undefined && wanted.digest !== undefined) return { action: 'up-to-date', imageId: local.id };
 
+  if (!ctx.distribution) return pullAndCompare(ctx, ref, auth, local);
+
   const remote = await remoteDigest(ctx, ref, auth);
   if ('digest' in remote) {
     const current =
@@ -105,6 +115,38 @@ export async function pullIfNewer(
     const warning = `pulling ${ref} failed (${why}); using the local image`;
     logger?.warn({ image: ref }, warning);
     return { action: 'local-fallback', warning, imageId: local.id, ...withDigest };
+  }
+  const warning = `image ${ref} is neither available locally nor from its registry (${why})`;
+  logger?.warn({ image: ref }, warning);
+  return { action: 'missing', warning };
+}
+
+/** Pull-if-newer for an engine without `/distribution`: pull, then compare the local image before and after. */
+async function pullAndCompare(
+  ctx: ImagePullContext,
+  ref: string,
+  auth: Docker.AuthConfig | undefined,
+  local: ImageInfo | undefined,
+): Promise<PullResult> {
+  const logger = ctx.engine.logger;
+  const unreachable = local !== undefined ? await ctx.registryUnreachable?.(ref) : undefined;
+  if (unreachable !== undefined && local !== undefined) {
+    const warning = `could not ask the registry about ${ref} (${unreachable}); using the local image`;
+    logger?.warn({ image: ref }, warning);
+    return { action: 'local-fallback', warning, imageId: local.id };
+  }
+  const pullError = await pull(ctx, ref, auth);
+  const after = await ctx.inspectImage(ref);
+  if (pullError === undefined && after !== undefined) {
+    if (local !== undefined && local.id === after.id) return { action: 'up-to-date', imageId: after.id };
+    logger?.debug({ image: ref }, 'image pulled');
+    return { action: 'pulled', imageId: after.id };
+  }
+  const why = pullError ?? 'unknown reason';
+  if (local !== undefined) {
+    const warning = `pulling ${ref} failed (${why}); using the local image`;
+    logger?.warn({ image: ref }, warning);
+    return { action: 'local-fallback', warning, imageId: local.id };
   }
   const warning = `image ${ref} is neither available locally nor from its registry (${why})`;
   logger?.warn({ image: ref }, warning);

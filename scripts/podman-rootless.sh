@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Rootless Podman for Federa's tests and main job (docs/deploy-node.md#rootless-podman): installs Debian's Podman,
+# makes an unprivileged user, starts that user's Podman API socket and copies Federa's images from Docker into it.
+# Idempotent: a second run only checks (a few seconds) and copies images whose Docker id changed.
+#
+#   sudo bash scripts/podman-rootless.sh             # set up, then print the socket (FEDERA_PODMAN_SOCKET=...)
+#   sudo bash scripts/podman-rootless.sh --stop      # stop the user's API service
+#
+# Environment: FEDERA_PODMAN_USER (default federa-podman), FEDERA_PODMAN_IMAGES (space-separated Docker images to
+# copy; default: every federa/*:local image Docker has).
+# Needs root (apt-get, useradd, /run/user) and Docker for the images; exits non-zero, saying why, when a step fails.
+set -euo pipefail
+USER_NAME=${FEDERA_PODMAN_USER:-federa-podman}
+log() { printf '[podman-rootless] %s\n' "$*"; }
+die() { log "ERROR: $*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || die "run as root: it installs packages, creates the user $USER_NAME and its /run/user folder"
+
+need=()
+command -v podman >/dev/null || need+=(podman)
+command -v newuidmap >/dev/null || need+=(uidmap)
+command -v slirp4netns >/dev/null || need+=(slirp4netns)
+command -v fuse-overlayfs >/dev/null || need+=(fuse-overlayfs)
+if [ ${#need[@]} -gt 0 ]; then
+  log "installing ${need[*]} (apt)"
+  (apt-get install -y --no-install-recommends "${need[@]}" >/tmp/federa-podman-apt.log 2>&1) ||
+    (apt-get update >/tmp/federa-podman-apt.log 2>&1 &&
+      apt-get install -y --no-install-recommends "${need[@]}" >>/tmp/federa-podman-apt.log 2>&1) ||
+    die "apt-get install ${need[*]} failed, see /tmp/federa-podman-apt.log"
+fi
+
+if ! id "$USER_NAME" >/dev/null 2>&1; then
+  log "creating the unprivileged user $USER_NAME"
+  useradd -m -s /bin/bash "$USER_NAME"
+fi
+USER_ID=$(id -u "$USER_NAME")
+# Rootless containers map their users onto a range of the host's: without one, only one user id exists inside.
+for f in /etc/subuid /etc/subgid; do
+  grep -q "^$USER_NAME:" "$f" 2>/dev/null || {
+    log "adding a subordinate id range for $USER_NAME to $f"
+    echo "$USER_NAME:$((100000 + USER_ID * 65536)):65536" >>"$f"
+  }
+done
+
+RUN_DIR=/run/user/$USER_ID
+SOCKET=$RUN_DIR/podman/podman.sock
+PID_FILE=$RUN_DIR/podman/federa-service.pid
+install -d -m 700 -o "$USER_NAME" -g "$(id -g "$USER_NAME")" "$RUN_DIR" "$RUN_DIR/podman"
+as_user() { runuser -u "$USER_NAME" -- env XDG_RUNTIME_DIR="$RUN_DIR" HOME="$(getent passwd "$USER_NAME" | cut -d: -f6)" "$@"; }
+
+if [ "${1:-}" = "--stop" ]; then
+  if [ -f "$PID_FILE" ] && kill "$(cat "$PID_FILE")" 2>/dev/null; then log "stopped the API service of $USER_NAME"; fi
+  rm -f "$PID_FILE"
+  exit 0
+fi
+
+# slirp4netns, which gives the user's network namespace its way to the host, opens /dev/net/tun as that user.
+[ -c /dev/net/tun ] || die "/dev/net/tun is missing: load the kernel module tun ('modprobe tun')"
+if ! runuser -u "$USER_NAME" -- test -r /dev/net/tun -a -w /dev/net/tun; then
+  log "making /dev/net/tun usable by unprivileged users (mode 0666, as most distributions ship it)"
+  chmod 0666 /dev/net/tun
+fi
+# A network namespace file left by a Podman that was killed makes every start fail ("failed to mount runtime
+# directory for rootless netns"): it is dropped when the namespace cannot be entered.
+if ! as_user podman unshare --rootless-netns true >/dev/null 2>&1; then
+  log "dropping the stale rootless network namespace of $USER_NAME"
+  rm -f "$RUN_DIR"/netns/rootless-netns-*
+  rm -rf "$RUN_DIR/libpod/tmp/rootless-netns"
+fi
+
+answers() { curl -sf --max-time 3 --unix-socket "$SOCKET" http://d/_ping >/dev/null 2>&1; }
+if ! answers; then
+  log "starting the Podman API service of $USER_NAME on $SOCKET"
+  rm -f "$SOCKET"
+  as_user setsid podman system service --time=0 "unix://$SOCKET" >/tmp/federa-podman-service.log 2>&1 </dev/null &
+  echo $! >"$PID_FILE"
+  for _ in $(seq 1 100); do answers && break; sleep 0.1; done
+  answers || die "the Podman API service did not answer on $SOCKET (log: /tmp/federa-podman-service.log)"
+fi
+
+# Images: copied from Docker when Podman lacks them or holds another build (Docker's id is kept as a label file).
+if command -v docker >/dev/null && docker info >/dev/null 2>&1; then
+  images=${FEDERA_PODMAN_IMAGES:-$(docker images --format '{{.Repository}}:{{.Tag}}' | grep '^federa/.*:local$' | sort -u || true)}
+  stamp_dir=$(getent passwd "$USER_NAME" | cut -d: -f6)/.federa-images
+  as_user mkdir -p "$stamp_dir"
+  copy=()
+  for image in $images; do
+    id=$(docker image inspect -f '{{.Id}}' "$image" 2>/dev/null) || { log "no Docker image $image: skipped"; continue; }
+    stamp="$stamp_dir/$(echo "$image" | tr '/:' '__')"
+    if [ "$(cat "$stamp" 2>/dev/null)" = "$id" ] && as_user podman image exists "$image"; then continue; fi
+    copy+=("$image")
+  done
+  if [ ${#copy[@]} -gt 0 ]; then
+    log "copying ${#copy[@]} image(s) from Docker: ${copy[*]}"
+    docker save "${copy[@]}" | as_user podman load -q >/dev/null ||
+      die "podman load failed for ${copy[*]}"
+    for image in "${copy[@]}"; do
+      # Podman names a loaded image localhost/NAME; the node asks for NAME, as with Docker.
+      as_user podman tag "localhost/$image" "docker.io/$image" 2>/dev/null || true
+      docker image inspect -f '{{.Id}}' "$image" | as_user tee "$stamp_dir/$(echo "$image" | tr '/:' '__')" >/dev/null
+    done
+  fi
+fi
+echo "FEDERA_PODMAN_SOCKET=$SOCKET"
