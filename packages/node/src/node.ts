@@ -29,6 +29,7 @@ import {
 } from './server-client/wire.js';
 import { NODE_VERSION } from './version.js';
 import { NodeAudit } from './audit/node-audit.js';
+import { meteredRuntime, NodeMetrics, proxyObserver, serveNodeMetrics } from './metrics/index.js';
 import type { RunningNode, StartNodeOptions } from './node-options.js';
 
 export type { RunningNode, StartNodeOptions } from './node-options.js';
@@ -65,9 +66,11 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     for (const key of config.ignoredKeys)
       log.info({ event: 'config.ignored', key }, `the configuration key '${key}' has no effect in Federa`);
 
-    const runtime =
+    const metrics = new NodeMetrics();
+    const engine =
       options.runtime ??
       createContainerRuntime({ registries: config.registries, logger: log.child({ component: 'runtime' }) });
+    const runtime = meteredRuntime(engine, metrics);
     try {
       await runtime.ping();
     } catch (cause) {
@@ -90,6 +93,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       apiKey: config.apiKey,
       log: log.child({ component: 'rest' }),
       signal,
+      onBytes: metrics.countServerBytes,
     });
     cleanups.push(() => rest.close());
     const nodeId = await rest.login();
@@ -160,6 +164,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
         host: placement.proxyListen,
         port,
         events: runEvents,
+        observe: proxyObserver(metrics),
       });
     try {
       const port = await proxyPortToUse(config.proxyPort, config.dataDir);
@@ -239,7 +244,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       helpers,
       vpn,
       audit,
-      emitStatus: (change) => socket?.emitStatus(change),
+      emitStatus: (change) => socket?.emitStatus(metrics.countRunStatus(change)),
       sendLog: (batch) =>
         socket ? socket.sendRunLog(batch) : Promise.reject(new Error('not connected to the server')),
     });
@@ -272,6 +277,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       log: log.child({ component: 'socket' }),
       handlers: {
         onConnect: () => {
+          metrics.countConnect();
           // Events may have been missed while the socket was away: every waiting sub-task is read again.
           runEvents.publish(null);
           if (config.shareConfig) socket?.emitNodeInfo(nodeInfo(config));
@@ -292,6 +298,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     rest.onToken((token) => socket?.setToken(token));
     const channel = socket;
     cleanups.push(() => channel.close());
+    const served = await serveNodeMetrics({ config, metrics, log, runtime, names, runs, channel, cleanups });
 
     await new Promise<void>((resolve, reject) => {
       const timeout = setTimeout(
@@ -335,6 +342,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     return {
       ...identity,
       proxy: { host: proxy.host, port: proxy.port },
+      metricsUrl: served?.url ?? null,
       runs,
       sync: () => fetchOpen({}),
       stop: async () => {

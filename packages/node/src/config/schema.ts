@@ -140,6 +140,18 @@ export const NodeConfigSchema = Type.Object(
     ),
     /** Federa: port of the local proxy (default 8080; env PROXY_SERVER_PORT wins; 0 = any free port). */
     proxy_port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    /** Federa: Prometheus metrics (docs/observability.md); served only when `port` is given. */
+    metrics: Type.Optional(
+      Type.Object(
+        {
+          port: Type.Integer({ minimum: 0, maximum: 65535 }),
+          ip: Type.Optional(Type.String({ minLength: 1 })),
+          path: Type.Optional(Type.String({ pattern: '^(/[A-Za-z0-9_.~-]+)+$' })),
+          token: Type.Optional(Type.String({ minLength: 16 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     /** Federa: name prefix of the node's Docker objects (default `federa`). */
     docker_prefix: Type.Optional(Type.String({ pattern: '^[a-zA-Z0-9][a-zA-Z0-9_.-]*$' })),
   },

@@ -8,6 +8,7 @@ import type {
   ContainerHandle,
   ContainerRuntime,
   ContainerSpec,
+  ContainerStats,
   ContainerState,
   ContainerSummary,
   EngineInfo,
@@ -128,6 +129,10 @@ export class DockerRuntime implements ContainerRuntime {
 
   runContainer(spec: ContainerSpec): Promise<ContainerHandle> {
     return containers.runContainer(this.#engine, spec);
+  }
+
+  stats(nameOrId: string): Promise<ContainerStats | undefined> {
+    return containers.stats(this.#engine, nameOrId);
   }
 
   waitForExit(handle: ContainerHandle, options?: WaitOptions): Promise<ExitResult> {
