@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { processRegistry } from '@federa/common';
+import { processRegistry, RUN_STATUSES } from '@federa/common';
 import type { ContainerStats } from '../runtime/container-runtime.js';
 
 /** Seconds: a container starts in well under a second; a pull or a run can take hours. */
@@ -99,6 +99,16 @@ export class NodeMetrics {
       help: 'Times the socket to the server connected again after its first connection.',
       registers,
     });
+    // The label values known in advance start at zero, so that every series exists from the first scrape.
+    for (const status of RUN_STATUSES) this.runStatuses.inc({ status }, 0);
+    for (const outcome of ['started', 'failed']) this.containerStart.zero({ outcome });
+    for (const exit of ['zero', 'nonzero']) this.containerRun.zero({ exit });
+    for (const action of ['pulled', 'up-to-date', 'local-fallback', 'missing', 'failed'])
+      this.imagePulls.inc({ action }, 0);
+    for (const via of ['node', 'proxy']) {
+      this.uploadedBytes.inc({ via }, 0);
+      this.downloadedBytes.inc({ via }, 0);
+    }
     const sources = (): NodeMetricSources | null => this.#sources;
     new Gauge({
       name: 'federa_node_server_connected',

@@ -3,7 +3,8 @@ import { listenMetrics, type MetricsListener } from '@federa/common';
 import type { NodeConfig } from '../config/node-config.js';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
 import { StartupError } from '../errors.js';
-import { NodeMetrics, type NodeMetricSources } from './node-metrics.js';
+import type { NodeMetrics } from './node-metrics.js';
+import { type NodeMetricSources } from './node-metrics.js';
 
 /**
  * Serves the node's metrics where `metrics` of its configuration says (docs/observability.md).

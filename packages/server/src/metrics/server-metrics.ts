@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Kysely } from 'kysely';
-import { processRegistry } from '@federa/common';
+import { OPEN_RUN_STATUSES, processRegistry, RUN_STATUSES } from '@federa/common';
 import type { Database } from '../db/schema.js';
 import { readDatabaseCounts, type DatabaseCounts } from '../repositories/metrics/database-counts.js';
 
@@ -52,6 +52,8 @@ export class ServerMetrics {
       help: 'Bytes of the outputs written whole to the result store.',
       registers,
     });
+    // Known label values start at zero, so that every series exists from the first scrape.
+    for (const outcome of ['stored', 'failed']) this.uploads.inc({ outcome }, 0);
     const sockets = (): Map<string, number> => this.#sockets?.() ?? new Map();
     new Gauge({
       name: 'federa_sockets_connected',
@@ -69,7 +71,12 @@ export class ServerMetrics {
       this.#counting ??= readDatabaseCounts(sources.db()).finally(() => (this.#counting = null));
       return this.#counting;
     };
-    const byStatus = (name: string, help: string, pick: (c: DatabaseCounts) => Map<string, number>): void => {
+    const byStatus = (
+      name: string,
+      help: string,
+      pick: (c: DatabaseCounts) => Map<string, number>,
+      known: readonly string[],
+    ): void => {
       new Gauge({
         name,
         help,
@@ -78,13 +85,21 @@ export class ServerMetrics {
         async collect() {
           const map = pick(await counts());
           this.reset();
+          for (const status of known) this.set({ status }, 0);
           for (const [status, n] of map) this.set({ status }, n);
         },
       });
     };
-    byStatus('federa_runs', 'Runs in the database, by status.', (c) => c.runs);
-    byStatus('federa_tasks', 'Tasks in the database, by status (the status the API shows).', (c) => c.tasks);
-    byStatus('federa_nodes', 'Registered nodes, by status (online, offline, unknown).', (c) => c.nodes);
+    byStatus('federa_runs', 'Runs in the database, by status.', (c) => c.runs, RUN_STATUSES);
+    byStatus('federa_tasks', 'Tasks in the database, by status (the status the API shows).', (c) => c.tasks, [
+      ...OPEN_RUN_STATUSES,
+      'completed',
+      'failed',
+    ]);
+    byStatus('federa_nodes', 'Registered nodes, by status (online, offline, unknown).', (c) => c.nodes, [
+      'online',
+      'offline',
+    ]);
     new Gauge({
       name: 'federa_result_store_bytes',
       help: 'Bytes of the outputs held in the result store.',
