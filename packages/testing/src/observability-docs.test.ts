@@ -20,7 +20,11 @@ async function registered(): Promise<Map<string, string>> {
   });
   const types = new Map<string, string>();
   for (const registry of [server.registry, new NodeMetrics().registry, processRegistry()])
-    for (const m of registry.getMetricsAsArray()) types.set(m.name, m.constructor.name.toLowerCase());
+    for (const m of registry.getMetricsAsArray())
+      types.set(
+        m.name,
+        'type' in m && typeof m.type === 'string' ? m.type : m.constructor.name.toLowerCase(),
+      );
   return types;
 }
 

@@ -1,7 +1,8 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { Kysely } from 'kysely';
 import { OPEN_RUN_STATUSES, processRegistry, RUN_STATUSES } from '@federa/common';
 import type { Database } from '../db/schema.js';
+import { RequestHistogram } from './request-histogram.js';
 import { readDatabaseCounts, type DatabaseCounts } from '../repositories/metrics/database-counts.js';
 
 /** Seconds; from a fast cached read to a long upload. */
@@ -23,9 +24,7 @@ export type SocketCounter = () => Map<string, number>;
  */
 export class ServerMetrics {
   readonly registry = new Registry();
-  readonly #http: Histogram<'method' | 'route' | 'status_code'>;
-  /** One child per label set: looking a child up by its labels costs more than the observation itself. */
-  readonly #httpChildren = new Map<string, Histogram.Internal<'method' | 'route' | 'status_code'>>();
+  readonly #http: RequestHistogram;
   readonly uploads: Counter<'outcome'>;
   readonly uploadedBytes: Counter;
   #sockets: SocketCounter | null = null;
@@ -34,12 +33,11 @@ export class ServerMetrics {
 
   constructor(sources: ServerMetricSources) {
     const registers = [this.registry];
-    this.#http = new Histogram({
+    this.#http = new RequestHistogram({
       name: 'federa_http_request_duration_seconds',
       help: 'Time from the request to its answer, by method, route pattern and status code.',
-      labelNames: ['method', 'route', 'status_code'],
       buckets: HTTP_BUCKETS,
-      registers,
+      registry: this.registry,
     });
     this.uploads = new Counter({
       name: 'federa_result_store_uploads_total',
@@ -155,13 +153,7 @@ export class ServerMetrics {
 
   /** Records one answered request. `route` is the route's pattern, never the URL. */
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${status} ${route}`;
-    let child = this.#httpChildren.get(key);
-    if (!child) {
-      child = this.#http.labels(method, route, String(status));
-      this.#httpChildren.set(key, child);
-    }
-    child.observe(seconds);
+    this.#http.observe(method, route, status, seconds);
   }
 
   /** The Prometheus text of this server's metrics and of its process. */
