@@ -4,7 +4,7 @@
 #   scripts/setup-machine.sh main r    the main job with the R example algorithm: also Debian's R
 #   scripts/setup-machine.sh tests     every test (scripts/test-all.sh; the default): also the Python client's
 #                                      packages (from Debian: PyPI is not reachable), Debian's R and the R client's
-#                                      packages, nginx, a Docker registry and Chromium; and it checks that
+#                                      packages, nginx, a Docker registry, Prometheus and Chromium; and it checks that
 #                                      PostgreSQL and Redis answer (starting them when they have stopped)
 # Installing Debian packages needs root; as another user it names what is missing and the command to run as root.
 # The apt-get log: .data/setup/apt.log of this checkout.
@@ -28,6 +28,8 @@ if [ "$what" = tests ]; then
   command -v openssl >/dev/null || need+=(openssl)
   command -v nginx >/dev/null || need+=(nginx-light)
   command -v docker-registry >/dev/null || need+=(docker-registry)
+  # The observability end-to-end test scrapes a server and a node with Debian's Prometheus, run as a plain binary.
+  command -v prometheus >/dev/null || need+=(prometheus)
   # The web UI's browser tests drive Debian's Chromium (no browser download; docs/ui.md).
   [ -x /usr/bin/chromium ] || need+=(chromium)
 fi

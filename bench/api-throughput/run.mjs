@@ -3,7 +3,9 @@
 // autocannon (20 connections, 10 s each) runs as a separate process; the servers run in this one.
 // Prints req/s, p50/p99 latency and the ratio to bare Fastify. Needs `npx tsc --build` first.
 //   node bench/api-throughput/run.mjs [--duration 10] [--connections 20] [--writes 50] [--postgres]
-//     [--profile out.cpuprofile] [--only cached|writes|uncached]
+//     [--profile out.cpuprofile] [--only cached|writes|uncached|metrics] [--metrics]
+// --metrics (or --only metrics): also the server's CPU per request with its Prometheus metrics on and off, on the
+// cached organization read (the cheapest request, so the one where recording it weighs most); target: at most 3% more.
 // --postgres: a new PostgreSQL database (FEDERA_BENCH_PG) instead of the SQLite file.
 // --profile writes a CPU profile of this (server) process while autocannon loads Federa (open it in Chrome
 // DevTools or speedscope).
@@ -112,9 +114,10 @@ const runs = [
   ['writes', ` (${writesPerSecond} writes/s beside)`, {}, writesPerSecond],
   ['uncached', ' (cache off)', { response_cache_mb: 0 }, 0],
 ].filter(([name]) => only === undefined || only === name);
-if (runs.length === 0) throw new Error(`--only takes cached, writes or uncached (not ${only})`);
+if (runs.length === 0 && only !== 'metrics')
+  throw new Error(`--only takes cached, writes, uncached or metrics (not ${only})`);
 // The seeding server runs with the cache on; a first run with other settings starts its own.
-if (Object.keys(runs[0][2]).length > 0) await stopFedera();
+if (runs.length === 0 || Object.keys(runs[0][2]).length > 0) await stopFedera();
 for (const [, label, extra, writes] of runs) {
   if (!federa) federa = await startFedera(extra);
   const { base } = federa;
@@ -148,6 +151,29 @@ for (const [, label, extra, writes] of runs) {
   }
   await stopFedera();
 }
+// Metrics on and off, alternated over rounds so that a change in the machine's other load falls on both alike.
+let metricsCost;
+if (flag('metrics') || only === 'metrics') {
+  const cpu = { on: [], off: [] };
+  for (let round = 1; round <= 3; round++) {
+    for (const enabled of round % 2 === 1 ? [false, true] : [true, false]) {
+      federa = await startFedera({ metrics: { enabled } });
+      const what = `metrics ${enabled ? 'on' : 'off'}`;
+      console.log(`federa (${what}, round ${round}) GET /api/organization/{id}: ${duration}s…`);
+      const r = await load(`${federa.base}/organization/${orgs[0]}`, auth);
+      if (enabled) {
+        // A scrape as Prometheus makes it, so that the grouped query and the text are not left out of the run.
+        const scraped = await fetch(`${federa.base.replace(/\/api$/, '')}/metrics`);
+        if (scraped.status !== 200) console.error(`[api-throughput] the metrics answered ${scraped.status}`);
+      }
+      cpu[enabled ? 'on' : 'off'].push(r.cpuUs);
+      report(`Federa (${what}, round ${round}) GET /api/organization/{id}`, r, bareResult);
+      await stopFedera();
+    }
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  metricsCost = { on: median(cpu.on), off: median(cpu.off) };
+}
 if (profiler) {
   const { profile } = await profiler.post('Profiler.stop');
   writeFileSync(profilePath, JSON.stringify(profile));
@@ -157,7 +183,7 @@ if (profiler) {
 // 3. The hand-written minimum of the same task page on the same SQLite file (bench/lib/minimal-task-list.mjs): the
 // floor of Fastify + better-sqlite3 for this answer, a second ceiling for the uncached figure.
 let minimal;
-if (!postgres && only !== 'cached' && only !== 'writes') {
+if (!postgres && only !== 'cached' && only !== 'writes' && only !== 'metrics') {
   const server = await startMinimalTaskList(
     db.uri.replace(/^sqlite:\/\/\//, ''),
     'bench-secret-key-that-is-long-enough',
@@ -177,6 +203,10 @@ rmSync(dir, { recursive: true, force: true });
 
 console.log(`\n${header}`);
 console.table(results);
+if (metricsCost)
+  console.log(
+    `metrics: ${metricsCost.on.toFixed(1)} µs of server CPU per request on, ${metricsCost.off.toFixed(1)} µs off (medians of 3 rounds): ${(((metricsCost.on - metricsCost.off) / metricsCost.off) * 100).toFixed(1)}% more (target: at most 3%)`,
+  );
 const uncached = results.find((r) => r.name.startsWith('Federa (cache off) GET /api/task'));
 if (minimal && uncached)
   console.log(

@@ -14,3 +14,4 @@ export * from './output-declaration.js';
 export * from './review/held-results.js';
 export * from './docker-naming.js';
 export * from './docker-host-options.js';
+export * from './metrics/index.js';

@@ -24,3 +24,4 @@ export {
 export { gateOutput, type GateVerdict, type OutputRule } from './output/output-gate.js';
 export { normaliseOutputPolicy, type OutputPolicy } from './config/output-policy.js';
 export type { DeclarationSource, DeclarationQuery } from './output/declaration-source.js';
+export { NodeMetrics } from './metrics/node-metrics.js';

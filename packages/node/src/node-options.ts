@@ -42,6 +42,8 @@ export interface RunningNode {
   readonly organizationId: number;
   readonly collaborationId: number;
   readonly proxy: { readonly host: string; readonly port: number };
+  /** Where Prometheus scrapes the node; null without `metrics` in the configuration. */
+  readonly metricsUrl: string | null;
   readonly runs: RunManager;
   /** Fetches open work now (what every reconnect does). */
   sync(): Promise<void>;

@@ -30,6 +30,7 @@ import {
 } from './server-client/wire.js';
 import { NODE_VERSION } from './version.js';
 import { NodeAudit } from './audit/node-audit.js';
+import { meteredRuntime, NodeMetrics, proxyObserver, serveNodeMetrics } from './metrics/index.js';
 import type { RunningNode, StartNodeOptions } from './node-options.js';
 
 export type { RunningNode, StartNodeOptions } from './node-options.js';
@@ -66,13 +67,15 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     for (const key of config.ignoredKeys)
       log.info({ event: 'config.ignored', key }, `the configuration key '${key}' has no effect in Federa`);
 
-    const runtime = await connectRuntime(config, log, options.runtime, checkpoint);
+    const metrics = new NodeMetrics();
+    const runtime = meteredRuntime(await connectRuntime(config, log, options.runtime, checkpoint), metrics);
 
     const rest = new RestClient({
       apiBase: config.apiBase,
       apiKey: config.apiKey,
       log: log.child({ component: 'rest' }),
       signal,
+      onBytes: metrics.countServerBytes,
     });
     cleanups.push(() => rest.close());
     const nodeId = await rest.login();
@@ -143,6 +146,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
         host: placement.proxyListen,
         port,
         events: runEvents,
+        observe: proxyObserver(metrics),
       });
     try {
       const port = await proxyPortToUse(config.proxyPort, config.dataDir);
@@ -234,7 +238,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       helpers,
       vpn,
       audit,
-      emitStatus: (change) => socket?.emitStatus(change),
+      emitStatus: (change) => socket?.emitStatus(metrics.countRunStatus(change)),
       sendLog: (batch) =>
         socket ? socket.sendRunLog(batch) : Promise.reject(new Error('not connected to the server')),
     });
@@ -267,6 +271,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       log: log.child({ component: 'socket' }),
       handlers: {
         onConnect: () => {
+          metrics.countConnect();
           // Events may have been missed while the socket was away: every waiting sub-task is read again.
           runEvents.publish(null);
           if (config.shareConfig) socket?.emitNodeInfo(nodeInfo(config));
@@ -287,6 +292,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     rest.onToken((token) => socket?.setToken(token));
     const channel = socket;
     cleanups.push(() => channel.close());
+    const served = await serveNodeMetrics({ config, metrics, log, runtime, names, runs, channel, cleanups });
 
     await new Promise<void>((resolve, reject) => {
       const timeout = setTimeout(
@@ -330,6 +336,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     return {
       ...identity,
       proxy: { host: proxy.host, port: proxy.port },
+      metricsUrl: served?.url ?? null,
       runs,
       sync: () => fetchOpen({}),
       stop: async () => {

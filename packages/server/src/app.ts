@@ -25,6 +25,7 @@ import { registerApiDocs } from './http/api-docs.js';
 import { authenticateRequests, keepReadAnswers } from './http/read-cache-hooks.js';
 import { logRequests } from './http/request-log.js';
 import { answerErrors } from './http/error-handler.js';
+import { installMetrics } from './metrics/http-metrics.js';
 
 export { MissingPolicyError } from './http/route-policies.js';
 
@@ -104,6 +105,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   addSecurityHeaders(app, apiPath); // before keepReadAnswers: a kept answer carries the headers
   await registerApiDocs(app, ctx.version);
   registerConfiguredUi(app, ctx);
+  installMetrics(app, ctx);
 
   app.addHook('preValidation', guardPathIds);
   app.addHook('preValidation', guardBody);

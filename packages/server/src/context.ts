@@ -11,6 +11,7 @@ import type { ReadCache } from './http/read-cache.js';
 import type { VpnService } from './vpn/vpn-service.js';
 import type { ServerAudit } from './audit/server-audit.js';
 import type { ResultStore } from './result-store/result-store.js';
+import type { ServerMetrics } from './metrics/server-metrics.js';
 
 /**
  * Emits socket events to rooms of namespace `/tasks`; through the broker when several instances run. Events and
@@ -54,6 +55,8 @@ export interface AppContext {
   audit: ServerAudit | null;
   /** Where outputs too large for a JSON body are held (docs/large-results.md). */
   results: ResultStore;
+  /** Prometheus metrics (docs/observability.md); absent or null when `metrics.enabled` is false. */
+  metrics?: ServerMetrics | null;
   log: FastifyBaseLogger;
   version: string;
 }

@@ -15,6 +15,8 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { VpnService } from './vpn/vpn-service.js';
 import { ServerAudit } from './audit/server-audit.js';
 import { createResultStore } from './result-store/create-result-store.js';
+import { ServerMetrics } from './metrics/server-metrics.js';
+import { meteredResultStore } from './metrics/metered-result-store.js';
 
 export interface ContextOptions {
   config: ServerConfig;
@@ -61,8 +63,17 @@ export async function createContext(
       );
     }
     // Before any request: the folder store moves outputs of its earlier layout into their runs' folders, once.
-    const results = createResultStore(config.result_store, options.dataDir, () => dbh.db);
-    await results.prepare();
+    const stored = createResultStore(config.result_store, options.dataDir, () => dbh.db);
+    await stored.prepare();
+    const openedAudit = audit;
+    const metrics = config.metrics.enabled
+      ? new ServerMetrics({
+          db: () => dbh.db,
+          ...(dbh.dialect === 'postgres' ? { pool: () => dbh.poolStats() } : {}),
+          ...(openedAudit ? { audit: () => openedAudit.counts } : {}),
+        })
+      : null;
+    const results = metrics ? meteredResultStore(stored, metrics) : stored;
     const accessHours = config.type === 'test' ? 24 : config.token_expires_hours;
     const ctx: AppContext = {
       config,
@@ -87,6 +98,7 @@ export async function createContext(
       vpn,
       audit,
       results,
+      metrics,
       log: options.log,
       version: SERVER_VERSION,
     };

@@ -19,3 +19,4 @@ export { hashApiKey, newApiKey } from './auth/passwords.js';
 export { RULES, type RuleKey } from './auth/rules.js';
 export { formatStored, nowStored } from './http/datetime.js';
 export { presenceRoom } from './socket/index.js';
+export { ServerMetrics } from './metrics/server-metrics.js';

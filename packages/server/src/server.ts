@@ -2,7 +2,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { DestinationStream, Logger } from 'pino';
-import { ConfigError } from '@federa/common';
+import { ConfigError, listenMetrics, type MetricsListener } from '@federa/common';
 import { buildApp, type App } from './app.js';
 import { serverDataDir } from './config/data-dir.js';
 import { loadServerConfig, type LoadedServerConfig } from './config/load.js';
@@ -16,6 +16,7 @@ import { SocketServer } from './socket/index.js';
 import { createSocketBroker, RABBITMQ_NOT_USED_MESSAGE } from './socket/broker.js';
 import type { SocketBroker } from './broker/socket-broker.js';
 import { organizationsSharingAName } from './repositories/organization-names.js';
+import { countSockets } from './metrics/socket-count.js';
 
 /**
  * Connections the kernel keeps waiting to be accepted (capped by net.core.somaxconn). Node's default, 511, is
@@ -65,6 +66,8 @@ export interface ServerHandle {
   apiUrl: string;
   /** The port actually listened on. */
   port: number;
+  /** Where Prometheus scrapes this server (docs/observability.md); null when the metrics are off. */
+  metricsUrl: string | null;
   ctx: AppContext;
   app: App;
   sockets: SocketServer;
@@ -171,6 +174,7 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
   }
   const { ctx, seeded } = created;
   let app: App | null = null;
+  let metricsListener: MetricsListener | null = null;
   // The start-up sweep of the result store, in the background once listening; stopped and awaited when closing.
   const sweepStop = new AbortController();
   let swept: Promise<void> = Promise.resolve();
@@ -196,6 +200,7 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
         .close()
         .catch((error: unknown) => log.error({ err: error }, 'closing the HTTP server failed'));
     clearTimeout(cut);
+    await metricsListener?.close();
     sweepStop.abort();
     await swept;
     await ctx.audit
@@ -237,6 +242,7 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
     app = await buildApp(ctx, { logger: log });
     if (broker) broker.install(sockets.io);
     const presence = sockets.bind(ctx);
+    ctx.metrics?.watchSockets(() => countSockets(sockets.nsp));
     // When no other instance runs, nobody is connected yet: statuses left "online" by an earlier run are stale.
     // (With a broker, serverCount() counts the instances subscribed to it, this one included.)
     const instances = await sockets.nsp.adapter.serverCount();
@@ -261,6 +267,20 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
       typeof address === 'object' && address !== null ? address.port : (options.port ?? config.port);
     const url = `http://${urlHost(ip)}:${port}`;
     const apiUrl = `${url}${config.api_path}`;
+    let metricsUrl: string | null = null;
+    const metrics = ctx.metrics;
+    if (metrics && config.metrics.port !== undefined) {
+      metricsListener = await listenMetrics({
+        ip: config.metrics.ip,
+        port: config.metrics.port,
+        path: config.metrics.path,
+        access: config.metrics,
+        text: () => metrics.text(),
+        onError: (error) =>
+          log.error({ err: error, event: 'metrics.failed' }, 'the metrics could not be collected'),
+      });
+      metricsUrl = `http://${urlHost(config.metrics.ip)}:${metricsListener.port}${config.metrics.path}`;
+    } else if (metrics) metricsUrl = `${url}${config.metrics.path}`;
     log.info(
       {
         event: 'server.listening',
@@ -269,6 +289,7 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
         api_url: apiUrl,
         apidocs_url: `${url}/apidocs`,
         socket_url: `${url}/socket.io/`,
+        metrics_url: metricsUrl,
       },
       `Federa server listening: API at ${apiUrl}, documentation at ${url}/apidocs`,
     );
@@ -322,7 +343,7 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
       void close();
     }
     if (options.handleSignals) for (const s of signals) process.on(s, onSignal);
-    return { url, apiUrl, port, ctx, app, sockets, close, closed };
+    return { url, apiUrl, port, metricsUrl, ctx, app, sockets, close, closed };
   } catch (error) {
     log.error({ err: error, event: 'server.start_failed' }, 'the server could not start');
     await releaseAll();

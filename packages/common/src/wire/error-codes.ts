@@ -89,6 +89,11 @@ export const ERROR_CODES = {
     description:
       'The run has finished or was killed (its status is named): no output can be uploaded to it any more.',
   },
+  metrics_refused: {
+    status: 403,
+    description:
+      'The metrics endpoint answers only the loopback address, or a caller with the bearer token its configuration names.',
+  },
   payload_too_large: { status: 413, description: 'The request body is larger than the server accepts.' },
   not_configured: { status: 501, description: 'The feature is not configured on this server.' },
   result_store_full: {

@@ -144,6 +144,18 @@ export const NodeConfigSchema = Type.Object(
     container_runtime: Type.Optional(Type.Union([Type.Literal('docker'), Type.Literal('podman')])),
     /** Federa: Podman's API socket (default `$XDG_RUNTIME_DIR/podman/podman.sock`); only with `podman`. */
     podman_socket: Type.Optional(Type.String({ minLength: 1, pattern: '^/' })),
+    /** Federa: Prometheus metrics (docs/observability.md); served only when `port` is given. */
+    metrics: Type.Optional(
+      Type.Object(
+        {
+          port: Type.Integer({ minimum: 0, maximum: 65535 }),
+          ip: Type.Optional(Type.String({ minLength: 1 })),
+          path: Type.Optional(Type.String({ pattern: '^(/[A-Za-z0-9_.~-]+)+$' })),
+          token: Type.Optional(Type.String({ minLength: 16 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     /** Federa: name prefix of the node's Docker objects (default `federa`). */
     docker_prefix: Type.Optional(Type.String({ pattern: '^[a-zA-Z0-9][a-zA-Z0-9_.-]*$' })),
   },

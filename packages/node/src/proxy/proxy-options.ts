@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Cryptor } from '@federa/common';
 import type { RunEvents, WaitLimits } from './task-waits.js';
@@ -27,4 +28,6 @@ export interface ProxyOptions {
   readonly events?: RunEvents;
   /** Limits of the long-polls. */
   readonly waits?: WaitLimits;
+  /** Called as each request arrives (the node's metrics time and count it). */
+  readonly observe?: (req: IncomingMessage, res: ServerResponse) => void;
 }

@@ -31,6 +31,7 @@ const MAX_BODY = 256 * 1024 * 1024;
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const waits = new TaskWaits(options.events, options.waits);
   const server = createServer((req, res) => {
+    options.observe?.(req, res);
     handle(options, waits, req, res).catch((error: unknown) => {
       options.log.error(
         { event: 'proxy.error', err: String(error), url: req.url },

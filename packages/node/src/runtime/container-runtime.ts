@@ -119,6 +119,11 @@ export interface ContainerState extends ContainerHandle {
   readonly labels: Readonly<Record<string, string>>;
 }
 
+export interface ContainerStats {
+  readonly cpuSeconds: number;
+  readonly memoryBytes: number;
+}
+
 export interface ExitResult {
   readonly exitCode: number;
 }
@@ -226,6 +231,11 @@ export interface ContainerRuntime {
   exec(nameOrId: string, cmd: readonly string[]): Promise<ExecResult>;
   /** Current state, or undefined when no such container exists. */
   inspectContainer(nameOrId: string): Promise<ContainerState | undefined>;
+  /**
+   * CPU time used so far (seconds) and memory in use now (bytes) of a running container, read once (no stream);
+   * undefined when it is not running. Optional: a runtime without it shows no container figures in the metrics.
+   */
+  stats?(nameOrId: string): Promise<ContainerStats | undefined>;
   /** Containers (running or not) that carry every given label (value '' = label present with any value). */
   listContainers(labels: Readonly<Record<string, string>>): Promise<ContainerSummary[]>;
 

@@ -33,6 +33,8 @@ export interface RestClientOptions {
    * @default 600000
    */
   readonly refreshAheadMs?: number;
+  /** Told the bytes of each request body sent and each answer received (the node's metrics count them). */
+  readonly onBytes?: (sent: number, received: number) => void;
 }
 
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
@@ -227,23 +229,20 @@ export class RestClient {
     if (upload) {
       Object.assign(headers, { 'content-type': 'application/octet-stream' }, upload.headers);
       const url = buildUrl(this.#o.apiBase, path, options.query);
-      return sendStream(
-        method,
-        url,
-        headers,
-        upload.open(),
-        this.#o.signal,
-        this.#o.requestTimeoutMs ?? 60_000,
-      );
+      const stream = upload.open();
+      stream.on('data', (chunk: Buffer) => this.#o.onBytes?.(chunk.length, 0));
+      return sendStream(method, url, headers, stream, this.#o.signal, this.#o.requestTimeoutMs ?? 60_000);
     }
     const timeout = AbortSignal.timeout(this.#o.requestTimeoutMs ?? 60_000);
+    const sent = options.body !== undefined ? JSON.stringify(options.body) : undefined;
     const res = await fetch(buildUrl(this.#o.apiBase, path, options.query), {
       method,
       headers,
-      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+      ...(sent !== undefined ? { body: sent } : {}),
       signal: AbortSignal.any([timeout, this.#o.signal]),
     });
     const text = await res.text();
+    this.#o.onBytes?.(sent === undefined ? 0 : Buffer.byteLength(sent), Buffer.byteLength(text));
     let body: unknown = text;
     try {
       body = text === '' ? null : JSON.parse(text);

@@ -58,6 +58,8 @@ export class ServerAudit {
   readonly #log: AuditLog;
   readonly #logger: FastifyBaseLogger;
   readonly #stopHead: () => void;
+  /** Entries written and entries that could not be written since the start (read by the metrics at scrape time). */
+  readonly counts = { written: 0, failed: 0 };
 
   private constructor(log: AuditLog, logger: FastifyBaseLogger) {
     this.#log = log;
@@ -111,7 +113,16 @@ export class ServerAudit {
    * silently) and the promise rejects.
    */
   record(event: string, fields: AuditFields): Promise<AuditEntry> {
-    return appendOrReport(this.#log, this.#logger, event, fields);
+    return appendOrReport(this.#log, this.#logger, event, fields).then(
+      (entry) => {
+        this.counts.written += 1;
+        return entry;
+      },
+      (error: unknown) => {
+        this.counts.failed += 1;
+        throw error;
+      },
+    );
   }
 
   async close(): Promise<void> {

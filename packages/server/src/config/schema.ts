@@ -265,6 +265,20 @@ export const ServerConfigSchema = Type.Object(
       },
       { default: {}, additionalProperties: false },
     ),
+    /** Prometheus metrics (docs/observability.md): served at `path` of the API's port, or of `ip:port` when set. */
+    metrics: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true }),
+        path: Type.String({ default: '/metrics', pattern: '^(/[A-Za-z0-9_.~-]+)+$' }),
+        /** A port of its own for the metrics (0: any free port); absent: the API's port. */
+        port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+        /** The address the metrics' own port listens on. */
+        ip: Type.String({ default: '127.0.0.1' }),
+        /** A scrape must send `Authorization: Bearer <token>`; absent: only loopback callers are answered. */
+        token: Type.Optional(Type.String({ minLength: 16 })),
+      },
+      { default: {}, additionalProperties: false },
+    ),
     directories: Type.Optional(
       Type.Object({ log: Type.Optional(Type.String()), data: Type.Optional(Type.String()) }),
     ),

@@ -2,6 +2,7 @@
 import type {
   ContainerHandle,
   ContainerSpec,
+  ContainerStats,
   ContainerState,
   ContainerSummary,
   ExecResult,
@@ -180,4 +181,22 @@ export async function listContainers(
     labels: { ...(c.Labels ?? {}) },
     status: toStatus(c.State),
   }));
+}
+
+export async function stats(engine: Engine, nameOrId: string): Promise<ContainerStats | undefined> {
+  // One reading without the engine's second sample (`one-shot`): the CPU figure is cumulative, so none is needed.
+  const raw = (await engine.maybe('stats', { container: nameOrId }, () =>
+    engine.docker.getContainer(nameOrId).stats({ stream: false, 'one-shot': true } as { stream: false }),
+  )) as
+    | {
+        cpu_stats?: { cpu_usage?: { total_usage?: number } };
+        memory_stats?: { usage?: number; stats?: Record<string, number> };
+      }
+    | undefined;
+  const cpuNs = raw?.cpu_stats?.cpu_usage?.total_usage;
+  if (raw === undefined || cpuNs === undefined || cpuNs === 0) return undefined;
+  const memory = raw.memory_stats ?? {};
+  // As `docker stats` shows it: usage less the page cache the kernel can drop.
+  const cache = memory.stats?.inactive_file ?? memory.stats?.total_inactive_file ?? memory.stats?.cache ?? 0;
+  return { cpuSeconds: cpuNs / 1e9, memoryBytes: Math.max(0, (memory.usage ?? 0) - cache) };
 }

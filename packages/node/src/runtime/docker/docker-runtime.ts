@@ -8,6 +8,7 @@ import type {
   ContainerHandle,
   ContainerRuntime,
   ContainerSpec,
+  ContainerStats,
   ContainerState,
   ContainerSummary,
   EngineInfo,
@@ -141,6 +142,10 @@ export class DockerRuntime implements ContainerRuntime {
 
   runContainer(spec: ContainerSpec): Promise<ContainerHandle> {
     return containers.runContainer(this.#engine, spec);
+  }
+
+  stats(nameOrId: string): Promise<ContainerStats | undefined> {
+    return containers.stats(this.#engine, nameOrId);
   }
 
   waitForExit(handle: ContainerHandle, options?: WaitOptions): Promise<ExitResult> {
