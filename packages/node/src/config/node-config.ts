@@ -15,6 +15,7 @@ import {
   validateConfig,
 } from '@federa/common';
 
+import { normaliseMetrics, type NodeMetricsConfig } from './metrics-config.js';
 import { normaliseOutputPolicy, type OutputPolicy } from './output-policy.js';
 import { normaliseRuntime, type RuntimeConfig } from './runtime-config.js';
 import { NodeConfigSchema, type DatabaseType, type RawNodeConfig } from './schema.js';
@@ -81,9 +82,7 @@ export interface NodeConfig {
   readonly logDir: string;
   readonly proxyPort: number;
   /** Where Prometheus scrapes the node (docs/observability.md); undefined: no metrics endpoint. */
-  readonly metrics:
-    | { readonly ip: string; readonly port: number; readonly path: string; readonly token?: string }
-    | undefined;
+  readonly metrics: NodeMetricsConfig | undefined;
   /** Host part of `HOST` for algorithms (env PROXY_SERVER_HOST); undefined = the private network's gateway. */
   readonly proxyHost: string | undefined;
   readonly dockerPrefix: string;
@@ -308,14 +307,7 @@ function normalise(
     reviewDir: dockerized ? DOCKERIZED_PATHS.review : join(dataDir, 'review'),
     logDir,
     proxyPort,
-    metrics: raw.metrics
-      ? {
-          ip: raw.metrics.ip ?? '127.0.0.1',
-          port: raw.metrics.port,
-          path: raw.metrics.path ?? '/metrics',
-          ...(raw.metrics.token !== undefined ? { token: raw.metrics.token } : {}),
-        }
-      : undefined,
+    metrics: normaliseMetrics(raw.metrics),
     proxyHost: env.PROXY_SERVER_HOST || undefined,
     dockerPrefix: raw.docker_prefix ?? DEFAULT_DOCKER_PREFIX,
     shareConfig: raw.share_config ?? true,
