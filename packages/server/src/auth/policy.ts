@@ -31,6 +31,7 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'POST /token/container': { callers: N },
   'POST /token/refresh': { callers: 'refresh' },
   'POST /token/user/validate': { callers: U },
+  'POST /token/logout': { callers: UN },
   'POST /recover/lost': { callers: 'public' },
   'POST /recover/reset': { callers: 'public' },
   'POST /recover/node': { callers: U, anyOf: ['node.e_glo', 'node.e_org'] },

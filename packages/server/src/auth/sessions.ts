@@ -25,7 +25,7 @@ export type SessionKind = 'user' | 'node';
 
 /** Why a session ended (stored in `session.end_reason`, shown in the refusal). */
 export type EndReason =
-  'password_changed' | 'password_reset' | 'api_key_reset' | 'refresh_reused' | 'deleted';
+  'password_changed' | 'password_reset' | 'api_key_reset' | 'refresh_reused' | 'deleted' | 'logged_out';
 
 const END_TEXT: Record<EndReason, string> = {
   password_changed: 'the password was changed',
@@ -33,6 +33,7 @@ const END_TEXT: Record<EndReason, string> = {
   api_key_reset: "the node's API key was reset",
   refresh_reused: 'a refresh token of it was used twice',
   deleted: 'the account was deleted',
+  logged_out: 'its owner logged out',
 };
 
 export interface SessionTokens {
@@ -173,6 +174,19 @@ export async function rotateSession(
     );
   }
   return issue(ctx, kind, row.subject_id, { sid: row.id, endsAt: storedMs(row.expires_at) }, next, roles);
+}
+
+/**
+ * Logging out: ends the session of the presented token. Its access token and every refresh token of it are refused
+ * from then on, and its sockets are closed; the owner's other sessions go on.
+ */
+export async function logOut(ctx: AppContext, claims: TokenClaims): Promise<void> {
+  const row = await liveSession(ctx, claims);
+  await endSession(ctx, row, 'logged_out');
+  ctx.log.info(
+    { event: 'session.logged_out', [`${row.kind}_id`]: row.subject_id, session: row.id },
+    'logged out: session ended',
+  );
 }
 
 async function endSession(ctx: AppContext, row: Session, reason: EndReason): Promise<void> {

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { verifyPassword, hashApiKey, hashPassword } from '../auth/passwords.js';
 import { bearerToken } from '../auth/authenticate.js';
 import { admitFromAddress } from '../auth/login-throttle.js';
-import { openSession, rotateSession, type SessionTokens } from '../auth/sessions.js';
+import { logOut, openSession, rotateSession, type SessionTokens } from '../auth/sessions.js';
 import {
   findUserByUsername,
   nodeIdByApiKeyHash,
@@ -16,7 +16,7 @@ import {
 } from '../repositories/login.js';
 import { roleNamesOfUser } from '../repositories/role.js';
 import { findTask, hasRunOf, hasRuns, isTaskComplete } from '../repositories/task/index.js';
-import { errorResponses } from '../serializers/common.js';
+import { MessageSchema, errorResponses } from '../serializers/common.js';
 import type { AppContext } from '../context.js';
 
 const TokenAnswer = Type.Object({
@@ -190,6 +190,25 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         email: user.email,
         organization_id: user.organization_id,
       };
+    },
+  );
+
+  app.post(
+    '/token/logout',
+    {
+      schema: {
+        tags: ['token'],
+        summary:
+          'End the session of the access token presented (Authorization: Bearer <access token>): it and its refresh tokens are refused afterwards',
+        response: { 200: MessageSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const caller = request.caller;
+      if (!caller || (caller.kind !== 'user' && caller.kind !== 'node'))
+        throw new ApiError('wrong_caller', 'Only user and node sessions can be logged out');
+      await logOut(ctx, await ctx.tokens.verify(bearerToken(request.headers.authorization)));
+      return { msg: 'Logged out: this session has ended; its access and refresh tokens no longer work.' };
     },
   );
 
