@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
+import { auditKeyPath, openAuditKey } from '@federa/common';
 import { checkServerConfig } from '../config/validate.js';
 import type { InstanceRef } from '../config/store.js';
 import { connectDocker, type DockerEngine } from '../docker/engine.js';
@@ -93,6 +94,9 @@ export async function importIntoServer(
   const hostAuditDir = join(dataDir, 'audit');
   mkdirSync(hostAuditDir, { recursive: true, mode: 0o700 });
   binds.push(`${hostAuditDir}:${CONTAINER_AUDIT_DIR}`);
+  // The chain's key lives beside the folder; without it the container would start a key of its own.
+  await openAuditKey(auditKeyPath(hostAuditDir));
+  binds.push(`${auditKeyPath(hostAuditDir)}:${auditKeyPath(CONTAINER_AUDIT_DIR)}`);
   containerEnv.FEDERA_AUDIT_DIRECTORY = CONTAINER_AUDIT_DIR;
   if (options.develop) binds.push(`${resolve(options.develop)}:${APP_DIR}`);
 

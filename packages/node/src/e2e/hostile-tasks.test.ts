@@ -125,11 +125,11 @@ const LIVE: Live[] = [
     log: /the task input could not be read/,
   },
   {
-    what: 'a method the algorithm does not have',
+    what: 'a method that is no function name',
     image: AVERAGE,
     input: { encrypt: 'json.{"method": "../../../bin/sh", "args": [], "kwargs": {}}' },
     status: 'crashed',
-    log: /has no function 'RPC_\.\.\/\.\.\/\.\.\/bin\/sh'[\s\S]*exited with code 1/,
+    log: /the method '\.\.\/\.\.\/\.\.\/bin\/sh' is not the name of a Python function[\s\S]*exited with code 1/,
   },
   {
     what: 'input that is not JSON for an algorithm that wants JSON',
