@@ -20,6 +20,8 @@ import { installAuditHooks } from './audit/audit-hooks.js';
 import { attachPolicies, checkPolicies } from './http/route-policies.js';
 import { limitRoutes } from './http/route-limits.js';
 import { answerUnknownRoutes } from './http/not-found.js';
+import { apiPrefixes, V4_API_PATH } from './http/api-surfaces.js';
+import { registerV4Routes } from './routes/v4/index.js';
 import { addSecurityHeaders } from './http/security-headers.js';
 import { registerApiDocs } from './http/api-docs.js';
 import { authenticateRequests, keepReadAnswers } from './http/read-cache-hooks.js';
@@ -94,7 +96,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   // These learn each route as it is registered (as answerUnknownRoutes does), so come before registerRoutes.
   limitRoutes(app, config);
-  const policies = attachPolicies(app, apiPath, storePath);
+  const prefixes = apiPrefixes(apiPath);
+  const policies = attachPolicies(app, prefixes, storePath);
 
   // Browsers: only the configured origins may call the API from their pages (default: the server's own).
   const origins = config.cors_origins;
@@ -112,17 +115,18 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.addHook('preHandler', guardParameters);
 
   // Before the read cache's hooks: a kept answer is recorded too, and never given while the log cannot be written.
-  if (ctx.audit) installAuditHooks(app, ctx.audit, apiPath);
+  if (ctx.audit) installAuditHooks(app, ctx.audit, prefixes);
   else app.decorateRequest('auditActor', null);
   authenticateRequests(app, ctx);
   keepReadAnswers(app, ctx);
   logRequests(app, options.logger);
   answerErrors(app, ctx);
-  answerUnknownRoutes(app, apiPath); // after the hooks, which its answers go through too
+  answerUnknownRoutes(app, prefixes); // after the hooks, which its answers go through too
 
   await app.register(registerRoutes, { prefix: apiPath });
   if (ctx.config.algorithm_store.enabled)
     await app.register(storeRoutes(embeddedStore(ctx), storePath), { prefix: storePath });
+  if (prefixes.includes(V4_API_PATH)) await app.register(registerV4Routes, { prefix: V4_API_PATH });
   for (const extra of options.extraRoutes ?? []) await app.register(extra, { prefix: apiPath });
   await app.ready();
   checkPolicies(policies);

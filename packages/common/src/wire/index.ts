@@ -12,3 +12,4 @@ export * from './role.js';
 export * from './rule.js';
 export * from './port.js';
 export * from './task.js';
+export * from './task-databases.js';

@@ -4,6 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, NullableReference, ReferenceList, ReferenceSchema } from './fields.js';
+import { TaskDatabasesSchema } from './task-databases.js';
 
 const PortItem = Type.Object({ id: Type.Integer(), port: Type.Integer(), label: Nullable(Type.String()) });
 const EmbeddedNode = Type.Object({
@@ -57,6 +58,15 @@ const taskFields = {
   description: Type.String(),
   image: Type.String(),
   database: Nullable(Type.String()),
+  databases: Type.Optional(
+    Nullable(
+      Type.Unsafe<Static<typeof TaskDatabasesSchema>>({
+        ...TaskDatabasesSchema,
+        description:
+          'Federa: the databases the task asks for, `{label, type, parameters}` each (the vantage6 4.x field); null when it named only `database`',
+      }),
+    ),
+  ),
   run_id: Type.Integer(),
   initiator: Type.Integer({ description: 'id of the initiating organization' }),
   init_org: Type.Integer({ description: 'same as initiator (read by vantage6 3.5.0 nodes)' }),

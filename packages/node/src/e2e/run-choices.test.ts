@@ -101,12 +101,15 @@ interface ResultView {
   finished_at: string | null;
 }
 
-async function runTask(image: string, database?: string): Promise<ResultView & { taskId: number }> {
+async function runTask(
+  image: string,
+  database?: string | { label: string }[],
+): Promise<ResultView & { taskId: number }> {
   const posted = await server.api<{ id: number }>('POST', '/task', {
     name: 'choices',
     image,
     collaboration_id: fed.collaborationId,
-    ...(database !== undefined ? { database } : {}),
+    ...(typeof database === 'string' ? { database } : database ? { databases: database } : {}),
     organizations: [{ id: fed.orgs[0]!.id, input: encodeBase64(Buffer.from('json.{"method": "x"}')) }],
   });
   expect(posted.status, JSON.stringify(posted.body)).toBe(201);
@@ -143,11 +146,21 @@ describe('what a node chooses before it runs a task', () => {
           l.includes('"event":"run.database_fallback"') && l.includes('"requested":"omop-does-not-exist"'),
       ),
     ).toBe(true);
+    // The run's own log says which data it read.
+    expect(unknown.log).toContain(
+      "[federa node] this node has no database labelled 'omop-does-not-exist': the algorithm reads the 'default' database instead",
+    );
 
     // A label the node has is used as asked (the fallback is not simply "always default").
     const known = await runTask(DB_IMAGE, 'other');
     expect(known.status, known.log ?? '').toBe('completed');
     expect(output(known)).toMatchObject({ uri: '/mnt/data/other.csv', label: 'other', first: '99' });
+    expect(known.log).not.toContain('[federa node]');
+
+    // The same label asked the vantage6 4.x way, as a list of databases, is used too, never silently `default`.
+    const listed = await runTask(DB_IMAGE, [{ label: 'other' }]);
+    expect(listed.status, listed.log ?? '').toBe('completed');
+    expect(output(listed)).toMatchObject({ uri: '/mnt/data/other.csv', label: 'other', first: '99' });
   }, 60_000);
 
   it("an image outside the node's allowed algorithms ends as a finished 'not allowed' run with a readable log", async () => {

@@ -4,7 +4,7 @@
  * restart.
  */
 import type { ContainerSpec } from '../runtime/index.js';
-import type { WireTask } from '../server-client/wire.js';
+import type { TaskDatabase } from '@federa/common';
 import { buildAlgorithmEnv } from './environment.js';
 import { algorithmLabels, CONTAINER_DATA_DIR, CONTAINER_TMP_DIR } from './naming.js';
 import { HELPER_LABEL } from './network-helpers.js';
@@ -20,7 +20,7 @@ export type SpecOptions = Pick<
 export function algorithmContainerSpec(
   o: SpecOptions,
   run: RunInfo,
-  requestedDatabase: WireTask['database'],
+  requested: readonly TaskDatabase[],
   tmpVolume: string,
 ): ContainerSpec {
   return {
@@ -28,7 +28,7 @@ export function algorithmContainerSpec(
     image: run.image,
     env: buildAlgorithmEnv({
       resultId: run.resultId,
-      requestedDatabase,
+      requested,
       databases: o.config.databases,
       proxyHost: o.proxyHost,
       proxyPort: o.proxyPort,

@@ -9,7 +9,9 @@ import type { Logger } from 'pino';
 import { declarationFor, functionOfInput } from '../output/declaration-source.js';
 import { persist } from '../server-client/persist.js';
 import { type WireResultWithTask } from '../server-client/wire.js';
-import { resolveDatabaseLabel } from './environment.js';
+import { requestedDatabases } from '@federa/common';
+
+import { fallbackNote, missingDatabases, resolveDatabases } from './environment.js';
 import { tmpVolumeName } from './naming.js';
 import { checkPolicies } from './policy.js';
 import { checkStorePolicies, httpStoreLookup } from './store-policy.js';
@@ -75,6 +77,15 @@ export async function prepareRun(
   );
   if (!verdict.allowed)
     return stop(RunStatus.notAllowed, verdict.reason, `this node refuses the run: ${verdict.reason}`);
+  // Which data: a label this node has not is served by `default` (seed), said in the run's log; without a
+  // `default` either, the run does not start.
+  const served = resolveDatabases(requestedDatabases(item.task), config.databases);
+  const missing = missingDatabases(served);
+  if (missing !== undefined) return stop(RunStatus.failed, missing, `this run cannot start: ${missing}`);
+  for (const s of served.filter((x) => x.fellBack)) {
+    rlog.warn({ event: 'run.database_fallback', requested: s.requested.label }, fallbackNote(s));
+    run.notes?.push(fallbackNote(s));
+  }
   const undeclared = await refusedUndeclared(o, run, input);
   if (undeclared !== undefined)
     return stop(RunStatus.notAllowed, undeclared, `this node refuses the run: ${undeclared}`);
@@ -105,11 +116,5 @@ export async function prepareRun(
   await writeRunFiles(o.volumeDir, run.resultId, input, token);
   mark(run, 'files');
 
-  const { label, fellBack } = resolveDatabaseLabel(item.task.database, config.databases);
-  if (fellBack)
-    rlog.warn(
-      { event: 'run.database_fallback', requested: item.task.database },
-      `the requested database is not configured here: using '${String(label)}'`,
-    );
   return { ready: true, tmpVolume };
 }

@@ -3,7 +3,9 @@
  * actually run by digest (docker inspect), and `run.finished` with its outcome.
  */
 import type { WireResultWithTask } from '../server-client/wire.js';
-import { resolveDatabaseLabel } from './environment.js';
+import { requestedDatabases } from '@federa/common';
+
+import { resolveDatabases } from './environment.js';
 import type { RunInfo } from './run-info.js';
 import type { RunManagerOptions } from './run-options.js';
 import type { RunOutcome } from './run-reporter.js';
@@ -24,7 +26,7 @@ export async function auditRunStart(
       image: run.image,
       imageId: image?.id,
       repoDigests: image?.repoDigests ?? [],
-      database: resolveDatabaseLabel(item.task.database, o.config.databases).label,
+      database: resolveDatabases(requestedDatabases(item.task), o.config.databases)[0]?.label,
       databases: o.config.databases.map((d) => d.label),
       item,
     });

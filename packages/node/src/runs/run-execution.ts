@@ -5,7 +5,7 @@
  * reported, or stays in the run store to be reattached after a restart.
  */
 import type { Logger } from 'pino';
-import { sealLogPiece } from '@federa/common';
+import { requestedDatabases, sealLogPiece } from '@federa/common';
 
 import { NodeStoppedError } from '../errors.js';
 import type { OutputControl } from '../output/output-control.js';
@@ -150,7 +150,7 @@ export class RunExecution {
           reason: unaudited,
         },
       };
-    const base = algorithmContainerSpec(this.#o, run, item.task.database, tmpVolume);
+    const base = algorithmContainerSpec(this.#o, run, requestedDatabases(item.task), tmpVolume);
     const helper = vpn ? await helpers?.acquire() : helpers?.take();
     if (helper) run.helper = helper;
     if (vpn && run.helper) await this.#prepareVpn(run, rlog);
@@ -244,7 +244,8 @@ export class RunExecution {
       : await keepRunLog(this.#o.config.logDir, this.#o.config.name, run.resultId, logs).catch((e: unknown) =>
           nodeNote(`this node keeps the logs of its runs, but this one could not be written: ${String(e)}`),
         );
-    const exited = exitOutcome(exitCode, output?.bytes, shared);
+    // The node's notes (a database served by `default`) lead the log the server gets, shared or not.
+    const exited = exitOutcome(exitCode, output?.bytes, (run.notes ?? []).map(nodeNote).join('') + shared);
     const outcome = await this.#x.output.apply(
       run,
       output?.file ? { ...exited, outputFile: output.file } : exited,

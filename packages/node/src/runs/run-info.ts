@@ -23,6 +23,8 @@ export interface RunInfo {
   readonly userId?: number;
   /** Milliseconds since startedAtMs at which each step ended (logged with run.finished). */
   readonly marks?: Record<string, number>;
+  /** The node's notes for the run's log (a database served by `default`), put before the algorithm's output. */
+  readonly notes?: string[];
   /** The network helper whose namespace the container uses (removed with it). */
   helper?: string;
 }
@@ -46,6 +48,7 @@ export function newRun(
     containerName,
     startedAtMs: Date.now(),
     marks: {},
+    notes: [],
   };
 }
 

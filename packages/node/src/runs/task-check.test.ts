@@ -25,6 +25,9 @@ describe('checkTask', () => {
     expect(
       checkTask(withTask({ database: null, collaboration: undefined }, { input: null }), 5),
     ).toBeUndefined();
+    expect(
+      checkTask(withTask({ databases: [{ label: 'pg', type: 'sql', parameters: { query: 'q' } }] }), 5),
+    ).toBeUndefined();
   });
 
   it.each([
@@ -44,6 +47,35 @@ describe('checkTask', () => {
     ],
     ['a database that is a number', { database: 42 }, {}, 'failed', /database label is not a string/],
     ['a huge database label', { database: 'x'.repeat(300) }, {}, 'failed', /longer than 256/],
+    ['databases that are not a list', { databases: 'pg' }, {}, 'failed', /databases are not a list/],
+    [
+      'a database without a label',
+      { databases: [{ type: 'csv' }] },
+      {},
+      'failed',
+      /database 0 has no usable label/,
+    ],
+    [
+      'too many databases',
+      { databases: Array.from({ length: 33 }, () => ({ label: 'a' })) },
+      {},
+      'failed',
+      /more than 32 databases/,
+    ],
+    [
+      'parameters that are a list',
+      { databases: [{ label: 'a', parameters: [1] }] },
+      {},
+      'failed',
+      /parameters that are not an object/,
+    ],
+    [
+      'a NUL in a parameter',
+      { databases: [{ label: 'a', parameters: { query: 'x\u0000' } }] },
+      {},
+      'failed',
+      /NUL/,
+    ],
     ['an input that is an object', {}, { input: { a: 1 } }, 'failed', /input is not text/],
     ['no run id', { run_id: 'x' }, {}, 'failed', /no valid run id/],
     ['no initiator', { initiator: -1 }, {}, 'failed', /initiating organization/],

@@ -3,7 +3,7 @@
  * Everything an open result carries comes from the server but was written by a researcher or an algorithm: it is
  * checked here, and a task that fails a check ends as a finished run whose log says why, never as an exception.
  */
-import { imageReferenceProblem } from '@federa/common';
+import { MAX_TASK_DATABASES, imageReferenceProblem } from '@federa/common';
 
 import { refId, type WireResultWithTask } from '../server-client/wire.js';
 import { RunStatus, type RunStatusValue } from './run-status.js';
@@ -54,11 +54,39 @@ export function checkTask(item: WireResultWithTask, collaborationId: number): Ta
     if (db.length > MAX_DATABASE_LABEL_LENGTH)
       return fail(`the task's database label is longer than ${MAX_DATABASE_LABEL_LENGTH} characters`);
   }
+  const databasesProblem = checkDatabases((task as { databases?: unknown }).databases);
+  if (databasesProblem) return fail(databasesProblem);
   const input: unknown = item.input;
   if (input !== undefined && input !== null) {
     if (typeof input !== 'string') return fail(`the task input is not text (${typeof input})`);
     if (input.length > MAX_INPUT_CHARS)
       return fail(`the task input is larger than this node accepts (${MAX_INPUT_CHARS} characters)`);
+  }
+  return undefined;
+}
+
+/** What is wrong with a task's `databases` list (`{label, type, parameters}` each), or undefined. */
+function checkDatabases(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) return `the task's databases are not a list (${typeof value})`;
+  if (value.length > MAX_TASK_DATABASES)
+    return `the task asks for more than ${MAX_TASK_DATABASES} databases (${value.length})`;
+  for (const [i, d] of value.entries()) {
+    if (typeof d !== 'object' || d === null || Array.isArray(d))
+      return `the task's database ${i} is not an object (${quote(d)})`;
+    const { label, type, parameters } = d as Record<string, unknown>;
+    if (typeof label !== 'string' || label === '' || label.length > MAX_DATABASE_LABEL_LENGTH)
+      return `the task's database ${i} has no usable label (${quote(label)})`;
+    if (type !== undefined && typeof type !== 'string')
+      return `the task's database '${label}' has a type that is not text (${quote(type)})`;
+    if (
+      parameters !== undefined &&
+      (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters))
+    )
+      return `the task's database '${label}' has parameters that are not an object (${quote(parameters)})`;
+    // Parameters become environment variables, which cannot hold a NUL character.
+    if (parameters !== undefined && JSON.stringify(parameters).includes('\\u0000'))
+      return `the task's database '${label}' has a parameter holding a NUL character`;
   }
   return undefined;
 }

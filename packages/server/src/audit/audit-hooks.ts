@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { policyKey } from '../auth/policy.js';
 import { ERROR_CODES } from '../errors.js';
+import { surfaceRoute } from '../http/api-surfaces.js';
 import type { ServerAudit } from './server-audit.js';
 import { changesNothing, describeRequest, isAudited, type AuditActor } from './audited-requests.js';
 
@@ -23,23 +24,27 @@ const UNAVAILABLE = JSON.stringify({
 });
 
 /** The policy key of an API request (`POST /user`), or undefined outside the API. */
-function routeKey(request: FastifyRequest, apiPath: string): string | undefined {
+function routeKey(request: FastifyRequest, prefixes: readonly string[]): string | undefined {
   const url = request.routeOptions.url;
-  if (!request.routeOptions.config.policy || url === undefined || !url.startsWith(`${apiPath}/`))
-    return undefined;
-  return policyKey(request.method, url.slice(apiPath.length));
+  if (!request.routeOptions.config.policy || url === undefined) return undefined;
+  const rel = surfaceRoute(url, prefixes)?.rel;
+  return rel === undefined ? undefined : policyKey(request.method, rel);
 }
 
-export function installAuditHooks(app: FastifyInstance, audit: ServerAudit, apiPath: string): void {
+export function installAuditHooks(
+  app: FastifyInstance,
+  audit: ServerAudit,
+  prefixes: readonly string[],
+): void {
   app.decorateRequest('auditActor', null);
   app.addHook('onRequest', async (request, reply) => {
-    const key = routeKey(request, apiPath);
+    const key = routeKey(request, prefixes);
     if (key === undefined || !isAudited(request.method, key)) return;
     if (await audit.writable()) return;
     return reply.status(503).header('content-type', 'application/json; charset=utf-8').send(UNAVAILABLE);
   });
   app.addHook('onSend', async (request, reply, payload) => {
-    const key = routeKey(request, apiPath);
+    const key = routeKey(request, prefixes);
     if (key === undefined || !isAudited(request.method, key)) return payload;
     // The refusal above is not itself recorded (nothing was done), nor is it a request the log could take.
     if (reply.statusCode === 503 && payload === UNAVAILABLE) return payload;

@@ -46,6 +46,12 @@ const DETAILS: Record<string, (body: Record<string, unknown>) => AuditFields> = 
       ? b.organizations.map((o) => num(record(o).id)).filter((id) => id !== undefined)
       : undefined,
     database: str(b.database),
+    databases: Array.isArray(b.databases)
+      ? b.databases
+          .slice(0, 32)
+          .map((d) => str(record(d).label, 256))
+          .filter((l) => l !== undefined)
+      : undefined,
   }),
   'POST /kill/task': (b) => ({ task_id: num(b.id) }),
   'POST /kill/node/tasks': (b) => ({ node_id: num(b.id) }),

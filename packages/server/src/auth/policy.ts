@@ -123,4 +123,14 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'POST /kill/node/tasks': { callers: U, anyOf: ['task.c_glo', 'task.c_org'] },
 };
 
+/**
+ * The routes only the vantage6 4.x surface has (docs/vantage6-4.md), relative to `/v4/api`; its other routes are
+ * the 3.x routes above, with their policies. A 4.x run is a result, a task's status is the task's.
+ */
+export const V4_ONLY_POLICIES: Record<string, RoutePolicy> = {
+  'GET /run': POLICIES['GET /result']!,
+  'GET /run/:id': POLICIES['GET /result/:id']!,
+  'GET /task/:id/status': POLICIES['GET /task/:id']!,
+};
+
 export const policyKey = (method: string, path: string): string => `${method.toUpperCase()} ${path}`;

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import type { TaskDatabase } from '@federa/common';
 import { ApiError } from '../errors.js';
 
 export type ClientType = 'user' | 'node' | 'container' | 'reset';
@@ -13,6 +14,8 @@ export interface ContainerIdentity {
   task_id: number;
   image: string;
   database: string | null;
+  /** The databases the task asks for (`{label, type, parameters}`), read by vantage6 4.x algorithms' `@metadata`. */
+  databases?: TaskDatabase[];
 }
 
 export interface TokenClaims {

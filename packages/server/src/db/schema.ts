@@ -107,6 +107,8 @@ export interface TaskTable {
   run_id: number;
   parent_id: number | null;
   database: string | null;
+  /** JSON list of `{label, type, parameters}`; null when the task named only `database`. */
+  databases: string | null;
   initiator_id: number;
   init_user_id: number | null;
   created_at: string;

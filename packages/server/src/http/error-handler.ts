@@ -32,9 +32,11 @@ function refuse(
 function validationField(error: FastifyError): string {
   const v = error.validation?.[0];
   if (!v) return 'body';
-  const missing = (v.params as { missingProperty?: string } | undefined)?.missingProperty;
+  const params = v.params as { missingProperty?: string; additionalProperty?: string } | undefined;
+  // A field that is missing, or one the body must not have, is named itself rather than the object holding it.
+  const named = params?.missingProperty ?? params?.additionalProperty;
   const path = (v.instancePath || '').replace(/^\//, '').replace(/\//g, '.');
-  const field = [path, missing].filter(Boolean).join('.');
+  const field = [path, named].filter(Boolean).join('.');
   return field || error.validationContext || 'body';
 }
 
@@ -60,7 +62,13 @@ export function answerErrors(app: FastifyInstance, ctx: AppContext): void {
     if (fe.validation) {
       const field = validationField(fe);
       const detail = fe.validation[0]?.message ?? 'is invalid';
-      const text = fe.validation[0]?.keyword === 'required' ? 'is required' : detail;
+      const keyword = fe.validation[0]?.keyword;
+      const text =
+        keyword === 'required'
+          ? 'is required'
+          : keyword === 'additionalProperties'
+            ? 'is not a known field'
+            : detail;
       const where =
         fe.validationContext === 'querystring'
           ? 'query parameter'

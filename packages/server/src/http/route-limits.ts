@@ -3,17 +3,18 @@ import { policyKey } from '../auth/policy.js';
 import type { ServerConfig } from '../config/schema.js';
 import { DATA_FIELDS, limitRouteSchemas } from './input-guard.js';
 import { routeMethods } from './route-policies.js';
+import { apiPrefixes, surfaceRoute } from './api-surfaces.js';
 
 /**
  * The input limits of every route under `api_path` (docs/security.md, "Input limits"): the data of runs gets the
  * larger body limit, every schema its string and integer bounds. Call before the routes are registered.
  */
 export function limitRoutes(app: FastifyInstance, config: ServerConfig): void {
-  const apiPath = config.api_path;
+  const prefixes = apiPrefixes(config.api_path);
   app.addHook('onRoute', (route) => {
-    if (!route.url.startsWith(`${apiPath}/`)) return;
+    const rel = surfaceRoute(route.url, prefixes)?.rel;
+    if (rel === undefined) return;
     const methods = routeMethods(route.method);
-    const rel = route.url.slice(apiPath.length);
     const data = methods.some((m) => DATA_FIELDS[policyKey(m, rel)]);
     if (data && route.bodyLimit === undefined) route.bodyLimit = config.task_body_limit_bytes;
     limitRouteSchemas(

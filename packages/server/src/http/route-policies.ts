@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { POLICIES, policyKey } from '../auth/policy.js';
+import { POLICIES, V4_ONLY_POLICIES, policyKey } from '../auth/policy.js';
+import { surfaceRoute, V4_API_PATH } from './api-surfaces.js';
 
-/** Routes (relative to `api_path`) registered without a policy; `buildApp` refuses to finish when any exist. */
+/** Routes (relative to their surface's prefix) registered without a policy; `buildApp` refuses to finish when any exist. */
 export class MissingPolicyError extends Error {}
 
 /** The methods a route's policy is looked up for; HEAD and OPTIONS follow their GET and CORS. */
@@ -10,24 +11,26 @@ export function routeMethods(method: string | string[]): string[] {
 }
 
 /**
- * Gives every route under `apiPath` its policy from the one policy table (auth/policy.ts), which the
+ * Gives every route under the API's prefixes (http/api-surfaces.ts) its policy from the one policy table (auth/policy.ts), which the
  * authentication hook reads. Call before the routes are registered, and {@link checkPolicies} once they are.
  */
 export function attachPolicies(
   app: FastifyInstance,
-  apiPath: string,
+  prefixes: readonly string[],
   /** A prefix whose routes answer to rules of their own (the algorithm store, docs/store.md). */
   except?: string,
 ): { missing: string[] } {
   const missing: string[] = [];
   app.addHook('onRoute', (route) => {
-    if (!route.url.startsWith(`${apiPath}/`)) return;
     if (except !== undefined && route.url.startsWith(`${except}/`)) return;
-    const rel = route.url.slice(apiPath.length);
+    const surface = surfaceRoute(route.url, prefixes);
+    if (surface === undefined) return;
+    const { prefix, rel } = surface;
     for (const m of routeMethods(route.method)) {
-      const policy = POLICIES[policyKey(m, rel)];
+      const key = policyKey(m, rel);
+      const policy = POLICIES[key] ?? (prefix === V4_API_PATH ? V4_ONLY_POLICIES[key] : undefined);
       if (!policy) {
-        missing.push(policyKey(m, rel));
+        missing.push(prefix === V4_API_PATH ? `${key} (at ${prefix})` : key);
         continue;
       }
       route.config = { ...(route.config ?? {}), policy };

@@ -15,7 +15,8 @@ import {
   recordNodeLogin,
 } from '../repositories/login.js';
 import { roleNamesOfUser } from '../repositories/role.js';
-import { findTask, hasRunOf, hasRuns, isTaskComplete } from '../repositories/task/index.js';
+import { findTask, hasRunOf, hasRuns, isTaskComplete, readDatabases } from '../repositories/task/index.js';
+import { requestedDatabases } from '@federa/common';
 import { MessageSchema, errorResponses } from '../serializers/common.js';
 import type { AppContext } from '../context.js';
 
@@ -248,6 +249,10 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
             task_id: task.id,
             image: task.image,
             database: task.database,
+            databases: requestedDatabases({
+              database: task.database,
+              databases: readDatabases(task.databases),
+            }),
           },
           ctx.config.container_token_max_hours * 3600,
         ),

@@ -14,6 +14,7 @@ import {
   tasksWithRuns,
   tasksWithRunSummary,
 } from '../repositories/task/load.js';
+import { readDatabases } from '../repositories/task/databases.js';
 
 /**
  * Tasks and results are shown in several linked forms (docs/api.md#task, docs/api.md#result), so both live in this file:
@@ -143,6 +144,7 @@ function taskCores<R>(
       description: t.description,
       image: t.image,
       database: t.database,
+      databases: readDatabases(t.databases),
       run_id: t.run_id,
       initiator: t.initiator_id,
       init_org: t.initiator_id,

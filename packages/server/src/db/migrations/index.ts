@@ -20,6 +20,7 @@ import { runLookupIndexes } from './0017-run-lookup-indexes.js';
 import { taskSetVersion } from './0018-task-set-version.js';
 import { resultHeldBytes } from './0019-result-held-bytes.js';
 import { algorithmStore } from './0020-algorithm-store.js';
+import { taskDatabases } from './0021-task-databases.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -46,6 +47,7 @@ export class FederaMigrations implements MigrationProvider {
       '0018-task-set-version': taskSetVersion(this.dialect),
       '0019-result-held-bytes': resultHeldBytes,
       '0020-algorithm-store': algorithmStore(this.dialect),
+      '0021-task-databases': taskDatabases,
     });
   }
 }

@@ -84,6 +84,8 @@ export interface NewTask {
   description: string;
   image: string;
   database: string | null;
+  /** JSON list of `{label, type, parameters}`, or null (see migrations/0021-task-databases.ts). */
+  databases: string | null;
   collaboration_id: number;
   run_id: number | null;
   parent_id: number | null;

@@ -6,3 +6,4 @@ export * from './create.js';
 export * from './kill.js';
 export * from './delete.js';
 export * from './load.js';
+export * from './databases.js';

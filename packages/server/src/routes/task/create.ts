@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import type { Caller } from '../../auth/caller.js';
-import { SocketRooms, imageReferenceProblem } from '@federa/common';
+import { SocketRooms, TaskDatabasesSchema, imageReferenceProblem } from '@federa/common';
 import { resolveTaskAlgorithm } from '../../store/task-algorithm.js';
 import { ApiError, badRequest, forbidden, notFound } from '../../errors.js';
 import { can } from '../../auth/caller.js';
@@ -15,6 +15,7 @@ import {
   isTaskComplete,
   taskAudience,
   taskPolicyEntries,
+  storedDatabases,
   type TaskAudience,
 } from '../../repositories/task/index.js';
 import { findOrganization } from '../../repositories/organization.js';
@@ -44,6 +45,7 @@ export const CreateTaskBody = Type.Object({
   description: Type.Optional(NullableString('default ""')),
   image: Type.Optional(NullableString('the algorithm image; default ""')),
   database: Type.Optional(NullableString('the database label the nodes use (clients send "default")')),
+  databases: Type.Optional(TaskDatabasesSchema),
   master: Type.Optional(
     Type.Boolean({ description: 'users only: run only at the own organization (vantage6 ≤ 3.10)' }),
   ),
@@ -126,6 +128,16 @@ export async function createTask(
     throw new ApiError('validation_failed', `field 'image' ${imageProblem}`, {
       extra: { message: { image: imageProblem } },
     });
+
+  // 0. One answer to "which data": `database` and `databases` may both be given only when they agree.
+  const databases = body.databases ?? [];
+  const firstLabel = databases[0]?.label;
+  if (firstLabel !== undefined && body.database && body.database !== firstLabel)
+    throw new ApiError(
+      'validation_failed',
+      `field 'database' ('${body.database}') is not the first label of 'databases' ('${firstLabel}'); send one of them, or the same database in both`,
+      { extra: { message: { database: 'differs from databases[0].label' } } },
+    );
 
   // 1–3 read in one query: the collaboration, which organizations are members, and their nodes.
   const orgIds = body.organizations.map((o) => o.id);
@@ -228,7 +240,9 @@ export async function createTask(
       name: body.name ?? '',
       description: body.description ?? '',
       image: fromStore?.image ?? body.image ?? '',
-      database: body.database === undefined ? '' : body.database,
+      // The first label of `databases` is the task's `database` for callers that read only that field.
+      database: firstLabel ?? (body.database === undefined ? '' : body.database),
+      databases: storedDatabases(databases),
       collaboration_id: collaborationId,
       run_id: parent ? parent.run_id : null,
       parent_id: parent?.id ?? null,

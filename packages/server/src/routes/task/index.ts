@@ -63,7 +63,7 @@ const wantsResults = (q: { include?: string[] | undefined }): boolean =>
   includes(q, 'results') || includes(q, 'result');
 
 /** Whether a caller may see a task: `task.v_glo`, or `task.v_org` and a member of its collaboration. */
-async function mayViewTask(
+export async function mayViewTask(
   ctx: AppContext,
   caller: Caller,
   collaborationId: number | null,
