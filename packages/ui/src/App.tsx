@@ -38,6 +38,9 @@ export function App() {
   const [me, setMe] = useState<Me | null>(null);
   const [starting, setStarting] = useState(true);
   const [error, setError] = useState<string | null>(null);
+  // The top bar's menu on a narrow screen: closed again whenever the page changes.
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [route.href]);
   const start = useCallback(() => {
     setStarting(true);
     loadMe().then(
@@ -130,14 +133,23 @@ export function App() {
       >
         Skip to content
       </a>
-      <header className="top">
+      <header className={menuOpen ? 'top open' : 'top'}>
         <Link to="/" className="brand">
           <span className="logo" aria-hidden="true">
             ◆
           </span>{' '}
           Federa
         </Link>
-        <nav aria-label="Main">
+        <button
+          type="button"
+          className="menu-toggle"
+          aria-expanded={menuOpen}
+          aria-controls="main-menu"
+          onClick={() => setMenuOpen((o) => !o)}
+        >
+          Menu
+        </button>
+        <nav aria-label="Main" id="main-menu">
           {nav
             .filter(([, , shown]) => shown)
             .map(([to, label]) => (

@@ -3,16 +3,18 @@ import type { ReactNode } from 'react';
 
 export function Table(props: { head: readonly ReactNode[]; className?: string; children: ReactNode }) {
   return (
-    <table className={props.className ?? 'table'}>
-      <thead>
-        <tr>
-          {props.head.map((h, i) => (
-            <th key={i}>{h}</th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>{props.children}</tbody>
-    </table>
+    <div className="table-box" tabIndex={0}>
+      <table className={props.className ?? 'table'}>
+        <thead>
+          <tr>
+            {props.head.map((h, i) => (
+              <th key={i}>{h}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
   );
 }
 

@@ -143,48 +143,50 @@ export function CollaborationPage({ id }: { id: number }) {
       <div className="columns">
         <div className="card grow">
           <h2>Organizations</h2>
-          <table className="table">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Public key</th>
-                <th>Node</th>
-                {editable ? <th /> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {(orgs.data ?? []).map((o) => {
-                const node = nodes.data?.find((n) => n.organization.id === o.id);
-                return (
-                  <tr key={o.id}>
-                    <td>{o.name}</td>
-                    <td>{o.public_key ? 'uploaded' : <span className="muted">none yet</span>}</td>
-                    <td>
-                      {node ? (
-                        <Status value={nodes.statusOf(node)} />
-                      ) : (
-                        <span className="muted">no node</span>
-                      )}
-                    </td>
-                    {editable ? (
+          <div className="table-box" tabIndex={0}>
+            <table className="table">
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Public key</th>
+                  <th>Node</th>
+                  {editable ? <th /> : null}
+                </tr>
+              </thead>
+              <tbody>
+                {(orgs.data ?? []).map((o) => {
+                  const node = nodes.data?.find((n) => n.organization.id === o.id);
+                  return (
+                    <tr key={o.id}>
+                      <td>{o.name}</td>
+                      <td>{o.public_key ? 'uploaded' : <span className="muted">none yet</span>}</td>
                       <td>
-                        <button
-                          type="button"
-                          onClick={() =>
-                            void change
-                              .run(() => client.collaboration.removeOrganization(id, o.id))
-                              .then(() => orgs.reload())
-                          }
-                        >
-                          Remove
-                        </button>
+                        {node ? (
+                          <Status value={nodes.statusOf(node)} />
+                        ) : (
+                          <span className="muted">no node</span>
+                        )}
                       </td>
-                    ) : null}
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+                      {editable ? (
+                        <td>
+                          <button
+                            type="button"
+                            onClick={() =>
+                              void change
+                                .run(() => client.collaboration.removeOrganization(id, o.id))
+                                .then(() => orgs.reload())
+                            }
+                          >
+                            Remove
+                          </button>
+                        </td>
+                      ) : null}
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
           {editable && (all.data ?? []).length > 0 ? (
             <form
               className="inline"
@@ -237,33 +239,35 @@ export function NodeTable(props: {
 }) {
   const { nodes, statusOf, orgName } = props;
   return (
-    <table className="table">
-      <thead>
-        <tr>
-          <th>Node</th>
-          <th>Organization</th>
-          <th>Status</th>
-          <th>Last seen</th>
-        </tr>
-      </thead>
-      <tbody>
-        {nodes.map((n) => (
-          <tr key={n.id}>
-            <td>{n.name ?? `node ${n.id}`}</td>
-            <td>{orgName(n.organization.id)}</td>
-            <td>
-              <Status value={statusOf(n)} />
-            </td>
-            <td>{formatTime(n.last_seen)}</td>
-          </tr>
-        ))}
-        {nodes.length === 0 ? (
+    <div className="table-box" tabIndex={0}>
+      <table className="table">
+        <thead>
           <tr>
-            <td colSpan={4}>No nodes.</td>
+            <th>Node</th>
+            <th>Organization</th>
+            <th>Status</th>
+            <th>Last seen</th>
           </tr>
-        ) : null}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {nodes.map((n) => (
+            <tr key={n.id}>
+              <td>{n.name ?? `node ${n.id}`}</td>
+              <td>{orgName(n.organization.id)}</td>
+              <td>
+                <Status value={statusOf(n)} />
+              </td>
+              <td>{formatTime(n.last_seen)}</td>
+            </tr>
+          ))}
+          {nodes.length === 0 ? (
+            <tr>
+              <td colSpan={4}>No nodes.</td>
+            </tr>
+          ) : null}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

@@ -53,7 +53,11 @@ function ResultValue({ result }: { result: DecryptedResult }) {
   if (result.decryptionError) return <span className="warn">{result.decryptionError}</span>;
   if (result.result === null || result.result === undefined) return <span className="muted">—</span>;
   const text = JSON.stringify(result.result, null, 2);
-  return <pre className="value">{text && text.length > 4000 ? `${text.slice(0, 4000)}…` : text}</pre>;
+  return (
+    <pre className="value" tabIndex={0}>
+      {text && text.length > 4000 ? `${text.slice(0, 4000)}…` : text}
+    </pre>
+  );
 }
 
 export function TaskPage({ id }: { id: number }) {
@@ -209,40 +213,44 @@ export function TaskPage({ id }: { id: number }) {
             </div>
           ) : null}
           <ErrorBox error={results.error} />
-          <table className="table">
-            <thead>
-              <tr>
-                <th>Organization</th>
-                <th>Status</th>
-                <th>Started</th>
-                <th>Finished</th>
-                <th>Log</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(results.data ?? []).map((r) => (
-                <tr key={r.id}>
-                  <td>{orgName(r.organizationId)}</td>
-                  <td>
-                    <Status value={r.status} />
-                  </td>
-                  <td>{formatTime(r.started_at)}</td>
-                  <td>{formatTime(r.finished_at)}</td>
-                  <td>
-                    {/* The log arrives when the run ends; a live log stream will fill this same place. */}
-                    {r.log ? (
-                      <details>
-                        <summary>Log ({r.log.split('\n').length} lines)</summary>
-                        <pre className="log">{r.log}</pre>
-                      </details>
-                    ) : (
-                      <span className="muted">{r.finished_at ? 'no log' : 'when finished'}</span>
-                    )}
-                  </td>
+          <div className="table-box" tabIndex={0}>
+            <table className="table">
+              <thead>
+                <tr>
+                  <th>Organization</th>
+                  <th>Status</th>
+                  <th>Started</th>
+                  <th>Finished</th>
+                  <th>Log</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {(results.data ?? []).map((r) => (
+                  <tr key={r.id}>
+                    <td>{orgName(r.organizationId)}</td>
+                    <td>
+                      <Status value={r.status} />
+                    </td>
+                    <td>{formatTime(r.started_at)}</td>
+                    <td>{formatTime(r.finished_at)}</td>
+                    <td>
+                      {/* The log arrives when the run ends; a live log stream will fill this same place. */}
+                      {r.log ? (
+                        <details>
+                          <summary>Log ({r.log.split('\n').length} lines)</summary>
+                          <pre className="log" tabIndex={0}>
+                            {r.log}
+                          </pre>
+                        </details>
+                      ) : (
+                        <span className="muted">{r.finished_at ? 'no log' : 'when finished'}</span>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </div>
       </div>
 
@@ -280,33 +288,35 @@ export function TaskPage({ id }: { id: number }) {
           <p className="muted">{running ? 'No results yet: the task is running.' : 'No readable results.'}</p>
         ) : null}
         {columns.length > 0 ? (
-          <table className="table">
-            <thead>
-              <tr>
-                <th>Source</th>
-                {columns.map((c) => (
-                  <th key={c} className="num">
-                    {c}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => {
-                const f = numericFields(r.value);
-                return (
-                  <tr key={r.label}>
-                    <td>{r.label}</td>
-                    {columns.map((c) => (
-                      <td key={c} className="num">
-                        {f[c] === undefined ? '' : formatNumber(f[c])}
-                      </td>
-                    ))}
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+          <div className="table-box" tabIndex={0}>
+            <table className="table">
+              <thead>
+                <tr>
+                  <th>Source</th>
+                  {columns.map((c) => (
+                    <th key={c} className="num">
+                      {c}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((r) => {
+                  const f = numericFields(r.value);
+                  return (
+                    <tr key={r.label}>
+                      <td>{r.label}</td>
+                      {columns.map((c) => (
+                        <td key={c} className="num">
+                          {f[c] === undefined ? '' : formatNumber(f[c])}
+                        </td>
+                      ))}
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
         ) : null}
         <div className="charts">
           {charts.map((c) => (

@@ -93,41 +93,43 @@ export function TaskList({ route }: { route: Route }) {
       {tasks.loading && !tasks.data ? <Progress label="Loading tasks…" /> : null}
       {tasks.data ? (
         <>
-          <table className="table">
-            <caption className="visually-hidden">Tasks, sortable by column (this page)</caption>
-            <thead>
-              <tr>
-                {header('id', 'Id')}
-                {header('name', 'Name')}
-                {header('image', 'Image')}
-                {header('status', 'Status')}
-                <th>Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {sorted.map((t) => (
-                <tr key={t.id}>
-                  <td>
-                    <Link to={`/task/${t.id}`}>#{t.id}</Link>
-                  </td>
-                  <td>
-                    <Link to={`/task/${t.id}`}>{t.name || '(no name)'}</Link>
-                    {t.parent ? <small> sub-task of #{t.parent.id}</small> : null}
-                  </td>
-                  <td className="mono">{t.image}</td>
-                  <td>
-                    <Status value={t.status ?? (t.complete ? 'completed' : 'pending')} />
-                  </td>
-                  <td>{formatTime(t.created_at)}</td>
-                </tr>
-              ))}
-              {sorted.length === 0 ? (
+          <div className="table-box" tabIndex={0}>
+            <table className="table">
+              <caption className="visually-hidden">Tasks, sortable by column (this page)</caption>
+              <thead>
                 <tr>
-                  <td colSpan={5}>No tasks match.</td>
+                  {header('id', 'Id')}
+                  {header('name', 'Name')}
+                  {header('image', 'Image')}
+                  {header('status', 'Status')}
+                  <th>Created</th>
                 </tr>
-              ) : null}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {sorted.map((t) => (
+                  <tr key={t.id}>
+                    <td>
+                      <Link to={`/task/${t.id}`}>#{t.id}</Link>
+                    </td>
+                    <td>
+                      <Link to={`/task/${t.id}`}>{t.name || '(no name)'}</Link>
+                      {t.parent ? <small> sub-task of #{t.parent.id}</small> : null}
+                    </td>
+                    <td className="mono">{t.image}</td>
+                    <td>
+                      <Status value={t.status ?? (t.complete ? 'completed' : 'pending')} />
+                    </td>
+                    <td>{formatTime(t.created_at)}</td>
+                  </tr>
+                ))}
+                {sorted.length === 0 ? (
+                  <tr>
+                    <td colSpan={5}>No tasks match.</td>
+                  </tr>
+                ) : null}
+              </tbody>
+            </table>
+          </div>
           <Pager page={page} perPage={PER_PAGE} total={tasks.data.total} onPage={(p) => go({ page: p })} />
         </>
       ) : null}
