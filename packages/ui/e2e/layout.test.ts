@@ -5,7 +5,8 @@
  * reported through the node API. Screenshots of each page at both widths go to .data/ui-screenshots/layout/.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -42,6 +43,19 @@ let server: E2eServer;
 let fed: Federation;
 let browser: Browser;
 let taskId: number;
+let encryptedId: number;
+/** Private key files: of the root user's organization, of the other one, and of no organization here. */
+const keys = { own: '', other: '', stranger: '' };
+
+function newKeyPair(): { privatePem: string; publicBase64: string } {
+  const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return {
+    privatePem: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    publicBase64: Buffer.from(pair.publicKey.export({ type: 'spki', format: 'pem' }).toString()).toString(
+      'base64',
+    ),
+  };
+}
 
 async function must<T>(r: Promise<{ status: number; body: T }>, what: string): Promise<T> {
   const { status, body } = await r;
@@ -94,6 +108,26 @@ beforeAll(async () => {
     finished_at: at,
     status: 'crashed',
   });
+  // The public keys a node uploads at its start, and an encrypted collaboration of both organizations.
+  const dir = server.tempDir('keys');
+  for (const [i, which] of (['own', 'other', 'stranger'] as const).entries()) {
+    const pair = newKeyPair();
+    keys[which] = join(dir, `${which}.pem`);
+    writeFileSync(keys[which], pair.privatePem);
+    const org = fed.orgs[i];
+    if (org)
+      await must(server.api('PATCH', `/organization/${org.id}`, { public_key: pair.publicBase64 }), 'key');
+  }
+  encryptedId = (
+    await must(
+      server.api<{ id: number }>('POST', '/collaboration', {
+        name: `sealed-${tag}`,
+        organization_ids: fed.orgs.map((o) => o.id),
+        encrypted: true,
+      }),
+      'encrypted collaboration',
+    )
+  ).id;
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
 }, 120_000);
 
@@ -104,20 +138,20 @@ afterAll(async () => {
 
 /** What a user would notice: the page is wider than the screen, or the console reports an error. */
 async function check(page: Page, errors: string[], name: string): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  // Expressions as text: this file is type-checked without the DOM's types.
+  const overflow = (await page.evaluate(
+    'document.documentElement.scrollWidth - window.innerWidth',
+  )) as number;
   expect(overflow, `${name} scrolls sideways by ${overflow} px`).toBeLessThanOrEqual(0);
   expect(errors, `${name}: console errors`).toEqual([]);
   // Evaluated through the debugging protocol: the page's Content-Security-Policy forbids inline scripts.
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (c: Document, o: unknown) => Promise<unknown> } }).axe;
-    const res = (await axe.run(document, { resultTypes: ['violations'] })) as {
-      violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
-    };
-    return res.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
+  if (!(await page.evaluate("'axe' in window"))) await page.evaluate(AXE);
+  const result = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as {
+    violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
+  };
+  const violations = result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   expect(violations, `${name}: accessibility`).toEqual([]);
 }
 
@@ -193,4 +227,49 @@ describe('every page at a laptop and a phone width', () => {
       }
       await context.close();
     }, 120_000);
+});
+
+describe("the organization's key in the browser", () => {
+  it('a wrong key is refused with whose key it is; the right one is taken; after a reload the page asks again', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${server.url}/#/new-task?collaboration=${encryptedId}`);
+    await page.getByLabel('Username').fill('root');
+    await page.getByLabel('Password', { exact: true }).fill(ROOT_PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    const file = page.getByLabel('Organization private key file');
+    const otherName = `org-${tag}`;
+
+    await file.setInputFiles(keys.other);
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe(
+        `other.pem is the private key of ${otherName}, not of your organization root. Load root's key file.`,
+      );
+    await page.screenshot({ path: join(SHOTS, 'wrong-key-390.png'), fullPage: true });
+    expect(await page.getByText('Key: other.pem').count()).toBe(0);
+
+    await file.setInputFiles(keys.stranger);
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toMatch(
+        /^stranger\.pem is not the key of your organization root, nor of any organization on this server/,
+      );
+
+    await file.setInputFiles(keys.own);
+    await expect.poll(() => page.getByText('Key: own.pem').isVisible()).toBe(true);
+    expect(await page.getByRole('alert').count()).toBe(0);
+
+    // Kept in the page's memory only: nothing of it in the browser's storage, and gone after a reload.
+    const stored = (await page.evaluate(
+      'JSON.stringify(Object.values(sessionStorage)) + JSON.stringify(Object.values(localStorage))',
+    )) as string;
+    expect(stored).not.toContain('PRIVATE KEY');
+    expect(stored).not.toContain(readFileSync(keys.own, 'utf8').split('\n')[1]!);
+    await page.reload();
+    await expect.poll(() => page.getByText('Load organization key file…').isVisible()).toBe(true);
+    expect(await page.getByText("Load your organization's private key file.").isVisible()).toBe(true);
+    await context.close();
+  }, 60_000);
 });

@@ -74,13 +74,40 @@ export function logout(): void {
 /** The organization key loaded in this page (never stored, never sent). */
 export const keyState: { fileName: string | null } = { fileName: null };
 
-/** Reads a private key file the user picked and gives the SDK a browser cryptor for it. */
-export async function loadKeyFile(file: File): Promise<Cryptor> {
-  if (file.size > 64 * 1024) throw new Error(`${file.name} is too large for a private key file`);
+/**
+ * Reads a private key file the user picked, checks it against the public key the server holds for the user's
+ * organization, and only then gives the SDK a browser cryptor for it. A wrong key would make every result
+ * unreadable, so it is refused with the name of the organization whose key it is (or that it is nobody's here).
+ */
+export async function loadKeyFile(file: File, organizationId: number): Promise<Cryptor> {
+  if (file.size > 64 * 1024) throw new Error(`${file.name} is too large to be a private key file.`);
   const text = await file.text();
   // The crypto code (node-forge) is loaded only when a key is used, to keep the first page small.
   const { BrowserRsaCryptor } = await import('./crypto/browser-cryptor.js');
-  const cryptor = new BrowserRsaCryptor(text, file.name);
+  let cryptor;
+  try {
+    cryptor = new BrowserRsaCryptor(text, file.name);
+  } catch {
+    throw new Error(
+      `${file.name} is not a private key file. Choose the organization's key file (it starts with "-----BEGIN").`,
+    );
+  }
+  const own = await client.organization.get(organizationId);
+  if (!cryptor.matchesPublicKey(own.public_key)) {
+    if (!own.public_key)
+      throw new Error(
+        `Your organization ${own.name} has no public key on the server yet, so this key cannot be checked. ` +
+          `Ask your node administrator to start ${own.name}'s node, which uploads it.`,
+      );
+    const owner = (await client.organization.list()).find((o) => cryptor.matchesPublicKey(o.public_key));
+    throw new Error(
+      owner
+        ? `${file.name} is the private key of ${owner.name}, not of your organization ${own.name}. ` +
+            `Load ${own.name}'s key file.`
+        : `${file.name} is not the key of your organization ${own.name}, nor of any organization on this ` +
+            `server. Ask ${own.name}'s node administrator for its key file.`,
+    );
+  }
   client.useCryptor(cryptor);
   keyState.fileName = file.name;
   return cryptor;

@@ -2,12 +2,14 @@
 import { useState } from 'react';
 
 import { errorText, keyState, loadKeyFile } from '../api.js';
+import { useMe } from '../session.js';
 import { ErrorBox } from './ui.js';
 
 export function KeyLoader({ onLoaded }: { onLoaded?: () => void }) {
   const [name, setName] = useState(keyState.fileName);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const me = useMe();
   return (
     <div className="keyloader">
       <label className="button-like">
@@ -18,11 +20,12 @@ export function KeyLoader({ onLoaded }: { onLoaded?: () => void }) {
           aria-label="Organization private key file"
           accept=".pem,.key,text/plain"
           onChange={(e) => {
-            const file = e.target.files?.[0];
+            const input = e.target;
+            const file = input.files?.[0];
             if (!file) return;
             setBusy(true);
             setError(null);
-            loadKeyFile(file).then(
+            loadKeyFile(file, me.user.organization.id).then(
               () => {
                 setName(file.name);
                 setBusy(false);
@@ -31,6 +34,8 @@ export function KeyLoader({ onLoaded }: { onLoaded?: () => void }) {
               (err: unknown) => {
                 setError(errorText(err));
                 setBusy(false);
+                // The same file may be picked again after the message.
+                input.value = '';
               },
             );
           }}

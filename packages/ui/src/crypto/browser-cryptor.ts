@@ -171,6 +171,17 @@ export class BrowserRsaCryptor implements Cryptor {
     this.publicKeyBase64 = encodeBase64(new TextEncoder().encode(publicPem(this.#key.n, this.#key.e)));
   }
 
+  /** Whether `publicKeyBase64` (wire form) is the public half of this key: the same modulus and exponent. */
+  matchesPublicKey(publicKeyBase64: string | null | undefined): boolean {
+    if (!publicKeyBase64) return false;
+    try {
+      const other = recipientKey(publicKeyBase64);
+      return other.n === this.#key.n && other.e === this.#key.e;
+    } catch {
+      return false;
+    }
+  }
+
   /** Size of the key in bits. */
   get modulusBits(): number {
     return this.#key.n.toString(2).length;
