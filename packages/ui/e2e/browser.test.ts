@@ -77,6 +77,8 @@ async function newPage(): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1366, height: 860 }, acceptDownloads: true });
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
+  // The user says yes to every confirmation (layout.test.ts checks what they ask).
+  page.on('dialog', (d) => void d.accept());
   return page;
 }
 

@@ -273,3 +273,95 @@ describe("the organization's key in the browser", () => {
     await context.close();
   }, 60_000);
 });
+
+describe('destructive actions ask first, and roles', () => {
+  it('a rule change, a kill and a removal name what will happen and do nothing when cancelled', async () => {
+    const role = await must(
+      server.api<{ id: number }>('POST', '/role', {
+        name: `auditors-${tag}`,
+        description: 'custom',
+        organization_id: fed.orgs[0]!.id,
+        rules: [],
+      }),
+      'role',
+    );
+    const pending = await must(
+      server.api<{ id: number }>('POST', '/task', {
+        name: `waiting ${tag}`,
+        image: 'example/waits:1',
+        collaboration_id: fed.collaborationId,
+        description: '',
+        organizations: [{ id: fed.orgs[1]!.id, input: Buffer.from('{}').toString('base64') }],
+      }),
+      'task',
+    );
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    const asked: string[] = [];
+    let answer = false;
+    page.on('dialog', (d) => {
+      asked.push(d.message());
+      void (answer ? d.accept() : d.dismiss());
+    });
+    await page.goto(`${server.url}/#/roles`);
+    await page.getByLabel('Username').fill('root');
+    await page.getByLabel('Password', { exact: true }).fill(ROOT_PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+
+    // A default role is read-only.
+    await page.getByRole('button', { name: 'Researcher', exact: true }).click();
+    await expect
+      .poll(() => page.getByText(/default role is the same for every organization/).isVisible())
+      .toBe(true);
+    await expect.poll(() => page.getByRole('checkbox').count()).toBeGreaterThan(0);
+    expect(await page.getByRole('checkbox', { disabled: false }).count()).toBe(0);
+
+    // A custom role: the change is named, cancelled does nothing, accepted is confirmed on the page.
+    await page.getByRole('button', { name: `auditors-${tag}` }).click();
+    const box = page.getByRole('checkbox').first();
+    await expect.poll(() => box.isEnabled()).toBe(true);
+    const label = (await box.getAttribute('aria-label'))!;
+    await box.click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toMatch(
+      new RegExp(`^Give the rule .+ to the role auditors-${tag}\\? Every user with this role gets it\\.$`),
+    );
+    expect(await box.isChecked()).toBe(false);
+    expect(await must(server.api<unknown[]>('GET', `/role/${role.id}/rule`), 'rules')).toHaveLength(0);
+    answer = true;
+    await box.click();
+    await expect
+      .poll(() => page.getByRole('status').textContent())
+      .toMatch(new RegExp(`^The role auditors-${tag} now has `));
+    await expect.poll(() => box.isChecked()).toBe(true);
+    expect(label).toBeTruthy();
+    await page.screenshot({ path: join(SHOTS, 'role-changed-1440.png'), fullPage: true });
+
+    // People are never offered the internal roles.
+    await page.goto(`${server.url}/#/users`);
+    const roleOptions = await page.getByLabel('Role').locator('option').allTextContents();
+    expect(roleOptions).toContain('Researcher');
+    expect(roleOptions.filter((o) => /^(container|node)\b/i.test(o))).toEqual([]);
+
+    // Kill: cancelled, the task keeps waiting; the question names the task and its sub-tasks.
+    answer = false;
+    await page.goto(`${server.url}/#/task/${pending.id}`);
+    await page.getByRole('button', { name: 'Kill' }).click();
+    await expect.poll(() => asked.length).toBe(3);
+    expect(asked[2]).toBe(
+      `Kill task #${pending.id} "waiting ${tag}" and every sub-task it started? Runs still going stop at every organization; this cannot be undone.`,
+    );
+    const task = await must(server.api<{ status: string }>('GET', `/task/${pending.id}`), 'task');
+    expect(task.status).not.toMatch(/killed/);
+
+    // Removing an organization from a collaboration: cancelled, it stays.
+    await page.goto(`${server.url}/#/collaboration/${fed.collaborationId}`);
+    const row = page.getByRole('row', { name: new RegExp(`^org-${tag} `) });
+    await row.getByRole('button', { name: 'Remove' }).click();
+    await expect.poll(() => asked.length).toBe(4);
+    expect(asked[3]).toMatch(new RegExp(`^Remove org-${tag} from this collaboration\\?`));
+    expect(await row.isVisible()).toBe(true);
+    await context.close();
+  }, 60_000);
+});

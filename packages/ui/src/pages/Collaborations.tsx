@@ -171,11 +171,17 @@ export function CollaborationPage({ id }: { id: number }) {
                         <td>
                           <button
                             type="button"
-                            onClick={() =>
-                              void change
-                                .run(() => client.collaboration.removeOrganization(id, o.id))
-                                .then(() => orgs.reload())
-                            }
+                            onClick={() => {
+                              if (
+                                window.confirm(
+                                  `Remove ${o.name} from this collaboration? Its node no longer takes part and ` +
+                                    "its users lose access to the collaboration's tasks.",
+                                )
+                              )
+                                void change
+                                  .run(() => client.collaboration.removeOrganization(id, o.id))
+                                  .then(() => orgs.reload());
+                            }}
                           >
                             Remove
                           </button>

@@ -163,7 +163,15 @@ export function TaskPage({ id }: { id: number }) {
             type="button"
             className="danger"
             disabled={!running || kill.busy}
-            onClick={() => void kill.run(() => client.task.kill(t.id)).then(() => setVersion((v) => v + 1))}
+            onClick={() => {
+              if (
+                window.confirm(
+                  `Kill task #${t.id} "${t.name}" and every sub-task it started? Runs still going stop at ` +
+                    'every organization; this cannot be undone.',
+                )
+              )
+                void kill.run(() => client.task.kill(t.id)).then(() => setVersion((v) => v + 1));
+            }}
           >
             {kill.busy ? 'Killing…' : 'Kill'}
           </button>

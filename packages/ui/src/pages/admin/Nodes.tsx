@@ -83,12 +83,19 @@ export function Nodes({ route }: { route: Route }) {
               <div className="actions">
                 <button
                   type="button"
-                  onClick={() =>
-                    void action.run(async () => {
-                      const key = await client.node.resetApiKey(n.id);
-                      setShownKey({ node: n.name ?? `node ${n.id}`, key });
-                    })
-                  }
+                  onClick={() => {
+                    const name = n.name ?? `node ${n.id}`;
+                    if (
+                      window.confirm(
+                        `Reset the API key of ${name}? Its current key stops working at once: the node is ` +
+                          'cut off until its configuration holds the new key.',
+                      )
+                    )
+                      void action.run(async () => {
+                        const key = await client.node.resetApiKey(n.id);
+                        setShownKey({ node: name, key });
+                      });
+                  }}
                 >
                   Reset API key
                 </button>

@@ -12,10 +12,19 @@ export function Roles() {
   const [open, setOpen] = useState<number | null>(null);
   const roleRules = useAsync(() => (open ? client.role.rules(open) : Promise.resolve([])), [open]);
   const action = useAction();
+  const [saved, setSaved] = useState<string | null>(null);
+  const role = roles.data?.find((r) => r.id === open);
+  // A default role (no organization) is the same for every organization on the server: shown, never changed here.
+  const editable = !!role?.organization;
   return (
     <section>
       <h1>Roles and rules</h1>
       <ErrorBox error={roles.error ?? action.error} />
+      {saved ? (
+        <p className="notice" role="status">
+          {saved}
+        </p>
+      ) : null}
       <div className="columns">
         <ul className="card list">
           {(roles.data ?? []).map((r) => (
@@ -23,7 +32,10 @@ export function Roles() {
               <button
                 type="button"
                 className={open === r.id ? 'link current' : 'link'}
-                onClick={() => setOpen(r.id)}
+                onClick={() => {
+                  setOpen(r.id);
+                  setSaved(null);
+                }}
               >
                 {r.name}
               </button>{' '}
@@ -33,9 +45,11 @@ export function Roles() {
         </ul>
         {open ? (
           <div className="card grow">
-            <h2>Rules of {roles.data?.find((r) => r.id === open)?.name}</h2>
+            <h2>Rules of {role?.name}</h2>
             <p className="muted">
-              Tick a rule to give it to the role; the server refuses rules you do not have yourself.
+              {editable
+                ? 'Tick a rule to give it to the role; the server refuses rules you do not have yourself.'
+                : 'A default role is the same for every organization on this server: it is shown here and cannot be changed.'}
             </p>
             <Table head={['Resource', 'Operation', 'Scope', 'In role']}>
               {(rules.data ?? []).map((rule) => {
@@ -48,15 +62,35 @@ export function Roles() {
                         type="checkbox"
                         aria-label={`${rule.name} ${rule.operation} ${rule.scope}`}
                         checked={has}
-                        onChange={() =>
-                          void action
-                            .run(() =>
+                        disabled={!editable || action.busy}
+                        onChange={() => {
+                          const what = `${rule.name} ${rule.operation} (${rule.scope})`;
+                          if (
+                            !window.confirm(
                               has
-                                ? client.role.removeRule(open, rule.id)
-                                : client.role.addRule(open, rule.id),
+                                ? `Take the rule ${what} away from the role ${role?.name}? Every user with this role loses it.`
+                                : `Give the rule ${what} to the role ${role?.name}? Every user with this role gets it.`,
                             )
-                            .then(() => roleRules.reload())
-                        }
+                          )
+                            return;
+                          setSaved(null);
+                          void action
+                            .run(async () => {
+                              await (has
+                                ? client.role.removeRule(open, rule.id)
+                                : client.role.addRule(open, rule.id));
+                              return true;
+                            })
+                            .then((ok) => {
+                              if (ok)
+                                setSaved(
+                                  has
+                                    ? `The role ${role?.name} no longer has ${what}.`
+                                    : `The role ${role?.name} now has ${what}.`,
+                                );
+                              roleRules.reload();
+                            });
+                        }}
                       />
                     </td>
                   </tr>

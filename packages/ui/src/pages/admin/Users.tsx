@@ -101,6 +101,8 @@ function NewUserForm(props: {
   );
 }
 
+const INTERNAL_ROLES = ['container', 'node'];
+
 export function Users({ route }: { route: Route }) {
   const me = useMe();
   const page = Number(route.query.get('page')) || 1;
@@ -110,7 +112,11 @@ export function Users({ route }: { route: Route }) {
     [page, org],
   );
   const orgs = useAsync(() => client.organization.list(), []);
-  const roles = useAsync(() => client.role.list(), []);
+  // "container" and "node" are the server's own roles for algorithm containers and nodes, never for people.
+  const roles = useAsync(
+    async () => (await client.role.list()).filter((r) => !INTERNAL_ROLES.includes(r.name)),
+    [],
+  );
   const [editing, setEditing] = useState<number | null>(null);
   const [chosen, setChosen] = useState<number[]>([]);
   const action = useAction();
@@ -171,6 +177,13 @@ export function Users({ route }: { route: Route }) {
                       type="button"
                       className="primary"
                       onClick={() =>
+                        window.confirm(
+                          `Change the roles of ${u.username} to ${
+                            chosen
+                              .map((c) => roles.data?.find((r) => r.id === c)?.name ?? `#${c}`)
+                              .join(', ') || 'none'
+                          }? What they may do changes at their next request.`,
+                        ) &&
                         void action
                           .run(() => client.user.update(u.id, { roles: chosen }))
                           .then((ok) => {
