@@ -209,6 +209,7 @@ describe('every page at a laptop and a phone width', () => {
         ['health', '/health', /^Server health$/],
         ['account', '/account', /^My account$/],
       ];
+      const titles = new Set<string>();
       for (const [name, path, heading] of pages) {
         await page.goto(`${server.url}/#${path}`);
         await expect
@@ -223,8 +224,12 @@ describe('every page at a laptop and a phone width', () => {
           await expect.poll(() => page.locator('pre.log').isVisible()).toBe(true);
         }
         await check(page, errors, name);
+        // Each page has its own title.
+        expect(await page.title()).toMatch(/^(?!Federa$).+ · Federa$/);
+        titles.add(await page.title());
         await shot(name);
       }
+      expect(titles.size).toBe(pages.length);
       await context.close();
     }, 120_000);
 });

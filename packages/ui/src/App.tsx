@@ -33,6 +33,21 @@ async function loadMe(): Promise<Me> {
   );
 }
 
+const TITLES: Record<string, string> = {
+  '': 'Collaborations',
+  collaborations: 'Collaborations',
+  collaboration: 'Collaboration',
+  tasks: 'Tasks',
+  task: 'Task',
+  'new-task': 'New task',
+  organizations: 'Organizations',
+  nodes: 'Nodes',
+  users: 'Users',
+  roles: 'Roles',
+  health: 'Server health',
+  account: 'My account',
+};
+
 export function App() {
   const route = useRoute();
   const [me, setMe] = useState<Me | null>(null);
@@ -60,6 +75,17 @@ export function App() {
     if (resumeSession()) start();
     else setStarting(false);
   }, [start]);
+
+  // Each page has its own title (tabs, history and screen readers tell them apart).
+  useEffect(() => {
+    const part = route.parts[0];
+    const title = !me
+      ? part === 'recover'
+        ? 'Password recovery'
+        : 'Log in'
+      : (TITLES[part ?? ''] ?? 'Page not found');
+    document.title = `${part === 'task' || part === 'collaboration' ? `${title} ${route.parts[1] ?? ''}` : title} · Federa`;
+  }, [route, me]);
 
   if (starting) return <Progress label="Starting…" />;
   const [first, second] = route.parts;

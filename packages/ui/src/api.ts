@@ -116,6 +116,9 @@ export async function loadKeyFile(file: File, organizationId: number): Promise<C
 /** The message to show for a failure: the API's own message for refusals. */
 export function errorText(error: unknown): string {
   if (error instanceof FederaApiError) return error.serverMessage;
+  // The SDK speaks to programmers ("call setupEncryption(…)"); in the browser the key is loaded with a button.
+  if (error instanceof Error && /setupEncryption/.test(error.message))
+    return "This is encrypted for your organization: load your organization's private key file to read it.";
   if (error instanceof Error) return error.message;
   return String(error);
 }
