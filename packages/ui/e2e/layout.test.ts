@@ -345,8 +345,9 @@ describe('destructive actions ask first, and roles', () => {
 
     // People are never offered the internal roles.
     await page.goto(`${server.url}/#/users`);
-    const roleOptions = await page.getByLabel('Role').locator('option').allTextContents();
-    expect(roleOptions).toContain('Researcher');
+    const options = page.getByLabel('Role').locator('option');
+    await expect.poll(() => options.allTextContents()).toContain('Researcher');
+    const roleOptions = await options.allTextContents();
     expect(roleOptions.filter((o) => /^(container|node)\b/i.test(o))).toEqual([]);
 
     // Kill: cancelled, the task keeps waiting; the question names the task and its sub-tasks.
