@@ -368,6 +368,17 @@ describe('destructive actions ask first, and roles', () => {
     await expect.poll(() => asked.length).toBe(4);
     expect(asked[3]).toMatch(new RegExp(`^Remove org-${tag} from this collaboration\\?`));
     expect(await row.isVisible()).toBe(true);
+
+    // "Log out" ends the session on the server: its token is refused afterwards.
+    const session = JSON.parse(
+      (await page.evaluate("sessionStorage.getItem('federa.session')")) as string,
+    ) as { accessToken: string };
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Log in' }).isVisible()).toBe(true);
+    const after = await fetch(`${server.url}/api/user/1`, {
+      headers: { authorization: `Bearer ${session.accessToken}` },
+    });
+    expect(after.status).toBe(401);
     await context.close();
   }, 60_000);
 });

@@ -1,7 +1,7 @@
 /** The page frame: login gate, navigation by role, and the routes. */
 import { useCallback, useEffect, useState } from 'react';
 
-import { client, errorText, logout, resumeSession, saveSession } from './api.js';
+import { client, endSession, errorText, logout, resumeSession, saveSession } from './api.js';
 import { ErrorBox, Progress } from './components/ui.js';
 import { Account, HealthPage } from './pages/Account.js';
 import { Nodes } from './pages/admin/Nodes.js';
@@ -193,9 +193,10 @@ export function App() {
           <button
             type="button"
             onClick={() => {
-              logout();
-              setMe(null);
-              navigate('/');
+              void endSession().then(() => {
+                setMe(null);
+                navigate('/');
+              });
             }}
           >
             Log out

@@ -63,6 +63,23 @@ export function resumeSession(): boolean {
   }
 }
 
+/**
+ * "Log out": the server ends the session first (`POST /token/logout`), so a copy of the tokens left anywhere no
+ * longer works; the page forgets them even when the server cannot be reached.
+ */
+export async function endSession(): Promise<void> {
+  try {
+    const token = await client.accessToken();
+    await fetch(`${apiPath()}/token/logout`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+  } catch {
+    // Nothing to end, or the server is away: the tokens are forgotten below all the same.
+  }
+  logout();
+}
+
 export function logout(): void {
   client.logout();
   client.useCryptor(null);
