@@ -24,3 +24,10 @@ export {
 export { serializePayload, deserializePayload, payloadFormat, type Payload } from './payload.js';
 export type { ListOptions } from './pagination.js';
 export type * from './types.js';
+export type {
+  StoreAlgorithm,
+  StoreArgument,
+  StoreFilters,
+  StoreFunction,
+  StoreTask,
+} from './resources/store.js';
