@@ -14,6 +14,7 @@ import { TaskPage } from './pages/TaskPage.js';
 import { NewTask } from './pages/tasks/NewTask.js';
 import { TaskList } from './pages/tasks/TaskList.js';
 import { Link, navigate, useRoute } from './router.js';
+import { Catalogue } from './store/Catalogue.js';
 import { MeContext, makeMe, type Me } from './session.js';
 
 async function loadMe(): Promise<Me> {
@@ -102,6 +103,7 @@ export function App() {
   const nav: [string, string, boolean][] = [
     ['/collaborations', 'Collaborations', true],
     ['/tasks', 'Tasks', can('task', 'VIEW')],
+    ['/store', 'Store', true],
     ['/organizations', 'Organizations', can('organization', 'VIEW')],
     ['/nodes', 'Nodes', can('node', 'VIEW')],
     ['/users', 'Users', can('user', 'VIEW')],
@@ -125,6 +127,9 @@ export function App() {
       break;
     case 'new-task':
       page = <NewTask key={route.href} route={route} />;
+      break;
+    case 'store':
+      page = <Catalogue />;
       break;
     case 'organizations':
       page = <Organizations route={route} />;
