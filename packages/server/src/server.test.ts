@@ -54,6 +54,7 @@ afterAll(async () => {
 describe('startServer', () => {
   let handle: ServerHandle;
   const logs = capture();
+  const terminal: string[] = [];
   const env = { HOME: dir };
   let file: string;
 
@@ -65,6 +66,7 @@ describe('startServer', () => {
       port: 0,
       env,
       logStream: logs.stream,
+      terminal: { write: (text: string) => terminal.push(text) },
     });
   });
   afterAll(async () => handle.close());
@@ -84,12 +86,17 @@ describe('startServer', () => {
     });
   });
 
-  it('shows the generated root password once, clearly, and it works', async () => {
+  it('shows the generated root password once, on the terminal only, and it works', async () => {
     const shown = logs.lines.filter((l) => l.event === 'root.password_generated');
     expect(shown).toHaveLength(1);
     expect(shown[0]!.level).toBe('warn');
-    const password = /generated password: (\S+)/.exec(shown[0]!.msg)?.[1];
+    expect(terminal).toHaveLength(1);
+    const password = /generated password: (\S+)/.exec(terminal[0]!)?.[1];
     expect(password).toBeDefined();
+    // Neither the console log nor the log file (both printed again by `vserver attach`) holds it.
+    expect(JSON.stringify(logs.lines)).not.toContain(password);
+    const { readFileSync } = await import('node:fs');
+    expect(readFileSync(join(dir, 'log', 'demo-prod-server.log'), 'utf8')).not.toContain(password);
     const login = await fetch(`${handle.apiUrl}/token/user`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -57,6 +57,12 @@ export interface StartServerOptions {
    * @default false
    */
   handleSignals?: boolean;
+  /**
+   * Where a generated root password is shown: the terminal only, never the logger, whose lines end up in log files
+   * and in `vserver attach`.
+   * @default process.stderr
+   */
+  terminal?: { write(text: string): unknown };
 }
 
 export interface ServerHandle {
@@ -104,6 +110,11 @@ async function warnOfSharedOrganizationNames(ctx: AppContext, log: Logger): Prom
       { event: 'organization.names_clash', organizations: group },
       `organizations ${group.map((o) => `${o.id} '${o.name}'`).join(', ')} have names that differ only in case: rename all but one (PATCH /organization/{id}); a node naming them in allowed_organizations allows none of them`,
     );
+}
+
+/** The one line that shows a generated root password (`vserver start` reads it from the container's output). */
+export function rootPasswordLine(username: string, password: string): string {
+  return `*** The root user '${username}' was created with the generated password: ${password} -- store it now and change it after logging in; it is shown only this once. ***`;
 }
 
 export async function startServer(options: StartServerOptions): Promise<ServerHandle> {
@@ -215,9 +226,12 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
   try {
     const generated = seeded.rootCreated?.generatedPassword;
     if (seeded.rootCreated && generated) {
+      (options.terminal ?? process.stderr).write(
+        `${rootPasswordLine(seeded.rootCreated.username, generated)}\n`,
+      );
       log.warn(
         { event: 'root.password_generated', username: seeded.rootCreated.username },
-        `*** The root user '${seeded.rootCreated.username}' was created with the generated password: ${generated} -- store it now and change it after logging in; it is shown only this once. ***`,
+        `the root user '${seeded.rootCreated.username}' was created with a generated password, shown on the terminal only`,
       );
     }
     await warnOfSharedOrganizationNames(ctx, log);

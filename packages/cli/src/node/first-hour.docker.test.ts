@@ -175,7 +175,7 @@ describe('a server admin starting a server, and a node with a wrong API key', ()
       '120',
     );
     expect(started.code, started.stderr).toBe(0);
-    const password = /generated password[^\n]*:\n\n {4}(\S+)\n/.exec(started.stdout)?.[1] ?? '';
+    const password = /generated password[^\n]*:\n\n {4}(\S+)\n/.exec(started.stderr)?.[1] ?? '';
     expect(password).not.toBe('');
     const res = await fetch(`http://127.0.0.1:${port}/api/token/user`, {
       method: 'POST',

@@ -228,7 +228,7 @@ export async function startServer(
     }
     step.succeed(`version ${version}`);
     if (generated)
-      process.stdout.write(
+      process.stderr.write(
         `\nThe root user '${generated.username}' was created with this generated password (shown only this once; store it now, change it after logging in):\n\n    ${generated.password}\n\n`,
       );
   }
@@ -266,19 +266,13 @@ function vpnSettings(raw: Record<string, unknown>): { port: number; proto: 'udp'
   return { port: typeof port === 'number' ? port : 1194, proto: proto === 'tcp' ? 'tcp' : 'udp' };
 }
 
-/** The root password the server generated at its first start, from its log line `root.password_generated`. */
+/** The root password the server generated at its first start, from the line it writes to its terminal only. */
 export function generatedRootPassword(
   lines: readonly string[],
 ): { username: string; password: string } | undefined {
   for (const line of lines) {
-    if (!line.includes('root.password_generated')) continue;
-    try {
-      const rec = JSON.parse(line.slice(line.indexOf('{'))) as { username?: unknown; msg?: unknown };
-      const m = /generated password: (\S+)/.exec(String(rec.msg));
-      if (m?.[1]) return { username: String(rec.username ?? 'root'), password: m[1] };
-    } catch {
-      /* not a JSON line */
-    }
+    const m = /The root user '([^']+)' was created with the generated password: (\S+)/.exec(line);
+    if (m?.[1] && m[2]) return { username: m[1], password: m[2] };
   }
   return undefined;
 }

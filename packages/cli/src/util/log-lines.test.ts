@@ -2,6 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { readableLine } from './log-lines.js';
 
 describe('readableLine', () => {
+  it('never shows the generated root password again (vserver attach)', () => {
+    expect(
+      readableLine(
+        "*** The root user 'root' was created with the generated password: Xy-123abc! -- store it now and change it after logging in; it is shown only this once. ***",
+      ),
+    ).toBeUndefined();
+  });
+
   it('turns a JSON log line into time, level, message and the other fields', () => {
     expect(
       readableLine(

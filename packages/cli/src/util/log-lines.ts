@@ -24,6 +24,9 @@ const show = (v: unknown): string => {
 export function readableLine(line: string): string | undefined {
   const trimmed = line.replace(/\x1b\[[0-9;]*m/g, '').trimEnd();
   if (trimmed === '') return undefined;
+  // The server's first start writes the generated root password to its terminal, which Docker keeps with its logs:
+  // `vserver start` shows it that once, reading the logs again never does.
+  if (/was created with the generated password: /.test(trimmed)) return undefined;
   if (!trimmed.startsWith('{')) return trimmed;
   let rec: Record<string, unknown>;
   try {
