@@ -233,10 +233,21 @@ export async function startServer(
       );
   }
   progress.info(
-    `Server '${ref.name}' runs in container ${container}; API at ${url}, docs at http://${reachable}:${hostPort}/apidocs`,
+    `Server '${ref.name}' runs in container ${container}; ${serverAddresses(`http://${reachable}:${hostPort}`, apiPath, raw)}`,
   );
   if (options.attach) await attachLogs(docker, container);
   return { container, url, image: image.ref };
+}
+
+/** The addresses `vserver start` shows: the web UI (unless `ui.enabled` is false), the API and its documentation. */
+export function serverAddresses(root: string, apiPath: string, raw: Record<string, unknown>): string {
+  const ui = (typeof raw.ui === 'object' && raw.ui !== null ? raw.ui : {}) as {
+    enabled?: unknown;
+    path?: unknown;
+  };
+  const uiPath = typeof ui.path === 'string' ? ui.path : '/';
+  const web = ui.enabled === false ? '' : `web UI at ${root}${uiPath}, `;
+  return `${web}API at ${root}${apiPath}, docs at ${root}/apidocs`;
 }
 
 /** Where the server container and the VPN server container see the VPN folder. */
