@@ -81,7 +81,9 @@ export async function endSession(): Promise<void> {
 }
 
 export function logout(): void {
-  client.logout();
+  // The tokens are forgotten at once; the server is told to end the session in the background (when it cannot
+  // be reached, the client logs so and nothing usable stays in the page).
+  void client.logout();
   client.useCryptor(null);
   keyState.fileName = null;
   sessionStorage.removeItem(STORE_KEY);
