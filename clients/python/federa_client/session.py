@@ -111,12 +111,28 @@ class Session:
             raise AuthenticationError("not logged in: call authenticate() first")
         return int(self.whoami["organization_id"])
 
-    def logout(self) -> None:
-        """Forget the tokens (the server keeps no session state)."""
+    def logout(self) -> bool:
+        """End the session on the server (``POST /token/logout``: its access and refresh tokens are refused
+        afterwards) and forget the tokens. The tokens are forgotten in any case; returns False, and logs why, when
+        the server could not be reached or did not end the session."""
+        token = self._access_token
         self._access_token = self._refresh_token = None
         self._access_expiry = None
         self.whoami = None
-        self.log("Logged out")
+        if not token:
+            self.log("Logged out (there was no session)")
+            return False
+        try:
+            response = self._send("POST", self._url("/token/logout"), token=token, endpoint="/token/logout")
+        except FederaError as exc:
+            self.log(f"Logged out locally: the tokens are forgotten, but the server could not be reached ({exc})")
+            return False
+        if response.status_code == 200:
+            self.log("Logged out: the server ended the session")
+            return True
+        text = self._server_text(self._body(response)) or f"HTTP {response.status_code}"
+        self.log(f"Logged out locally: the tokens are forgotten, but the server did not end the session ({text})")
+        return False
 
     def _refresh(self) -> None:
         """Get a new access token with the refresh token (exactly one attempt)."""

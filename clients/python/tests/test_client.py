@@ -44,6 +44,32 @@ def test_authenticate_keeps_tokens_not_the_password(server):
         client.organization.list_all()
 
 
+def test_logout_ends_the_session_on_the_server(server, caplog):
+    client = server.client()
+    client.authenticate(ROOT_USERNAME, ROOT_PASSWORD)
+    access, refresh = client._access_token, client._refresh_token
+    base = f"http://127.0.0.1:{server.port}/api"
+    assert requests.get(f"{base}/user", headers={"Authorization": f"Bearer {access}"}, timeout=10).status_code == 200
+    with caplog.at_level(logging.INFO, logger="federa_client"):
+        assert client.logout() is True
+    assert "the server ended the session" in caplog.text
+    assert not client.is_authenticated
+    assert requests.get(f"{base}/user", headers={"Authorization": f"Bearer {access}"}, timeout=10).status_code == 401
+    assert requests.post(f"{base}/token/refresh", headers={"Authorization": f"Bearer {refresh}"},
+                         timeout=10).status_code == 401
+
+
+def test_logout_without_the_server_forgets_the_tokens_and_says_so(server, caplog):
+    live = server.client()
+    live.authenticate(ROOT_USERNAME, ROOT_PASSWORD)
+    client = Client("http://127.0.0.1", free_port(), timeout=5)
+    client._access_token, client._refresh_token = live._access_token, live._refresh_token
+    with caplog.at_level(logging.INFO, logger="federa_client"):
+        assert client.logout() is False
+    assert "Logged out locally: the tokens are forgotten, but the server could not be reached" in caplog.text
+    assert not client.is_authenticated and client._refresh_token is None
+
+
 @pytest.mark.parametrize("username", [ROOT_USERNAME, "nobody-at-all"])
 def test_wrong_password_raises_authentication_error(server, username):
     client = server.client()

@@ -153,11 +153,34 @@ Client <- R6::R6Class("Client",
       invisible(self$whoami)
     },
 
+    #' End the session on the server (POST /token/logout: its access and refresh tokens are refused afterwards)
+    #' and forget the tokens. The tokens are forgotten in any case; returns TRUE invisibly when the server ended
+    #' the session, FALSE (with a warning saying why) when it could not be reached or did not end it.
     logout = function() {
+      token <- private$access_token
       private$access_token <- NULL
       private$refresh_token <- NULL
       self$whoami <- NULL
-      invisible(self)
+      if (is.null(token)) return(invisible(FALSE))
+      response <- tryCatch(
+        http_send("POST", private$url("/token/logout"), token = token, timeout = self$timeout,
+                  endpoint = "/token/logout"),
+        federa_error = function(e) e)
+      reason <- if (inherits(response, "federa_error")) {
+        paste0("the server could not be reached (", conditionMessage(response), ")")
+      } else if (httr::status_code(response) == 200L) {
+        NULL
+      } else {
+        text <- server_text(response_body(response))
+        paste0("the server did not end the session (",
+               if (length(text) && nzchar(text)) text else paste("HTTP", httr::status_code(response)), ")")
+      }
+      if (is.null(reason)) {
+        self$log("Logged out: the server ended the session")
+        return(invisible(TRUE))
+      }
+      warning("logged out locally: the tokens are forgotten, but ", reason, call. = FALSE)
+      invisible(FALSE)
     },
 
     #' Set up end-to-end encryption with the organization's unencrypted PEM private key (NULL: only

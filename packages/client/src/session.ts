@@ -66,7 +66,7 @@ export class Session {
    * @throws AuthenticationError when the server refuses the credentials or asks for a 2FA step.
    */
   async login(username: string, password: string, mfaCode?: string): Promise<void> {
-    this.logout();
+    this.forget();
     const answer = await this.#transport.send({
       method: 'POST',
       path: '/token/user',
@@ -106,8 +106,36 @@ export class Session {
     this.#store({ access_token: tokens.accessToken, refresh_token: tokens.refreshToken ?? undefined });
   }
 
-  /** Forgets the tokens. */
-  logout(): void {
+  /**
+   * Ends the session on the server (`POST /token/logout`: its access and refresh tokens are refused afterwards)
+   * and forgets the tokens. The tokens are forgotten first and in any case, so a server that cannot be reached
+   * or refuses leaves nothing usable here; the answer says whether the server ended the session.
+   */
+  async logout(): Promise<{ ended: boolean; message: string }> {
+    const token = this.#accessToken;
+    this.forget();
+    if (token === null) return { ended: false, message: 'Not logged in: nothing to end.' };
+    let message: string;
+    try {
+      const answer = await this.#transport.send({ method: 'POST', path: '/token/logout', token });
+      if (!isFailure(answer)) {
+        this.#options.log('Logged out: the server ended the session.');
+        return { ended: true, message: 'Logged out: the server ended the session.' };
+      }
+      message =
+        answer.details.status === 401
+          ? `the server holds the session as already over (${answer.details.serverMessage})`
+          : `the server refused to end the session (${answer.details.serverMessage})`;
+    } catch (error) {
+      message = `the server could not be reached (${error instanceof Error ? error.message : String(error)})`;
+    }
+    const text = `Logged out locally: the tokens are forgotten, but ${message}.`;
+    this.#options.log(text);
+    return { ended: false, message: text };
+  }
+
+  /** Forgets the tokens without telling the server (the session stays valid there until it expires). */
+  forget(): void {
     this.#accessToken = null;
     this.#refreshToken = null;
     this.#userId = null;
@@ -134,7 +162,7 @@ export class Session {
       token: refreshToken,
     });
     if (isFailure(answer)) {
-      this.logout();
+      this.forget();
       throw new AuthenticationError(
         answer.details,
         `The session expired and could not be refreshed (${answer.details.serverMessage}). ` +

@@ -153,9 +153,13 @@ export class UserClient {
     await this.#session.login(username, password, options.mfaCode);
   }
 
-  /** Forgets the tokens; later calls need {@link authenticate} again. */
-  logout(): void {
-    this.#session.logout();
+  /**
+   * Ends the session on the server (`POST /token/logout`) and forgets the tokens; later calls need
+   * {@link authenticate} again. The tokens are forgotten even when the server cannot be reached: then
+   * `ended` is false and `message` (also logged) says why.
+   */
+  logout(): Promise<{ ended: boolean; message: string }> {
+    return this.#session.logout();
   }
 
   /**

@@ -68,20 +68,15 @@ export function resumeSession(): boolean {
  * longer works; the page forgets them even when the server cannot be reached.
  */
 export async function endSession(): Promise<void> {
-  try {
-    const token = await client.accessToken();
-    await fetch(`${apiPath()}/token/logout`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}` },
-    });
-  } catch {
-    // Nothing to end, or the server is away: the tokens are forgotten below all the same.
-  }
+  // The client forgets its tokens even when the server is away (it logs so); the page's copy goes below.
+  await client.logout();
   logout();
 }
 
 export function logout(): void {
-  client.logout();
+  // The tokens are forgotten at once; the server is told to end the session in the background (when it cannot
+  // be reached, the client logs so and nothing usable stays in the page).
+  void client.logout();
   client.useCryptor(null);
   keyState.fileName = null;
   sessionStorage.removeItem(STORE_KEY);

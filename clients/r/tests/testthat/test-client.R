@@ -120,3 +120,29 @@ test_that("addresses in vtg's and Python's forms both work; no server gives fede
   expect_error(nowhere$authenticate("root", "whatever-Pass-1!"), "cannot connect to the Federa server at http://127.0.0.1",
                class = "federa_connection_failed")
 })
+
+test_that("logout ends the session on the server; without the server it forgets the tokens and says so", {
+  s <- test_settings()
+  client <- login("researcher")
+  private <- client$.__enclos_env__$private
+  access <- private$access_token
+  refresh <- private$refresh_token
+  expect_true(client$logout())
+  expect_null(client$whoami)
+  expect_error(client$getUsers(), "not logged in", class = "federa_authentication_error")
+  # The old tokens are refused by the server: the session is over there too.
+  bearer <- function(token) httr::add_headers(Authorization = paste("Bearer", token))
+  expect_equal(httr::status_code(httr::GET(paste0(s$host, s$api_path, "/user"), bearer(access))), 401L)
+  expect_equal(httr::status_code(httr::POST(paste0(s$host, s$api_path, "/token/refresh"), bearer(refresh))), 401L)
+
+  live <- login("researcher")
+  nowhere <- Client$new("http://127.0.0.1", port = 1)
+  nowhere_private <- nowhere$.__enclos_env__$private
+  nowhere_private$access_token <- live$.__enclos_env__$private$access_token
+  nowhere_private$refresh_token <- live$.__enclos_env__$private$refresh_token
+  expect_warning(ended <- nowhere$logout(),
+                 "logged out locally: the tokens are forgotten, but the server could not be reached")
+  expect_false(ended)
+  expect_null(nowhere_private$access_token)
+  expect_null(nowhere_private$refresh_token)
+})
