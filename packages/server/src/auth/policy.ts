@@ -130,6 +130,7 @@ export const POLICIES: Record<string, RoutePolicy> = {
 export const V4_ONLY_POLICIES: Record<string, RoutePolicy> = {
   'GET /run': POLICIES['GET /result']!,
   'GET /run/:id': POLICIES['GET /result/:id']!,
+  'PATCH /run/:id': POLICIES['PATCH /result/:id']!,
   'GET /task/:id/status': POLICIES['GET /task/:id']!,
 };
 

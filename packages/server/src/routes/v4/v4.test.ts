@@ -90,7 +90,7 @@ describe('the vantage6 4.x surface', () => {
       }),
     });
     expect(posted.status, JSON.stringify(posted.body)).toBe(201);
-    expect(posted.body.databases).toEqual([{ label: 'other', parameters: { query: 'q' } }]);
+    expect(posted.body.databases).toEqual([{ label: 'other', parameters: '{"query":"q"}' }]);
 
     const status = await v4('GET', `/task/${posted.body.id}/status`, { token: w.token });
     expect(status).toEqual({ status: 200, body: { status: 'pending' } });
