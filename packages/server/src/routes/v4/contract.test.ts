@@ -194,12 +194,37 @@ describe('input 4.x does not know', () => {
     expect(r.body.msg).toMatch(/^field 'study_id' names a study/);
   });
 
-  it('refuses a filter a listing does not have, and sorting, by name', async () => {
+  it('refuses a filter a listing does not have, or a field it cannot sort by, by name', async () => {
     const r = await v4('GET', '/organization?colour=blue');
     expect(r.status).toBe(400);
     expect(r.body.msg).toBe("query parameter 'colour' is not a filter of this listing");
-    const sorted = await v4('GET', '/organization?sort=-name');
+    const sorted = await v4('GET', '/organization?sort=-colour');
     expect(sorted.status).toBe(400);
-    expect(sorted.body.msg).toMatch(/^query parameter 'sort'/);
+    expect(sorted.body.msg).toMatch(
+      /^query parameter 'sort' cannot sort by 'colour': the fields to sort by are id, name/,
+    );
+  });
+});
+
+describe('sorting as 4.x does: sort=field,-field', () => {
+  it('orders a listing across its pages, ties by id', async () => {
+    for (const name of ['zeta', 'alpha', 'mu']) await t.fx.organization({ name: `sort-${name}` });
+    const all = await v4('GET', '/organization?name=sort-%25&sort=-name&per_page=2');
+    expect(all.body.data.map((o: { name: string }) => o.name)).toEqual(['sort-zeta', 'sort-mu']);
+    expect(all.body.links.next).toBe('/v4/api/organization?page=2&name=sort-%25&sort=-name&per_page=2');
+    const next = await v4('GET', all.body.links.next);
+    expect(next.body.data.map((o: { name: string }) => o.name)).toEqual(['sort-alpha']);
+    const up = await v4('GET', '/organization?name=sort-%25&sort=+name');
+    expect(up.body.data.map((o: { name: string }) => o.name)).toEqual(['sort-alpha', 'sort-mu', 'sort-zeta']);
+  });
+
+  it('sorts tasks by their 4.x field names and runs by status', async () => {
+    const second = await v4('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA]) });
+    const byJob = await v4('GET', `/task?collaboration_id=${w.collab}&sort=-job_id,id`, { token: w.token });
+    const ids = byJob.body.data.map((x: { id: number }) => x.id);
+    expect(ids.indexOf(second.body.id)).toBeLessThan(ids.indexOf(taskId));
+    const runs = await v4('GET', `/run?sort=status,-id&per_page=100`, { token: w.token });
+    const statuses = runs.body.data.map((x: { status: string }) => x.status);
+    expect(statuses).toEqual([...statuses].sort());
   });
 });

@@ -22,6 +22,7 @@ import { taskStatusRoute } from './task-status.js';
 import { answerIn4x, answerOf, fourQuery } from './answers.js';
 import { V4_API_PATH } from '../../http/api-surfaces.js';
 import { fourInput } from './bodies.js';
+import { fourSort } from './sorting.js';
 
 /** Each 3.x route plugin with the routes vantage6 4.14 has too, by method and path. */
 const SHARED: [FastifyPluginAsync, Record<string, string>][] = [
@@ -84,6 +85,7 @@ const relPath = (request: FastifyRequest): string =>
 async function fourRequest(request: FastifyRequest): Promise<void> {
   const rel = relPath(request);
   fourQuery(request, rel);
+  fourSort(request, rel);
   fourInput(request, rel);
   if (request.method !== 'GET' || rel.includes(':') || !answerOf({ method: 'GET', url: rel })) return;
   const query = request.query as Record<string, unknown>;
