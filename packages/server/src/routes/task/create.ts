@@ -19,6 +19,7 @@ import {
   type TaskAudience,
 } from '../../repositories/task/index.js';
 import { findOrganization } from '../../repositories/organization.js';
+import { refuseMissingDatabases } from './database-labels.js';
 
 /**
  * `POST /task` (docs/api.md#tasks): the checks of steps 1–11 in their order, then the task and one result per
@@ -111,6 +112,7 @@ export async function createTask(
   ctx: AppContext,
   caller: Caller,
   body: CreateTaskInput,
+  options: { refuseMissingDatabases?: boolean } = {},
 ): Promise<CreatedTask> {
   const db = ctx.dbh.db;
   const collaborationId = body.collaboration_id;
@@ -168,6 +170,14 @@ export async function createTask(
       `Cannot create this task: organization(s) ${nodeless.join(', ')} have no node registered in collaboration ${collaborationId}. Register a node for them or leave them out.`,
     );
   }
+
+  // 3b. On the 4.x surface: every receiving node that reported its databases has each one asked for.
+  if (options.refuseMissingDatabases)
+    await refuseMissingDatabases(
+      ctx,
+      databases.length > 0 ? databases.map((d) => d.label) : body.database ? [body.database] : [],
+      nodeOf,
+    );
 
   // 4. Users: the receiving nodes' policies (allowed_users / allowed_orgs) admit the caller.
   if (caller.kind === 'user') {

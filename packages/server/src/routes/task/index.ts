@@ -29,6 +29,7 @@ import {
   taskIds,
 } from '../../repositories/task/index.js';
 import { tasksWithVisibleResults } from '../../repositories/result.js';
+import { V4_API_PATH } from '../../http/api-surfaces.js';
 import { CreateTaskBody, announceTask, createTask, offlineNodeHint } from './create.js';
 
 const TaskItem = Type.Union([TaskWithResultsSchema, TaskSchema]);
@@ -112,7 +113,10 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const created = await createTask(ctx, request.caller as Caller, request.body);
+      // The 4.x surface refuses a task naming a database a node lacks; on the 3.x one the node serves it by `default`.
+      const created = await createTask(ctx, request.caller as Caller, request.body, {
+        refuseMissingDatabases: request.routeOptions.url?.startsWith(`${V4_API_PATH}/`) ?? false,
+      });
       const taskId = created.id;
       announceTask(
         ctx,

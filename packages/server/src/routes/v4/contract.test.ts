@@ -185,6 +185,27 @@ describe('input 4.x does not know', () => {
     expect(org.body.msg).toBe("field 'nmae' is not a field of this request");
   });
 
+  it('refuses a database label a receiving node does not have, naming it, and stores nothing', async () => {
+    await t.ctx.dbh.db
+      .insertInto('node_config')
+      .values(['default', 'other'].map((value) => ({ node_id: w.nodeB.id, key: 'database_labels', value })))
+      .execute();
+    const before = await countTaskRows(t);
+    const body = taskBody(w.collab, [w.orgA, w.orgB], {
+      databases: [{ label: 'default' }, { label: 'warehouse' }],
+    });
+    const r = await v4('POST', '/task', { token: w.token, body });
+    expect(r.status).toBe(400);
+    expect(r.body.msg).toBe(
+      `field 'databases' names database 'warehouse', which the node of organization ${w.orgB} does not have (it has: default, other)`,
+    );
+    expect(await countTaskRows(t)).toEqual(before);
+    const known = taskBody(w.collab, [w.orgA, w.orgB], { databases: [{ label: 'other' }] });
+    expect((await v4('POST', '/task', { token: w.token, body: known })).status).toBe(201);
+    // The 3.x surface keeps the seed's behaviour: the node serves an unknown label by its `default` database.
+    expect((await t.api('POST', '/task', { token: w.token, body })).status).toBe(201);
+  });
+
   it('refuses a task scoped to a study, which this server does not have', async () => {
     const r = await v4('POST', '/task', {
       token: w.token,
