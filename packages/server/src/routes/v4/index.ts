@@ -23,6 +23,7 @@ import { answerIn4x, answerOf, fourQuery } from './answers.js';
 import { V4_API_PATH } from '../../http/api-surfaces.js';
 import { fourInput } from './bodies.js';
 import { fourSort } from './sorting.js';
+import type { V4ApiDocs } from './api-docs.js';
 
 /** Each 3.x route plugin with the routes vantage6 4.14 has too, by method and path. */
 const SHARED: [FastifyPluginAsync, Record<string, string>][] = [
@@ -94,10 +95,12 @@ async function fourRequest(request: FastifyRequest): Promise<void> {
   if (query.page === undefined) query.page = '1';
 }
 
-export const registerV4Routes: FastifyPluginAsyncTypebox = async (app) => {
+/** `docs` collects the surface's routes for its OpenAPI document (api-docs.ts). */
+export const registerV4Routes: FastifyPluginAsyncTypebox<{ docs?: V4ApiDocs }> = async (app, options) => {
   app.addHook('preValidation', fourRequest);
   app.addHook('onRoute', (route) => {
     answerIn4x(route);
+    options.docs?.add(route);
     // The 3.x OpenAPI document (/apidocs) describes the 3.x surface only.
     route.schema = { ...(route.schema ?? {}), hide: true };
   });
