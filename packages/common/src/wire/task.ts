@@ -68,6 +68,12 @@ const taskFields = {
     ),
   ),
   run_id: Type.Integer(),
+  api: Type.Optional(
+    Type.String({
+      description:
+        'Federa: `v4` when the task was made on the vantage6 4.x surface (its algorithm gets a 4.x proxy); absent otherwise',
+    }),
+  ),
   initiator: Type.Integer({ description: 'id of the initiating organization' }),
   init_org: Type.Integer({ description: 'same as initiator (read by vantage6 3.5.0 nodes)' }),
   init_user: Nullable(Type.Integer()),

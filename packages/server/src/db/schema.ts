@@ -118,6 +118,8 @@ export interface TaskTable {
   store_algorithm_id: number | null;
   /** The linked store it came from (`algorithm_store.id`); null: the store inside this server. */
   algorithm_store_id: number | null;
+  /** `v4`: created on the vantage6 4.x surface (migration 0022); null: on the 3.x one. */
+  api: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ResultTable {

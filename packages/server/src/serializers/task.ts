@@ -146,6 +146,7 @@ function taskCores<R>(
       database: t.database,
       databases: readDatabases(t.databases),
       run_id: t.run_id,
+      api: t.api ?? undefined,
       initiator: t.initiator_id,
       init_org: t.initiator_id,
       init_user: t.init_user_id,

@@ -96,6 +96,8 @@ export interface NewTask {
   /** The store algorithm it runs (docs/store.md). */
   store_algorithm_id?: number | null;
   algorithm_store_id?: number | null;
+  /** `v4` for a task created on the vantage6 4.x surface. */
+  api?: string | null;
 }
 
 /** One run of a new task: the receiving organization and its input. */

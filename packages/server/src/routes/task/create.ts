@@ -112,7 +112,8 @@ export async function createTask(
   ctx: AppContext,
   caller: Caller,
   body: CreateTaskInput,
-  options: { refuseMissingDatabases?: boolean } = {},
+  /** `v4`: created on the vantage6 4.x surface, whose rules add to the 3.x ones (docs/vantage6-4.md). */
+  options: { api?: 'v4' } = {},
 ): Promise<CreatedTask> {
   const db = ctx.dbh.db;
   const collaborationId = body.collaboration_id;
@@ -172,7 +173,7 @@ export async function createTask(
   }
 
   // 3b. On the 4.x surface: every receiving node that reported its databases has each one asked for.
-  if (options.refuseMissingDatabases)
+  if (options.api === 'v4')
     await refuseMissingDatabases(
       ctx,
       databases.length > 0 ? databases.map((d) => d.label) : body.database ? [body.database] : [],
@@ -261,6 +262,7 @@ export async function createTask(
       cancel_on_failure: body.cancel_on_failure ? 1 : 0,
       store_algorithm_id: fromStore?.store_algorithm_id ?? null,
       algorithm_store_id: fromStore?.algorithm_store_id ?? null,
+      api: options.api ?? null,
     },
     // 10. One result per receiving organization, holding that organization's input.
     receivers.map((o) => ({

@@ -113,10 +113,9 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      // The 4.x surface refuses a task naming a database a node lacks; on the 3.x one the node serves it by `default`.
-      const created = await createTask(ctx, request.caller as Caller, request.body, {
-        refuseMissingDatabases: request.routeOptions.url?.startsWith(`${V4_API_PATH}/`) ?? false,
-      });
+      // The surface the task is made on: the 4.x one adds its rules, and its nodes answer its algorithm in 4.x.
+      const v4 = request.routeOptions.url?.startsWith(`${V4_API_PATH}/`) ?? false;
+      const created = await createTask(ctx, request.caller as Caller, request.body, v4 ? { api: 'v4' } : {});
       const taskId = created.id;
       announceTask(
         ctx,

@@ -116,6 +116,10 @@ describe('items as vantage6 4.14 writes them', () => {
     });
     expect(body).not.toHaveProperty('run_id');
     expect(body).not.toHaveProperty('complete');
+    // Its nodes read it at /api, where it says it was made on the 4.x surface; a 3.x task does not.
+    expect((await t.api('GET', `/task/${taskId}`, { token: w.token })).body.api).toBe('v4');
+    const three = await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA]) });
+    expect(three.body).not.toHaveProperty('api');
     const byJob = await v4('GET', `/task?job_id=${body.job_id}`);
     expect(byJob.body.data.map((x: { id: number }) => x.id)).toEqual([taskId]);
     const byOrg = await v4('GET', `/task?init_org_id=${w.orgB}`);
