@@ -3,7 +3,7 @@
  * route gets 4.x's response schema (what it answers, and what `/v4/apidocs` shows) and hooks that turn the handler's
  * answer into 4.x's items. The handler, its checks and its queries stay the 3.x ones.
  */
-import type { TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { errorResponses } from '../../serializers/common.js';
 import { V4_API_PATH } from '../../http/api-surfaces.js';
@@ -66,6 +66,10 @@ const ANSWERS: Record<string, Answer> = {
   ...resource('task', Task4, taskShape),
   ...resource('run', Run4, run4),
   ...resource('result', Result4, result4),
+  // Members of a collaboration: added or removed, the answer lists them all.
+  'POST /collaboration/:id/organization': { schema: Type.Array(Organization4), shape: organization4 },
+  'DELETE /collaboration/:id/organization': { schema: Type.Array(Organization4), shape: organization4 },
+  'POST /collaboration/:id/node': { schema: Type.Array(Node4), shape: node4 },
 };
 
 /** The answer of a route of this surface, if it answers items. */
@@ -80,6 +84,7 @@ export function answerOf(route: Pick<RouteOptions, 'method' | 'url'>): Answer | 
 /** `{data, links}` or one item, in 4.x's shape. */
 function reshape(payload: unknown, answer: Answer, request: FastifyRequest): unknown {
   if (payload === null || typeof payload !== 'object') return payload;
+  if (Array.isArray(payload)) return (payload as Obj[]).map((i) => answer.shape(i, request));
   const p = payload as Obj;
   if (Array.isArray(p.data))
     return { data: (p.data as Obj[]).map((i) => answer.shape(i, request)), links: p.links };
@@ -95,8 +100,8 @@ const isSuccess = (reply: FastifyReply) => reply.statusCode >= 200 && reply.stat
 export function answerIn4x(route: RouteOptions): void {
   const answer = answerOf(route);
   if (!answer) return;
-  const status = route.method === 'POST' && route.url.endsWith('/task') ? '201' : '200';
   const response = { ...((route.schema?.response as Obj | undefined) ?? {}) };
+  const status = '201' in response ? '201' : '200';
   for (const code of ['200', '201']) delete response[code];
   route.schema = {
     ...(route.schema ?? {}),

@@ -175,6 +175,51 @@ describe('items as vantage6 4.14 writes them', () => {
   });
 });
 
+describe('links and the member routes 4.x keeps', () => {
+  it('every link an item gives answers a listing, but those of studies and algorithm stores', async () => {
+    const items = [
+      `/organization/${w.orgA}`,
+      `/collaboration/${w.collab}`,
+      `/node/${w.nodeA.id}`,
+      `/user/${w.researcher.id}`,
+      `/task/${taskId}`,
+    ];
+    const role = (await v4('GET', `/role?user_id=${w.researcher.id}`)).body.data[0];
+    const rule = (await v4('GET', `/rule?per_page=1`)).body.data[0];
+    const links: string[] = [];
+    for (const path of items) {
+      const { body } = await v4('GET', path, { token: w.token });
+      links.push(
+        ...Object.values(body as Record<string, unknown>).filter((v): v is string => typeof v === 'string'),
+      );
+    }
+    for (const item of [role, rule])
+      links.push(...Object.values(item).filter((v): v is string => typeof v === 'string'));
+    const followed = links.filter((l) => l.startsWith('/v4/api/') && !/\/(study|algorithmstore)\?/.test(l));
+    expect(followed.length).toBeGreaterThan(15);
+    for (const link of followed) {
+      const r = await v4('GET', link, { token: w.token });
+      expect(r.status, `${link}: ${JSON.stringify(r.body)}`).toBe(200);
+      expect(Array.isArray(r.body.data)).toBe(true);
+    }
+    const userRules = await v4('GET', `/rule?user_id=${w.researcher.id}&per_page=100`);
+    const roleRules = await v4('GET', `/rule?role_id=${role.id}&per_page=100`);
+    expect(userRules.body.data.map((r: { id: number }) => r.id)).toEqual(
+      roleRules.body.data.map((r: { id: number }) => r.id),
+    );
+  });
+
+  it('adds and removes a collaboration member, answering the members in 4.x shapes', async () => {
+    const org = await t.fx.organization();
+    const added = await v4('POST', `/collaboration/${w.collab}/organization`, { body: { id: org } });
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    expect(added.body.map((o: { id: number }) => o.id)).toContain(org);
+    expect(added.body[0].nodes).toMatch(/^\/v4\/api\/node\?organization_id=\d+$/);
+    const removed = await v4('DELETE', `/collaboration/${w.collab}/organization`, { body: { id: org } });
+    expect(removed.body.map((o: { id: number }) => o.id)).not.toContain(org);
+  });
+});
+
 describe('input 4.x does not know', () => {
   it('refuses an unknown field of a body by name, and stores nothing', async () => {
     const before = await countTaskRows(t);

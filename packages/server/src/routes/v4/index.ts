@@ -50,6 +50,10 @@ const SHARED: [FastifyPluginAsync, Record<string, string>][] = [
       'GET /collaboration/:id',
       'PATCH /collaboration/:id',
       'DELETE /collaboration/:id',
+      'POST /collaboration/:id/organization',
+      'DELETE /collaboration/:id/organization',
+      'POST /collaboration/:id/node',
+      'DELETE /collaboration/:id/node',
     ),
   ],
   [
