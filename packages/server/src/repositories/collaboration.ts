@@ -242,6 +242,8 @@ export interface CollaborationFilter {
   organization_id?: number | undefined;
   name?: string | undefined;
   encrypted?: number | undefined;
+  /** The collaboration a linked store serves (none for a store of all collaborations). */
+  algorithm_store_id?: number | undefined;
 }
 
 /** The ids of the collaborations matching `filter` (with `organization_id`: those it is a member of), ascending. */
@@ -258,6 +260,14 @@ export function collaborationIds(db: Kysely<Database>, filter: CollaborationFilt
   }
   if (filter.name !== undefined) ids = ids.where('collaboration.name', 'like', filter.name);
   if (filter.encrypted !== undefined) ids = ids.where('collaboration.encrypted', '=', filter.encrypted);
+  const storeId = filter.algorithm_store_id;
+  if (storeId !== undefined)
+    ids = ids.where('collaboration.id', 'in', (eb) =>
+      eb
+        .selectFrom('algorithm_store')
+        .select('algorithm_store.collaboration_id')
+        .where('algorithm_store.id', '=', storeId),
+    );
   return ids;
 }
 

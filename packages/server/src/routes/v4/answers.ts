@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { errorResponses } from '../../serializers/common.js';
 import { V4_API_PATH } from '../../http/api-surfaces.js';
 import {
+  AlgorithmStore4,
   Collaboration4,
   Listing4,
   Node4,
@@ -27,6 +28,7 @@ import {
   role4,
   rule4,
   run4,
+  store4,
   task4,
   user4,
   type TaskIncludes,
@@ -38,6 +40,8 @@ type Shape = (item: Obj, request: FastifyRequest) => Obj;
 interface Answer {
   schema: TSchema;
   shape: Shape;
+  /** The handler answers every item as a list (a short one): the page asked for is cut from it here. */
+  page?: boolean;
 }
 
 const taskIncludes = new WeakMap<FastifyRequest, TaskIncludes>();
@@ -70,6 +74,9 @@ const ANSWERS: Record<string, Answer> = {
   'POST /collaboration/:id/organization': { schema: Type.Array(Organization4), shape: organization4 },
   'DELETE /collaboration/:id/organization': { schema: Type.Array(Organization4), shape: organization4 },
   'POST /collaboration/:id/node': { schema: Type.Array(Node4), shape: node4 },
+  'GET /algorithmstore': { schema: Listing4(AlgorithmStore4), shape: store4, page: true },
+  'GET /algorithmstore/:id': { schema: AlgorithmStore4, shape: store4 },
+  'POST /algorithmstore': { schema: AlgorithmStore4, shape: store4 },
 };
 
 /** The answer of a route of this surface, if it answers items. */
@@ -84,11 +91,34 @@ export function answerOf(route: Pick<RouteOptions, 'method' | 'url'>): Answer | 
 /** `{data, links}` or one item, in 4.x's shape. */
 function reshape(payload: unknown, answer: Answer, request: FastifyRequest): unknown {
   if (payload === null || typeof payload !== 'object') return payload;
-  if (Array.isArray(payload)) return (payload as Obj[]).map((i) => answer.shape(i, request));
+  if (Array.isArray(payload)) {
+    const items = (payload as Obj[]).map((i) => answer.shape(i, request));
+    return answer.page ? pageOf(items, request) : items;
+  }
   const p = payload as Obj;
   if (Array.isArray(p.data))
     return { data: (p.data as Obj[]).map((i) => answer.shape(i, request)), links: p.links };
   return answer.shape(p, request);
+}
+
+/** One page of a whole list, with 4.x's links (as http/pagination.ts makes them for a listing of the database). */
+function pageOf(items: Obj[], request: FastifyRequest): Obj {
+  const query = request.query as Obj;
+  const page = Math.max(1, Number(query.page ?? 1) || 1);
+  const perPage = Math.max(1, Number(query.per_page ?? 10) || 10);
+  const last = Math.max(1, Math.ceil(items.length / perPage));
+  const [path, search = ''] = (request.url ?? '').split('?');
+  const params = new URLSearchParams(search);
+  const url = (p: number) => {
+    params.set('page', String(p));
+    return `${path}?${params.toString()}`;
+  };
+  const links: Record<string, string> = { first: url(1) };
+  if (page > 1) links.previous = url(Math.min(page - 1, last));
+  links.self = url(page);
+  if (page < last) links.next = url(page + 1);
+  if (items.length > 0) links.last = url(last);
+  return { data: items.slice((page - 1) * perPage, page * perPage), links };
 }
 
 const isSuccess = (reply: FastifyReply) => reply.statusCode >= 200 && reply.statusCode < 300;

@@ -47,6 +47,23 @@ function fourTask(body: Obj): void {
 }
 
 /**
+ * `POST /algorithmstore` as 4.x's client sends it: the store's address as `algorithm_store_url`, its collaboration
+ * as a list of one (or none: all collaborations). `force` and `server_url` ask a 4.x server to check the store
+ * and register this server with it; Federa links the store as it is.
+ */
+function fourStore(body: Obj): void {
+  if (body.algorithm_store_url !== undefined && body.url === undefined) body.url = body.algorithm_store_url;
+  delete body.algorithm_store_url;
+  const collaboration = body.collaboration_id;
+  if (Array.isArray(collaboration)) {
+    if (collaboration.length > 1) throw invalid('collaboration_id', 'names more than one collaboration');
+    body.collaboration_id = collaboration[0];
+  }
+  if (body.collaboration_id === null || body.collaboration_id === undefined) delete body.collaboration_id;
+  for (const field of ['force', 'server_url']) delete body[field];
+}
+
+/**
  * Checks a 4.x request's body and query against what its route declares, after turning 4.x's forms into the
  * handler's. Runs before validation.
  */
@@ -54,6 +71,7 @@ export function fourInput(request: FastifyRequest, rel: string): void {
   const body = request.body;
   if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
     if (request.method === 'POST' && rel === '/task') fourTask(body as Obj);
+    if (request.method === 'POST' && rel === '/algorithmstore') fourStore(body as Obj);
     const known = declared(request, 'body');
     const unknown = known && Object.keys(body).find((k) => !known.has(k));
     if (unknown) throw invalid(unknown, 'is not a field of this request');

@@ -220,6 +220,46 @@ describe('links and the member routes 4.x keeps', () => {
   });
 });
 
+describe('algorithm stores, as the 4.x client links and reads them', () => {
+  it('links a store for one collaboration, lists it a page at a time, reads and unlinks it', async () => {
+    const linked = await v4('POST', '/algorithmstore', {
+      body: {
+        algorithm_store_url: 'https://store.example.org',
+        name: 'community',
+        force: false,
+        server_url: 'https://federa.example.org/v4/api',
+        collaboration_id: [w.collab],
+      },
+    });
+    expect(linked.status, JSON.stringify(linked.body)).toBe(201);
+    const id = linked.body.id;
+    expect(linked.body).toEqual({
+      id,
+      name: 'community',
+      url: 'https://store.example.org',
+      collaborations: `/v4/api/collaboration?algorithm_store_id=${id}`,
+    });
+    const served = await v4('GET', linked.body.collaborations);
+    expect(served.body.data.map((c: { id: number }) => c.id)).toEqual([w.collab]);
+    const all = await v4('POST', '/algorithmstore', {
+      body: { algorithm_store_url: 'https://all.example.org', name: 'all', force: false, server_url: 'x' },
+    });
+    expect(all.body.collaborations).toBeNull();
+    const listed = await v4('GET', `/algorithmstore?collaboration_id=${w.collab}&per_page=1`);
+    expect(listed.body.data).toHaveLength(1);
+    expect(listed.body.links.next).toContain('page=2');
+    const second = await v4('GET', listed.body.links.next);
+    expect(second.body.data).toHaveLength(1);
+    expect((await v4('GET', `/algorithmstore/${id}`)).body.name).toBe('community');
+    expect((await v4('DELETE', `/algorithmstore/${id}?server_url=x`)).status).toBe(200);
+    expect((await v4('GET', `/algorithmstore/${id}`)).status).toBe(404);
+    const many = await v4('POST', '/algorithmstore', {
+      body: { algorithm_store_url: 'https://two.example.org', name: 'two', collaboration_id: [1, 2] },
+    });
+    expect(many.body.msg).toBe("field 'collaboration_id' names more than one collaboration");
+  });
+});
+
 describe('input 4.x does not know', () => {
   it('refuses an unknown field of a body by name, and stores nothing', async () => {
     const before = await countTaskRows(t);

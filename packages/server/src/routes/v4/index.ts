@@ -17,6 +17,7 @@ import { roleRoutes } from '../role.js';
 import { ruleRoutes } from '../rule.js';
 import { killRoutes } from '../kill.js';
 import { passwordRoutes } from '../password.js';
+import { algorithmStoreRoutes } from '../algorithm-store.js';
 import { samePaths, sharedRoutes } from './shared-routes.js';
 import { taskStatusRoute } from './task-status.js';
 import { answerIn4x, answerOf, fourQuery } from './answers.js';
@@ -76,6 +77,15 @@ const SHARED: [FastifyPluginAsync, Record<string, string>][] = [
     { 'GET /result': '/run', 'GET /result/:id': '/run/:id', 'PATCH /result/:id': '/run/:id' },
   ],
   [killRoutes as FastifyPluginAsync, samePaths('POST /kill/task', 'POST /kill/node/tasks')],
+  [
+    algorithmStoreRoutes as FastifyPluginAsync,
+    samePaths(
+      'GET /algorithmstore',
+      'GET /algorithmstore/:id',
+      'POST /algorithmstore',
+      'DELETE /algorithmstore/:id',
+    ),
+  ],
 ];
 
 /** The route's path relative to the surface. */

@@ -168,6 +168,15 @@ export const Run4 = Type.Object({
   }),
 });
 
+export const AlgorithmStore4 = Type.Object({
+  id: Type.Integer({ description: '0: the store inside this server' }),
+  name: Type.String(),
+  url: Type.String({ description: "the store's address; a path for the store inside this server" }),
+  collaborations: Nullable(
+    Type.String({ description: 'link to the collaboration it serves; null: all of them' }),
+  ),
+});
+
 /** A listing of 4.x items: `{data, links}`. */
 export const Listing4 = (item: TSchema) =>
   Type.Object({ data: Type.Array(item), links: Type.Record(Type.String(), Type.String()) });

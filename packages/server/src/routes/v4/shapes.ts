@@ -200,3 +200,14 @@ export function result4(r: Obj): Obj {
     task: refOf('task', r.task),
   };
 }
+
+/** A linked algorithm store as 4.x shows it: the collaboration it serves as a link (null when it serves all). */
+export function store4(s: Obj): Obj {
+  const id = s.id as number;
+  return {
+    id,
+    name: s.name,
+    url: s.url,
+    collaborations: s.collaboration_id === null ? null : link('collaboration', 'algorithm_store_id', id),
+  };
+}
