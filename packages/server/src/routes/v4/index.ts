@@ -18,6 +18,8 @@ import { ruleRoutes } from '../rule.js';
 import { killRoutes } from '../kill.js';
 import { passwordRoutes } from '../password.js';
 import { algorithmStoreRoutes } from '../algorithm-store.js';
+import { vpnRoutes } from '../vpn.js';
+import { portRoutes } from '../port.js';
 import { samePaths, sharedRoutes } from './shared-routes.js';
 import { taskStatusRoute } from './task-status.js';
 import { answerIn4x, answerOf, fourQuery } from './answers.js';
@@ -77,6 +79,12 @@ const SHARED: [FastifyPluginAsync, Record<string, string>][] = [
     { 'GET /result': '/run', 'GET /result/:id': '/run/:id', 'PATCH /result/:id': '/run/:id' },
   ],
   [killRoutes as FastifyPluginAsync, samePaths('POST /kill/task', 'POST /kill/node/tasks')],
+  // The VPN of algorithms (docs/vpn.md): as at /api.
+  [
+    vpnRoutes as FastifyPluginAsync,
+    samePaths('GET /vpn', 'POST /vpn/update', 'GET /vpn/algorithm/addresses'),
+  ],
+  [portRoutes as FastifyPluginAsync, samePaths('POST /port', 'DELETE /port')],
   [
     algorithmStoreRoutes as FastifyPluginAsync,
     samePaths(
