@@ -179,7 +179,7 @@ export class PreparedListing {
  * caller as they are).
  */
 export interface ListingSort {
-  table: 'organization' | 'collaboration' | 'node' | 'user' | 'role' | 'rule' | 'task' | 'result';
+  table: 'organization' | 'collaboration' | 'node' | 'user' | 'role' | 'rule' | 'task' | 'result' | 'study';
   columns: readonly { column: string; descending: boolean }[];
 }
 

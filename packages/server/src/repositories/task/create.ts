@@ -98,6 +98,8 @@ export interface NewTask {
   algorithm_store_id?: number | null;
   /** `v4` for a task created on the vantage6 4.x surface. */
   api?: string | null;
+  /** The study it is scoped to. */
+  study_id?: number | null;
 }
 
 /** One run of a new task: the receiving organization and its input. */

@@ -19,7 +19,7 @@ import {
   type TaskAudience,
 } from '../../repositories/task/index.js';
 import { findOrganization } from '../../repositories/organization.js';
-import { refuseMissingDatabases } from './database-labels.js';
+import { assertInStudy, refuseMissingDatabases } from './task-scope.js';
 
 /**
  * `POST /task` (docs/api.md#tasks): the checks of steps 1–11 in their order, then the task and one result per
@@ -61,6 +61,12 @@ export const CreateTaskBody = Type.Object({
     Type.Integer({
       minimum: 1,
       description: "the linked store of store_algorithm_id (GET /algorithmstore); left out: this server's",
+    }),
+  ),
+  study_id: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: 'scope the task to a study of its collaboration: only its organizations may receive it',
     }),
   ),
   cancel_on_failure: Type.Optional(
@@ -172,6 +178,9 @@ export async function createTask(
     );
   }
 
+  // 3a. A study: of this collaboration, and every receiving organization is part of it.
+  if (body.study_id !== undefined) await assertInStudy(ctx, body.study_id, collaborationId, orgIds);
+
   // 3b. On the 4.x surface: every receiving node that reported its databases has each one asked for.
   if (options.api === 'v4')
     await refuseMissingDatabases(
@@ -263,6 +272,7 @@ export async function createTask(
       store_algorithm_id: fromStore?.store_algorithm_id ?? null,
       algorithm_store_id: fromStore?.algorithm_store_id ?? null,
       api: options.api ?? null,
+      study_id: body.study_id ?? null,
     },
     // 10. One result per receiving organization, holding that organization's input.
     receivers.map((o) => ({

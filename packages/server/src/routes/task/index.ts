@@ -41,6 +41,7 @@ const TaskListQuery = Type.Object({
   collaboration_id: Type.Optional(Type.Integer()),
   parent_id: Type.Optional(Type.Integer()),
   run_id: Type.Optional(Type.Integer()),
+  study_id: Type.Optional(Type.Integer({ description: 'the tasks scoped to this study' })),
   result_id: Type.Optional(Type.Integer({ description: 'the task owning this result' })),
   name: Type.Optional(Type.String({ description: 'SQL LIKE pattern (`%` and `_` are wildcards)' })),
   image: Type.Optional(Type.String({ description: 'SQL LIKE pattern' })),

@@ -17,6 +17,7 @@ import {
   Role4,
   Rule4,
   Run4,
+  Study4,
   Task4,
   User4,
 } from './schemas.js';
@@ -74,6 +75,7 @@ const ANSWERS: Record<string, Answer> = {
   'POST /collaboration/:id/organization': { schema: Type.Array(Organization4), shape: organization4 },
   'DELETE /collaboration/:id/organization': { schema: Type.Array(Organization4), shape: organization4 },
   'POST /collaboration/:id/node': { schema: Type.Array(Node4), shape: node4 },
+  ...resource('study', Study4, (s) => s),
   'GET /algorithmstore': { schema: Listing4(AlgorithmStore4), shape: store4, page: true },
   'GET /algorithmstore/:id': { schema: AlgorithmStore4, shape: store4 },
   'POST /algorithmstore': { schema: AlgorithmStore4, shape: store4 },

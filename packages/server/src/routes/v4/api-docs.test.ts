@@ -27,7 +27,8 @@ describe('the OpenAPI document of the 4.x surface', () => {
     ])
       expect(paths).toContain(p);
     expect(paths.some((p) => !p.startsWith('/v4/api/'))).toBe(false);
-    expect(paths).not.toContain('/v4/api/port');
+    expect(paths).not.toContain('/v4/api/role/{id}/rule');
+    expect(paths).toContain('/v4/api/study/{id}/organization');
     expect(Object.keys(doc.paths['/v4/api/run/{id}'])).toEqual(expect.arrayContaining(['get', 'patch']));
     const task = doc.paths['/v4/api/task/{id}'].get.responses['200'].content['application/json'].schema;
     expect(Object.keys(task.properties)).toEqual(

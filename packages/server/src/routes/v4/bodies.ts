@@ -5,6 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
+import { findStudy } from '../../repositories/study.js';
 
 type Obj = Record<string, unknown>;
 
@@ -34,13 +35,19 @@ function database(entry: unknown, index: number): unknown {
   };
 }
 
-/** `POST /task` as 4.x's client sends it, in the form the shared handler reads. */
-function fourTask(body: Obj): void {
-  if (body.study_id !== undefined && body.study_id !== null)
-    throw invalid('study_id', 'names a study, and this server has no studies: send collaboration_id instead');
+/**
+ * `POST /task` as 4.x's client sends it, in the form the shared handler reads: a task scoped to a study without
+ * `collaboration_id` is made in the study's collaboration (an unknown study is refused by the handler).
+ */
+async function fourTask(request: FastifyRequest, body: Obj): Promise<void> {
+  if (body.study_id === null) delete body.study_id;
+  if (body.collaboration_id === undefined && typeof body.study_id === 'number') {
+    const study = await findStudy(request.server.ctx.dbh.db, body.study_id);
+    if (study) body.collaboration_id = study.collaboration_id;
+  }
   // The store an image came from and the server's own URL tell a 4.x server where to check the algorithm; Federa
   // checks a task's algorithm by its store_algorithm_id (docs/store.md).
-  for (const field of ['study_id', 'store_id', 'server_url']) delete body[field];
+  for (const field of ['store_id', 'server_url']) delete body[field];
   if (typeof body.databases === 'string') body.databases = [{ label: body.databases }];
   else if (body.databases === null) delete body.databases;
   else if (Array.isArray(body.databases)) body.databases = body.databases.map(database);
@@ -67,10 +74,10 @@ function fourStore(body: Obj): void {
  * Checks a 4.x request's body and query against what its route declares, after turning 4.x's forms into the
  * handler's. Runs before validation.
  */
-export function fourInput(request: FastifyRequest, rel: string): void {
+export async function fourInput(request: FastifyRequest, rel: string): Promise<void> {
   const body = request.body;
   if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    if (request.method === 'POST' && rel === '/task') fourTask(body as Obj);
+    if (request.method === 'POST' && rel === '/task') await fourTask(request, body as Obj);
     if (request.method === 'POST' && rel === '/algorithmstore') fourStore(body as Obj);
     const known = declared(request, 'body');
     const unknown = known && Object.keys(body).find((k) => !known.has(k));

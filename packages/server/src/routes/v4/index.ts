@@ -22,6 +22,7 @@ import { vpnRoutes } from '../vpn.js';
 import { portRoutes } from '../port.js';
 import { samePaths, sharedRoutes } from './shared-routes.js';
 import { taskStatusRoute } from './task-status.js';
+import { studyRoutes } from './study.js';
 import { answerIn4x, answerOf, fourQuery } from './answers.js';
 import { V4_API_PATH } from '../../http/api-surfaces.js';
 import { fourInput } from './bodies.js';
@@ -109,7 +110,7 @@ async function fourRequest(request: FastifyRequest): Promise<void> {
   const rel = relPath(request);
   fourQuery(request, rel);
   fourSort(request, rel);
-  fourInput(request, rel);
+  await fourInput(request, rel);
   if (request.method !== 'GET' || rel.includes(':') || !answerOf({ method: 'GET', url: rel })) return;
   const query = request.query as Record<string, unknown>;
   const include = query.include === undefined ? [] : [query.include].flat();
@@ -128,4 +129,5 @@ export const registerV4Routes: FastifyPluginAsyncTypebox<{ docs?: V4ApiDocs }> =
   });
   for (const [plugin, paths] of SHARED) await app.register(sharedRoutes(plugin, paths));
   await app.register(taskStatusRoute);
+  await app.register(studyRoutes);
 };

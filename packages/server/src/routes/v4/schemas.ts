@@ -177,6 +177,14 @@ export const AlgorithmStore4 = Type.Object({
   ),
 });
 
+export const Study4 = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  collaboration: Ref,
+  organizations: Link('organizations'),
+  tasks: Link('tasks scoped to it'),
+});
+
 /** A listing of 4.x items: `{data, links}`. */
 export const Listing4 = (item: TSchema) =>
   Type.Object({ data: Type.Array(item), links: Type.Record(Type.String(), Type.String()) });

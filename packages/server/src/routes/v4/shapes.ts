@@ -18,6 +18,7 @@ const METHODS: Record<string, string[]> = {
   task: ['GET', 'DELETE'],
   run: ['GET', 'PATCH'],
   result: ['GET'],
+  study: ['GET', 'PATCH', 'DELETE'],
   role: ['GET', 'PATCH', 'DELETE'],
 };
 
@@ -147,7 +148,7 @@ export function task4(t: Obj, include: TaskIncludes = { runs: false, results: fa
     created_at: t.created_at,
     finished_at: t.finished_at,
     collaboration: refOf('collaboration', t.collaboration),
-    study: null,
+    study: ref4('study', t.study_id as number | undefined),
     algorithm_store: null,
     parent: refOf('task', t.parent),
     init_org: ref4('organization', t.init_org as number | null),

@@ -56,6 +56,7 @@ const SORTABLE: Record<string, { table: ListingSort['table']; fields: Record<str
     fields: same('id', 'task_id', 'organization_id', 'assigned_at', 'started_at', 'finished_at', 'status'),
   },
   '/result': { table: 'result', fields: same('id', 'task_id') },
+  '/study': { table: 'study', fields: same('id', 'name', 'collaboration_id') },
 };
 
 function same(...names: string[]): Record<string, string> {
