@@ -3,9 +3,7 @@
  * open work from the server over socket.io and runs it in containers (docs/node-protocol.md#at-start).
  */
 import { join } from 'node:path';
-import type { NodeInfoPayload } from '@federa/common';
 
-import type { NodeConfig } from './config/node-config.js';
 import { setUpEncryption } from './encryption-setup.js';
 import { NodeStoppedError, StartupError } from './errors.js';
 import { createNodeLogger } from './logger.js';
@@ -29,6 +27,7 @@ import {
   type WireResultWithTask,
 } from './server-client/wire.js';
 import { NODE_VERSION } from './version.js';
+import { nodeInfo } from './node-info.js';
 import { NodeAudit } from './audit/node-audit.js';
 import { meteredRuntime, NodeMetrics, proxyObserver, serveNodeMetrics } from './metrics/index.js';
 import type { RunningNode, StartNodeOptions } from './node-options.js';
@@ -354,13 +353,4 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     await stopAll();
     throw error;
   }
-}
-
-function nodeInfo(config: NodeConfig): NodeInfoPayload {
-  return {
-    encryption: config.encryption.enabled,
-    allowed_algorithms: config.allowedAlgorithms ? [...config.allowedAlgorithms] : 'all',
-    ...(config.allowedUsers ? { allowed_users: [...config.allowedUsers] } : {}),
-    ...(config.allowedOrganizations ? { allowed_orgs: [...config.allowedOrganizations] } : {}),
-  };
 }

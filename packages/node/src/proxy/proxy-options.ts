@@ -31,3 +31,6 @@ export interface ProxyOptions {
   /** Called as each request arrives (the node's metrics time and count it). */
   readonly observe?: (req: IncomingMessage, res: ServerResponse) => void;
 }
+
+/** The path under which the proxy answers vantage6 4.x algorithms (their `API_PATH`; docs/vantage6-4.md). */
+export const V4_PROXY_PATH = '/v4';

@@ -19,6 +19,7 @@ import {
   type TaskAudience,
 } from '../../repositories/task/index.js';
 import { findOrganization } from '../../repositories/organization.js';
+import { assertInStudy, refuseMissingDatabases } from './task-scope.js';
 
 /**
  * `POST /task` (docs/api.md#tasks): the checks of steps 1–11 in their order, then the task and one result per
@@ -60,6 +61,12 @@ export const CreateTaskBody = Type.Object({
     Type.Integer({
       minimum: 1,
       description: "the linked store of store_algorithm_id (GET /algorithmstore); left out: this server's",
+    }),
+  ),
+  study_id: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: 'scope the task to a study of its collaboration: only its organizations may receive it',
     }),
   ),
   cancel_on_failure: Type.Optional(
@@ -111,6 +118,8 @@ export async function createTask(
   ctx: AppContext,
   caller: Caller,
   body: CreateTaskInput,
+  /** `v4`: created on the vantage6 4.x surface, whose rules add to the 3.x ones (docs/vantage6-4.md). */
+  options: { api?: 'v4' } = {},
 ): Promise<CreatedTask> {
   const db = ctx.dbh.db;
   const collaborationId = body.collaboration_id;
@@ -168,6 +177,17 @@ export async function createTask(
       `Cannot create this task: organization(s) ${nodeless.join(', ')} have no node registered in collaboration ${collaborationId}. Register a node for them or leave them out.`,
     );
   }
+
+  // 3a. A study: of this collaboration, and every receiving organization is part of it.
+  if (body.study_id !== undefined) await assertInStudy(ctx, body.study_id, collaborationId, orgIds);
+
+  // 3b. On the 4.x surface: every receiving node that reported its databases has each one asked for.
+  if (options.api === 'v4')
+    await refuseMissingDatabases(
+      ctx,
+      databases.length > 0 ? databases.map((d) => d.label) : body.database ? [body.database] : [],
+      nodeOf,
+    );
 
   // 4. Users: the receiving nodes' policies (allowed_users / allowed_orgs) admit the caller.
   if (caller.kind === 'user') {
@@ -251,6 +271,8 @@ export async function createTask(
       cancel_on_failure: body.cancel_on_failure ? 1 : 0,
       store_algorithm_id: fromStore?.store_algorithm_id ?? null,
       algorithm_store_id: fromStore?.algorithm_store_id ?? null,
+      api: options.api ?? null,
+      study_id: body.study_id ?? null,
     },
     // 10. One result per receiving organization, holding that organization's input.
     receivers.map((o) => ({
