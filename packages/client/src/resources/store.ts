@@ -146,7 +146,9 @@ export class StoreResource extends ResourceGroup {
       name: task.name ?? fn.display_name ?? fn.name,
       description: task.description ?? '',
       image: `${algorithm.image}@${algorithm.digest}`,
-      input: { method: fn.name, args: [], kwargs: task.arguments },
+      // A central function runs as master (its wrapper calls the central entry point only then); in an encrypted
+      // collaboration the server cannot set the flag, so it is set here.
+      input: { method: fn.name, master: fn.type === 'central', args: [], kwargs: task.arguments },
       ...(task.database !== undefined ? { database: task.database } : {}),
       storeAlgorithmId: algorithm.id,
     });
