@@ -21,6 +21,7 @@ import { taskSetVersion } from './0018-task-set-version.js';
 import { resultHeldBytes } from './0019-result-held-bytes.js';
 import { algorithmStore } from './0020-algorithm-store.js';
 import { taskDatabases } from './0021-task-databases.js';
+import { storeFunctionOutput } from './0024-store-function-output.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -48,6 +49,8 @@ export class FederaMigrations implements MigrationProvider {
       '0019-result-held-bytes': resultHeldBytes,
       '0020-algorithm-store': algorithmStore(this.dialect),
       '0021-task-databases': taskDatabases,
+      // 0022 and 0023 are taken by work on other branches.
+      '0024-store-function-output': storeFunctionOutput,
     });
   }
 }
