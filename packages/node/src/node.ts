@@ -15,6 +15,7 @@ import { RunEvents } from './proxy/task-waits.js';
 import { NetworkHelpers } from './runs/network-helpers.js';
 import { RunManager } from './runs/run-manager.js';
 import { OrganizationPins } from './runs/organization-pins.js';
+import { storeDeclarationSource } from './output/store-declarations.js';
 import { RunStore } from './runs/run-store.js';
 import { isolatePrivateNetwork, setUpPrivateNetwork } from './runs/private-network.js';
 import { connectRuntime } from './runtime-start.js';
@@ -238,6 +239,10 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       helpers,
       vpn,
       audit,
+      // Declared outputs come from the stores the node trusts, when its output policy checks them.
+      ...(config.outputPolicy && config.allowedAlgorithmStores?.length
+        ? { declarations: storeDeclarationSource(config.allowedAlgorithmStores) }
+        : {}),
       emitStatus: (change) => socket?.emitStatus(metrics.countRunStatus(change)),
       sendLog: (batch) =>
         socket ? socket.sendRunLog(batch) : Promise.reject(new Error('not connected to the server')),
