@@ -15,6 +15,7 @@ import { RunEvents } from './proxy/task-waits.js';
 import { NetworkHelpers } from './runs/network-helpers.js';
 import { RunManager } from './runs/run-manager.js';
 import { OrganizationPins } from './runs/organization-pins.js';
+import { columnNames } from './columns.js';
 import { storeDeclarationSource } from './output/store-declarations.js';
 import { RunStore } from './runs/run-store.js';
 import { isolatePrivateNetwork, setUpPrivateNetwork } from './runs/private-network.js';
@@ -270,6 +271,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       });
     };
 
+    const columns = config.shareColumnNames ? await columnNames(config.databases) : {};
     socket = new SocketChannel({
       serverBase: config.serverBase,
       token: rest.accessToken,
@@ -279,7 +281,9 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
           metrics.countConnect();
           // Events may have been missed while the socket was away: every waiting sub-task is read again.
           runEvents.publish(null);
-          if (config.shareConfig) socket?.emitNodeInfo(nodeInfo(config));
+          // The configuration (share_config) and the column names of the file databases (share_column_names).
+          const info = { ...(config.shareConfig ? nodeInfo(config) : {}), ...columns };
+          if (Object.keys(info).length > 0) socket?.emitNodeInfo(info);
           background(fetchOpen({}), 'resynchronisation');
           // Runs the server killed while this node was away (offline, or restarting) stop now.
           background(runs.reconcile(), 'reconciliation of runs in progress');

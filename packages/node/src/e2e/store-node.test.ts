@@ -4,7 +4,8 @@
  * approved, pulled and run by digest, and refuses another digest of the same repository that was submitted but not
  * approved; the output checks take the function's declared output from that store (docs/output-control.md), so a
  * table of counts with a cell of 2 is refused although the node declares nothing itself; a node whose store cannot
- * be reached refuses to run rather than guess. The algorithm writes its input as its output.
+ * be reached refuses to run rather than guess. The algorithm writes its input as its output. The nodes also tell the
+server the column names of their CSV files (`GET /column`), unless their policy says not to.
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,6 +124,7 @@ beforeAll(async () => {
     `  share_logs: true
   policies:
     allowed_algorithm_stores: [http://127.0.0.1:${await freePort()}/store/api]
+    share_column_names: false
 `,
   );
 }, 240_000);
@@ -212,5 +214,23 @@ describe('a node that runs only what its store approved', () => {
       /this node refuses the run: policy allowed_algorithm_stores: no algorithm store could be reached to check .+ \(http:\/\/127\.0\.0\.1:\d+\/store\/api \(fetch failed\)\); this node runs only what its stores approved and does not guess/,
     );
     expect(logOf(run)).not.toContain('tabulated');
+  });
+});
+
+describe('column names for the task form', () => {
+  it("the server learns the names of a node's CSV columns, never a value; a node's policy keeps them", async () => {
+    const columns = await until(
+      'node 0 shared its column names',
+      async () => (await server.api('GET', `/column?collaboration_id=${fed.collaborationId}`)).body,
+      (b: { data?: unknown[] }) => (b.data?.length ?? 0) > 0,
+      30_000,
+      100,
+    );
+    expect(columns).toEqual({
+      data: [{ name: 'age', organization_ids: [fed.orgs[0]!.id] }],
+      database: 'default',
+      not_shared: [fed.orgs[1]!.id],
+    });
+    expect(JSON.stringify(columns)).not.toContain('11');
   });
 });
