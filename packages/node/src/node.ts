@@ -13,6 +13,8 @@ import { RunEvents } from './proxy/task-waits.js';
 import { NetworkHelpers } from './runs/network-helpers.js';
 import { RunManager } from './runs/run-manager.js';
 import { OrganizationPins } from './runs/organization-pins.js';
+import { columnNames } from './columns.js';
+import { storeDeclarationSource } from './output/store-declarations.js';
 import { RunStore } from './runs/run-store.js';
 import { isolatePrivateNetwork, setUpPrivateNetwork } from './runs/private-network.js';
 import { connectRuntime } from './runtime-start.js';
@@ -237,6 +239,10 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       helpers,
       vpn,
       audit,
+      // Declared outputs come from the stores the node trusts, when its output policy checks them.
+      ...(config.outputPolicy && config.allowedAlgorithmStores?.length
+        ? { declarations: storeDeclarationSource(config.allowedAlgorithmStores) }
+        : {}),
       emitStatus: (change) => socket?.emitStatus(metrics.countRunStatus(change)),
       sendLog: (batch) =>
         socket ? socket.sendRunLog(batch) : Promise.reject(new Error('not connected to the server')),
@@ -264,6 +270,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       });
     };
 
+    const columns = config.shareColumnNames ? await columnNames(config.databases) : {};
     socket = new SocketChannel({
       serverBase: config.serverBase,
       token: rest.accessToken,
@@ -273,7 +280,9 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
           metrics.countConnect();
           // Events may have been missed while the socket was away: every waiting sub-task is read again.
           runEvents.publish(null);
-          if (config.shareConfig) socket?.emitNodeInfo(nodeInfo(config));
+          // The configuration (share_config) and the column names of the file databases (share_column_names).
+          const info = { ...(config.shareConfig ? nodeInfo(config) : {}), ...columns };
+          if (Object.keys(info).length > 0) socket?.emitNodeInfo(info);
           background(fetchOpen({}), 'resynchronisation');
           // Runs the server killed while this node was away (offline, or restarting) stop now.
           background(runs.reconcile(), 'reconciliation of runs in progress');

@@ -70,6 +70,7 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'DELETE /collaboration/:id': { callers: U, anyOf: ['collaboration.d_glo'] },
   'GET /algorithmstore': { callers: U },
   'GET /algorithmstore/:id': { callers: U },
+  'GET /column': { callers: U, anyOf: ['collaboration.v_glo', 'collaboration.v_org'] },
   'POST /algorithmstore': { callers: U, anyOf: ['collaboration.e_glo'] },
   'DELETE /algorithmstore/:id': { callers: U, anyOf: ['collaboration.e_glo'] },
   'GET /collaboration/:id/organization': {

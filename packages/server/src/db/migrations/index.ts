@@ -23,6 +23,7 @@ import { algorithmStore } from './0020-algorithm-store.js';
 import { taskDatabases } from './0021-task-databases.js';
 import { taskApi } from './0022-task-api.js';
 import { studies } from './0023-studies.js';
+import { storeFunctionOutput } from './0024-store-function-output.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -52,6 +53,7 @@ export class FederaMigrations implements MigrationProvider {
       '0021-task-databases': taskDatabases,
       '0022-task-api': taskApi,
       '0023-studies': studies(this.dialect),
+      '0024-store-function-output': storeFunctionOutput,
     });
   }
 }

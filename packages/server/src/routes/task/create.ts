@@ -242,9 +242,12 @@ export async function createTask(
 
   // 9 (checked before anything is stored, unlike vantage6 which kept the task row): `master` keeps only the
   // user's own organization.
-  let receivers = body.organizations;
+  // A store function's input carries the master flag its type calls for (store/task-algorithm.ts).
+  let receivers = fromStore
+    ? body.organizations.map((o) => ({ id: o.id, input: fromStore.inputs.get(o.id) ?? o.input }))
+    : body.organizations;
   if (caller.kind === 'user' && body.master === true) {
-    receivers = body.organizations.filter((o) => o.id === caller.organizationId);
+    receivers = receivers.filter((o) => o.id === caller.organizationId);
     if (receivers.length === 0) {
       throw badRequest(
         `A master task must include your own organization (id=${caller.organizationId}) among the organizations.`,
