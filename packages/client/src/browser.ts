@@ -29,5 +29,9 @@ export type {
   StoreArgument,
   StoreFilters,
   StoreFunction,
+  StorePerson,
+  StoreReview,
+  StoreReviewFilters,
   StoreTask,
+  StoreUser,
 } from './resources/store.js';

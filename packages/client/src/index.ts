@@ -44,5 +44,9 @@ export type {
   StoreArgument,
   StoreFilters,
   StoreFunction,
+  StorePerson,
+  StoreReview,
+  StoreReviewFilters,
   StoreTask,
+  StoreUser,
 } from './resources/store.js';

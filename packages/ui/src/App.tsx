@@ -14,7 +14,7 @@ import { TaskPage } from './pages/TaskPage.js';
 import { NewTask } from './pages/tasks/NewTask.js';
 import { TaskList } from './pages/tasks/TaskList.js';
 import { Link, navigate, useRoute } from './router.js';
-import { Catalogue } from './store/Catalogue.js';
+import { StoreRoutes, storeTitle } from './store/StoreRoutes.js';
 import { MeContext, makeMe, type Me } from './session.js';
 
 async function loadMe(): Promise<Me> {
@@ -84,7 +84,9 @@ export function App() {
       ? part === 'recover'
         ? 'Password recovery'
         : 'Log in'
-      : (TITLES[part ?? ''] ?? 'Page not found');
+      : part === 'store'
+        ? storeTitle(route.parts)
+        : (TITLES[part ?? ''] ?? 'Page not found');
     document.title = `${part === 'task' || part === 'collaboration' ? `${title} ${route.parts[1] ?? ''}` : title} · Federa`;
   }, [route, me]);
 
@@ -129,7 +131,7 @@ export function App() {
       page = <NewTask key={route.href} route={route} />;
       break;
     case 'store':
-      page = <Catalogue />;
+      page = <StoreRoutes route={route} />;
       break;
     case 'organizations':
       page = <Organizations route={route} />;

@@ -44,12 +44,47 @@ export interface StoreAlgorithm {
   approved_at: string | null;
   invalidated_at: string | null;
   replaced_by_id: number | null;
+  developer_id?: number;
+  submission_comments?: string | null;
+}
+
+/** A person as the store knows them: a user of a server it trusts. */
+export interface StorePerson {
+  id: number;
+  username?: string;
+  server_url?: string;
+  organization_id?: number | null;
+}
+
+export interface StoreReview {
+  id: number;
+  algorithm_id: number;
+  reviewer: StorePerson;
+  requested_by: StorePerson;
+  requested_at: string | null;
+  submitted_at: string | null;
+  /** `under review`, `approved`, `rejected` or `dropped`. */
+  status: string;
+  comment: string | null;
+}
+
+export interface StoreUser extends StorePerson {
+  username: string;
+  roles: string[];
+}
+
+export interface StoreReviewFilters {
+  algorithmId?: number;
+  reviewerId?: number;
+  status?: string;
 }
 
 export interface StoreFilters {
   /** Words that must each appear in the name, display name or description. */
   search?: string;
   name?: string;
+  /** The image without its digest, exactly: every version of one algorithm. */
+  image?: string;
   partitioning?: 'horizontal' | 'vertical';
   /** One status, or `all` (reviewers); approved ones by default. */
   status?: string;
@@ -150,5 +185,25 @@ export class StoreResource extends ResourceGroup {
       ...(task.database !== undefined ? { database: task.database } : {}),
       storeAlgorithmId: algorithm.id,
     });
+  }
+
+  /** Reviews: reviewers and managers see all; an author those of their own algorithms. */
+  async reviews(filters: StoreReviewFilters = {}): Promise<StoreReview[]> {
+    const query: Filters = {
+      ...(filters.algorithmId !== undefined ? { algorithm_id: filters.algorithmId } : {}),
+      ...(filters.reviewerId !== undefined ? { reviewer_id: filters.reviewerId } : {}),
+      ...(filters.status !== undefined ? { status: filters.status } : {}),
+    };
+    return (await this.#call<{ data: StoreReview[] }>('GET', '/review', undefined, query)).data;
+  }
+
+  /** Who the store takes the caller for, with the store roles it gives them. */
+  me(): Promise<StoreUser> {
+    return this.#call('GET', '/user/me');
+  }
+
+  /** The users the store knows, with their roles (store managers). */
+  async users(): Promise<StoreUser[]> {
+    return (await this.#call<{ data: StoreUser[] }>('GET', '/user')).data;
   }
 }
