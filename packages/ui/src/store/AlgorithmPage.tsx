@@ -12,7 +12,14 @@ import { ErrorBox, Notice, Progress, formatTime } from '../components/ui.js';
 import { useAsync } from '../hooks.js';
 import { Link } from '../router.js';
 import { TYPE_HINT } from './ArgumentField.js';
-import { AssignReviewer, ReviewDecision, hasRole, personName, useStoreMe } from './review-parts.js';
+import {
+  AssignReviewer,
+  ReviewDecision,
+  hasRole,
+  personName,
+  useStoreMe,
+  visibleAlgorithms,
+} from './review-parts.js';
 import { StoreStatus } from './StoreStatus.js';
 import './store.css';
 
@@ -148,9 +155,9 @@ export function AlgorithmPage({ id }: { id: number }) {
   const versions = useAsync(
     () =>
       name
-        ? client.store
-            .list({ name, status: 'all', perPage: 100 })
-            .then((vs) => vs.filter((v) => v.name === name && repositoryOf(v.image) === repository))
+        ? visibleAlgorithms({ name }).then((vs) =>
+            vs.filter((v) => v.name === name && repositoryOf(v.image) === repository),
+          )
         : Promise.resolve([]),
     [name, repository],
   );

@@ -1,8 +1,12 @@
-/** The store's pages under `#/store`: the catalogue, an algorithm, the generated task form, the reviews. */
+/**
+ * The store's pages under `#/store`: the catalogue, an algorithm, the generated task form, the reviews, and a
+ * task's results drawn as its function declares.
+ */
 import { ErrorBox } from '../components/ui.js';
 import type { Route } from '../router.js';
 import { AlgorithmPage } from './AlgorithmPage.js';
 import { Catalogue } from './Catalogue.js';
+import { ResultsPage } from './ResultsPage.js';
 import { Reviews } from './Reviews.js';
 import { TaskForm } from './TaskForm.js';
 
@@ -17,6 +21,8 @@ export function storeTitle(parts: readonly string[]): string {
       return 'New task from the store';
     case 'reviews':
       return 'Store reviews';
+    case 'results':
+      return `Results of task ${parts[2] ?? ''}`.trim();
     default:
       return 'Page not found';
   }
@@ -37,6 +43,12 @@ export function StoreRoutes({ route }: { route: Route }) {
       return <TaskForm key={route.href} route={route} />;
     case 'reviews':
       return <Reviews />;
+    case 'results':
+      return Number.isInteger(Number(id)) && Number(id) > 0 ? (
+        <ResultsPage key={id} taskId={Number(id)} />
+      ) : (
+        <ErrorBox error={`"${id ?? ''}" is not a task number.`} />
+      );
     default:
       return <ErrorBox error={`There is no page "${route.href}".`} />;
   }

@@ -3,12 +3,25 @@
  * reviewer's decision with its comment, and a store manager assigning a reviewer.
  */
 import { useId, useState } from 'react';
-import type { StoreAlgorithm, StorePerson, StoreReview, StoreUser } from '@federa/client';
+import type { StoreAlgorithm, StoreFilters, StorePerson, StoreReview, StoreUser } from '@federa/client';
 
 import { client } from '../api.js';
 import { SelectField } from '../components/fields.js';
 import { ErrorBox, Notice } from '../components/ui.js';
 import { useAction, useAsync, type AsyncState } from '../hooks.js';
+
+/**
+ * Algorithms of every status the caller may see: the store answers `status=all` with every status for reviewers
+ * and managers, but with the caller's own algorithms only for others, who also see the approved ones.
+ */
+export async function visibleAlgorithms(filter: StoreFilters): Promise<StoreAlgorithm[]> {
+  const [approved, all] = await Promise.all([
+    client.store.list({ ...filter, status: 'approved', perPage: 100 }),
+    client.store.list({ ...filter, status: 'all', perPage: 100 }),
+  ]);
+  const byId = new Map([...approved, ...all].map((a) => [a.id, a]));
+  return [...byId.values()].sort((a, b) => b.id - a.id);
+}
 
 /** The store's view of the signed-in user: their store roles. */
 export function useStoreMe(): AsyncState<StoreUser> {
