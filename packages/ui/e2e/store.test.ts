@@ -62,6 +62,15 @@ const description = (image: string, name: string) => ({
         { name: 'min_count', display_name: 'Minimum count', type: 'integer' },
         { name: 'threshold', type: 'float', has_default_value: true, default_value: '0.5' },
         { name: 'statistic', type: 'string', allowed_values: ['mean', 'median'] },
+        {
+          name: 'trim',
+          type: 'float',
+          has_default_value: true,
+          default_value: '0.1',
+          conditional_on: 'statistic',
+          conditional_operator: '==',
+          conditional_value: 'mean',
+        },
         { name: 'drop_missing', type: 'boolean', has_default_value: true, default_value: 'false' },
         { name: 'groups', type: 'string_list', has_default_value: true },
         { name: 'organizations', type: 'organization_list', has_default_value: true },
@@ -322,7 +331,12 @@ for (const size of WIDTHS)
       await form.getByRole('radio', { name: `org-${tag}` }).check();
       await form.getByLabel('Column', { exact: true }).fill('age');
       await form.getByLabel('Minimum count').fill('4.5');
+      // "trim" is asked only for a mean.
+      expect(await form.getByLabel('trim').count()).toBe(0);
+      await form.getByLabel('statistic').selectOption('mean');
+      await expect.poll(() => form.getByLabel('trim').inputValue()).toBe('0.1');
       await form.getByLabel('statistic').selectOption('median');
+      await expect.poll(() => form.getByLabel('trim').count()).toBe(0);
       await form.getByLabel('groups').fill('a, , b');
       await form.getByRole('checkbox', { name: `org-${tag}` }).check();
       await form.getByRole('button', { name: 'Create task' }).click();

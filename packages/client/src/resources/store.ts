@@ -13,6 +13,12 @@ export interface StoreArgument {
   allowed_values?: (string | number)[];
   has_default_value?: boolean;
   default_value?: string;
+  /** Asked only when the argument `conditional_on` compares to `conditional_value` by `conditional_operator`. */
+  conditional_on?: string;
+  conditional_operator?: '==' | '!=' | '>' | '<' | '>=' | '<=';
+  conditional_value?: string;
+  /** Read by a user interface only, never sent to the algorithm. */
+  is_frontend_only?: boolean;
 }
 
 export interface StoreFunction {

@@ -109,7 +109,13 @@ function FunctionCard({ algorithm, fn }: { algorithm: StoreAlgorithm; fn: StoreF
                       : 'yes'}
                   </td>
                   <td>{(arg.allowed_values ?? []).map(String).join(', ') || 'any'}</td>
-                  <td>{arg.description ?? ''}</td>
+                  <td>
+                    {arg.description ?? ''}
+                    {arg.conditional_on
+                      ? ` (asked when ${arg.conditional_on} ${arg.conditional_operator ?? ''} ${arg.conditional_value ?? ''})`
+                      : ''}
+                    {arg.is_frontend_only ? ' (for the form only, not sent)' : ''}
+                  </td>
                 </tr>
               ))}
             </tbody>

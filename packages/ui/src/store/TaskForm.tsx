@@ -14,7 +14,7 @@ import { ErrorBox, Progress } from '../components/ui.js';
 import { useAction, useAsync, type AsyncState } from '../hooks.js';
 import { Link, navigate, type Route } from '../router.js';
 import { ArgumentField } from './ArgumentField.js';
-import { collectArguments, initialValue, type FieldValue } from './arguments.js';
+import { collectArguments, initialValue, isAsked, type FieldValue } from './arguments.js';
 import { StoreStatus } from './StoreStatus.js';
 import './store.css';
 
@@ -221,16 +221,18 @@ function Form({
           <fieldset className="field wide store-args">
             <legend>Arguments</legend>
             <div className="form-grid">
-              {fn.arguments.map((arg) => (
-                <ArgumentField
-                  key={`${fn.name}.${arg.name}`}
-                  argument={arg}
-                  value={fields[arg.name] ?? initialValue(arg)}
-                  onChange={(v) => setField(arg.name, v)}
-                  error={errors[arg.name]}
-                  organizations={orgChoices}
-                />
-              ))}
+              {fn.arguments
+                .filter((arg) => isAsked(arg, fn.arguments, fields))
+                .map((arg) => (
+                  <ArgumentField
+                    key={`${fn.name}.${arg.name}`}
+                    argument={arg}
+                    value={fields[arg.name] ?? initialValue(arg)}
+                    onChange={(v) => setField(arg.name, v)}
+                    error={errors[arg.name]}
+                    organizations={orgChoices}
+                  />
+                ))}
             </div>
           </fieldset>
         ) : null}
