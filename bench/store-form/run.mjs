@@ -69,7 +69,7 @@ try {
   const rootToken = await client.accessToken();
   const me = await client.user.me();
   const other = await client.organization.create({ name: 'bench-reviewers' });
-  const collab = await client.collaboration.create({
+  await client.collaboration.create({
     name: 'bench',
     organizationIds: [me.organization.id, other.id],
     encrypted: false,
