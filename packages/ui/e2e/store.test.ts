@@ -342,6 +342,10 @@ for (const size of WIDTHS)
       await form.getByRole('button', { name: 'Create task' }).click();
       const minCount = form.getByLabel('Minimum count');
       await expect.poll(() => minCount.getAttribute('aria-invalid')).toBe('true');
+      // The first wrong field has the focus.
+      await expect
+        .poll(() => page.evaluate('document.activeElement?.id'))
+        .toBe(await minCount.getAttribute('id'));
       expect(await form.getByText(`'Minimum count' must be a whole number, not "4.5".`).count()).toBe(2);
       expect(await form.getByRole('alert').textContent()).toBe(
         `Check these arguments: 'Minimum count' must be a whole number, not "4.5". 'groups' is a list separated by commas, with no empty item.`,

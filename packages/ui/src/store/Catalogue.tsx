@@ -86,9 +86,13 @@ export function Catalogue() {
               </code>
             </p>
             {a.status === 'approved' && a.digest && a.functions.some((f) => f.standalone) ? (
-              <Link className="button" to={`/store/new-task?algorithm=${a.id}`}>
+              <a
+                className="button"
+                href={`#/store/new-task?algorithm=${a.id}`}
+                aria-label={`Create a task with ${a.display_name || a.name}`}
+              >
                 Create a task
-              </Link>
+              </a>
             ) : null}
           </li>
         ))}

@@ -122,10 +122,19 @@ function Form({
       return setFormError(
         central ? 'Choose the organization that runs the central part.' : 'Choose at least one organization.',
       );
-    if ('errors' in collected)
+    if ('errors' in collected) {
+      // The first wrong field takes the focus, so a keyboard user lands where the fix goes.
+      requestAnimationFrame(() =>
+        document
+          .querySelector<HTMLElement>(
+            'form :is(input, select, textarea)[aria-invalid="true"], form fieldset[aria-invalid="true"] input',
+          )
+          ?.focus(),
+      );
       return setFormError(
         `Check ${Object.keys(collected.errors).length === 1 ? 'this argument' : 'these arguments'}: ${Object.values(collected.errors).join(' ')}`,
       );
+    }
     const databases = fn.databases.map((d) => ({ label: labels[d.name]?.trim() || 'default' }));
     const created = await action.run(() =>
       client.task.create({
