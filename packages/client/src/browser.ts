@@ -31,7 +31,7 @@ export type {
   StoreFunction,
   StorePerson,
   StoreReview,
-  StoreReviewFilters,
   StoreTask,
   StoreUser,
+  ReviewFilters,
 } from './resources/store.js';

@@ -46,7 +46,7 @@ export type {
   StoreFunction,
   StorePerson,
   StoreReview,
-  StoreReviewFilters,
   StoreTask,
   StoreUser,
+  ReviewFilters,
 } from './resources/store.js';
