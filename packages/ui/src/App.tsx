@@ -84,10 +84,13 @@ export function App() {
       ? part === 'recover'
         ? 'Password recovery'
         : 'Log in'
-      : part === 'store'
-        ? storeTitle(route.parts)
-        : (TITLES[part ?? ''] ?? 'Page not found');
+      : (TITLES[part ?? ''] ?? 'Page not found');
     document.title = `${part === 'task' || part === 'collaboration' ? `${title} ${route.parts[1] ?? ''}` : title} · Federa`;
+  }, [route, me]);
+
+  // The store's pages are titled by what they show, over the general title set just above.
+  useEffect(() => {
+    if (me && route.parts[0] === 'store') document.title = `${storeTitle(route.parts)} · Federa`;
   }, [route, me]);
 
   if (starting) return <Progress label="Starting…" />;
