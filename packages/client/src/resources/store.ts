@@ -13,6 +13,12 @@ export interface StoreArgument {
   allowed_values?: (string | number)[];
   has_default_value?: boolean;
   default_value?: string;
+  /** Asked only when the argument `conditional_on` compares to `conditional_value` by `conditional_operator`. */
+  conditional_on?: string;
+  conditional_operator?: '==' | '!=' | '>' | '<' | '>=' | '<=';
+  conditional_value?: string;
+  /** Read by a user interface only, never sent to the algorithm. */
+  is_frontend_only?: boolean;
 }
 
 export interface StoreFunction {
@@ -44,12 +50,16 @@ export interface StoreAlgorithm {
   approved_at: string | null;
   invalidated_at: string | null;
   replaced_by_id: number | null;
+  developer_id?: number;
+  submission_comments?: string | null;
 }
 
 export interface StoreFilters {
   /** Words that must each appear in the name, display name or description. */
   search?: string;
   name?: string;
+  /** The image without its digest, exactly: every version of one algorithm. */
+  image?: string;
   partitioning?: 'horizontal' | 'vertical';
   /** One status, or `all` (reviewers); approved ones by default. */
   status?: string;
@@ -203,5 +213,10 @@ export class StoreResource extends ResourceGroup {
       ...(task.database !== undefined ? { database: task.database } : {}),
       storeAlgorithmId: algorithm.id,
     });
+  }
+
+  /** The users the store knows, with their roles (store managers). */
+  async users(): Promise<StoreUser[]> {
+    return (await this.#call<{ data: StoreUser[] }>('GET', '/user')).data;
   }
 }
