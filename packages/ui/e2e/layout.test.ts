@@ -157,6 +157,7 @@ describe('every page at a laptop and a phone width', () => {
         ['task', `/task/${taskId}`, new RegExp(`crashing ${tag}`)],
         ['organizations', '/organizations', /^Organizations$/],
         ['nodes', '/nodes', /^Nodes$/],
+        ['node', `/node/${fed.orgs[1]!.nodeId}`, new RegExp(`^Node node-${tag}-1`)],
         ['users', '/users', /^Users$/],
         ['roles', '/roles', /^Roles and rules$/],
         ['health', '/health', /^Server health$/],

@@ -16,6 +16,7 @@ import {
   formatTime,
   refId,
 } from '../components/ui.js';
+import { flash } from '../flash.js';
 import { useAction, useAsync } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import { useMe } from '../session.js';
@@ -209,6 +210,34 @@ export function TaskPage({ id }: { id: number }) {
           >
             {kill.busy ? 'Killing…' : 'Kill'}
           </button>
+          {me.can('task', 'DELETE') ? (
+            <button
+              type="button"
+              className="danger"
+              disabled={kill.busy}
+              onClick={() => {
+                if (
+                  !window.confirm(
+                    `Delete task #${t.id} "${t.name}" and its results? Runs still going are stopped first; ` +
+                      'its sub-tasks are kept. This cannot be undone.',
+                  )
+                )
+                  return;
+                void kill
+                  .run(async () => {
+                    await client.task.delete(t.id);
+                    return true;
+                  })
+                  .then((ok) => {
+                    if (!ok) return;
+                    flash(`Task #${t.id} "${t.name}" deleted.`);
+                    navigate(t.collaboration ? `/tasks?collaboration=${t.collaboration.id}` : '/tasks');
+                  });
+              }}
+            >
+              Delete
+            </button>
+          ) : null}
         </div>
       </div>
       <ErrorBox error={kill.error} />

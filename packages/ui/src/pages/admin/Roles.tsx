@@ -1,13 +1,24 @@
-/** Administration: the roles and, for the one opened, which rules it holds (ticked to give or take). */
+/**
+ * Administration: the roles and, for the one opened, which rules it holds (ticked to give or take); custom roles
+ * are created, renamed and deleted here; default roles are shown, never changed.
+ */
 import { useState } from 'react';
 
 import { client } from '../../api.js';
 import { RuleCells, Table } from '../../components/table.js';
 import { ErrorBox } from '../../components/ui.js';
 import { useAction, useAsync } from '../../hooks.js';
+import { useMe } from '../../session.js';
+import { NewRoleForm, RoleBar } from './role-forms.js';
+
+// The server's own roles for algorithm containers and nodes: listed, and said to be no one's.
+const INTERNAL_ROLES = ['container', 'node'];
 
 export function Roles() {
+  const me = useMe();
   const roles = useAsync(() => client.role.list(), []);
+  const orgs = useAsync(() => client.organization.list(), []);
+  const orgName = (id: number): string => orgs.data?.find((o) => o.id === id)?.name ?? `organization ${id}`;
   const rules = useAsync(() => client.rule.list(), []);
   const [open, setOpen] = useState<number | null>(null);
   const roleRules = useAsync(() => (open ? client.role.rules(open) : Promise.resolve([])), [open]);
@@ -39,13 +50,32 @@ export function Roles() {
               >
                 {r.name}
               </button>{' '}
-              <small>{r.organization ? `organization ${r.organization.id}` : 'default role'}</small>
+              <small>
+                {r.organization
+                  ? orgName(r.organization.id)
+                  : INTERNAL_ROLES.includes(r.name)
+                    ? 'internal role, never given to people'
+                    : 'default role'}
+              </small>
             </li>
           ))}
         </ul>
         {open ? (
           <div className="card grow">
             <h2>Rules of {role?.name}</h2>
+            {role?.organization ? (
+              <RoleBar
+                key={role.id}
+                role={role}
+                orgName={orgName(role.organization.id)}
+                onChanged={roles.reload}
+                onDeleted={() => {
+                  setOpen(null);
+                  setSaved(`Role ${role.name} deleted.`);
+                  roles.reload();
+                }}
+              />
+            ) : null}
             <p className="muted">
               {editable
                 ? 'Tick a rule to give it to the role; the server refuses rules you do not have yourself.'
@@ -100,6 +130,15 @@ export function Roles() {
           </div>
         ) : null}
       </div>
+      {me.can('role', 'CREATE') ? (
+        <NewRoleForm
+          orgs={orgs.data}
+          onCreated={(made) => {
+            roles.reload();
+            setOpen(made.id);
+          }}
+        />
+      ) : null}
     </section>
   );
 }
