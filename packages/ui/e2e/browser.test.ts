@@ -235,13 +235,17 @@ describe('the web UI in Chromium', () => {
     await page.getByLabel('Name').fill(`Clinic ${tag}`);
     await page.getByLabel('Country').fill('NL');
     await page.getByRole('button', { name: 'Create organization' }).click();
-    await expect.poll(() => page.getByRole('cell', { name: `Clinic ${tag}` }).isVisible()).toBe(true);
+    await expect
+      .poll(() => page.getByRole('cell', { name: `Clinic ${tag}`, exact: true }).isVisible())
+      .toBe(true);
     await shot(page, '06-organizations');
 
     await page.goto(`${server.url}/#/collaboration/${fed.collaborationId}`);
     await page.getByLabel('Add organization').selectOption({ label: `Clinic ${tag}` });
     await page.getByRole('button', { name: 'Add', exact: true }).click();
-    await expect.poll(() => page.getByRole('cell', { name: `Clinic ${tag}` }).isVisible()).toBe(true);
+    await expect
+      .poll(() => page.getByRole('cell', { name: `Clinic ${tag}`, exact: true }).isVisible())
+      .toBe(true);
 
     await page.goto(`${server.url}/#/nodes`);
     await page.getByLabel('Collaboration').selectOption({ label: `collab-${tag}` });
