@@ -24,6 +24,8 @@ export function Roles() {
   const roleRules = useAsync(() => (open ? client.role.rules(open) : Promise.resolve([])), [open]);
   const action = useAction();
   const [saved, setSaved] = useState<string | null>(null);
+  // Bumped when the page moves on (another role opened, one deleted): the new-role form's old message goes.
+  const [formKey, setFormKey] = useState(0);
   const role = roles.data?.find((r) => r.id === open);
   // A default role (no organization) is the same for every organization on the server: shown, never changed here.
   const editable = !!role?.organization;
@@ -46,6 +48,7 @@ export function Roles() {
                 onClick={() => {
                   setOpen(r.id);
                   setSaved(null);
+                  setFormKey((k) => k + 1);
                 }}
               >
                 {r.name}
@@ -71,6 +74,7 @@ export function Roles() {
                 onChanged={roles.reload}
                 onDeleted={() => {
                   setOpen(null);
+                  setFormKey((k) => k + 1);
                   setSaved(`Role ${role.name} deleted.`);
                   roles.reload();
                 }}
@@ -132,6 +136,7 @@ export function Roles() {
       </div>
       {me.can('role', 'CREATE') ? (
         <NewRoleForm
+          key={formKey}
           orgs={orgs.data}
           onCreated={(made) => {
             roles.reload();
