@@ -2,6 +2,7 @@
  * The runs of a task: one row per organization with its status and log (followed live while it runs), and above
  * them, in words, what waits on an offline node and what failed.
  */
+import { Fragment } from 'react';
 import type { DecryptedResult } from '@federa/client';
 
 import { KeyLoader } from '../../components/KeyLoader.js';
@@ -44,36 +45,39 @@ export function RunsCard(props: {
               <th>Status</th>
               <th>Started</th>
               <th>Finished</th>
-              <th>Log</th>
             </tr>
           </thead>
           <tbody>
             {runs.map((r) => (
-              <tr key={r.id}>
-                <td>{orgName(r.organizationId)}</td>
-                <td>
-                  <Status value={r.status} />
-                  {waitsOnOfflineNode(r) ? <small className="muted"> node offline</small> : null}
-                </td>
-                <td>{formatTime(r.started_at)}</td>
-                <td>{formatTime(r.finished_at)}</td>
-                <td>
-                  {/* Follows the run while it is active (the page re-reads it at each log event); a failed run's
-                      log is open, as it is the first thing to read. */}
-                  {r.log ? (
-                    <details open={hasFailed(r)}>
-                      <summary>
-                        {r.finished_at ? 'Log' : 'Log so far'} ({r.log.split('\n').length} lines)
-                      </summary>
-                      <pre className="log" tabIndex={0}>
-                        {r.log}
-                      </pre>
-                    </details>
-                  ) : (
-                    <span className="muted">{r.finished_at ? 'no log' : 'none yet'}</span>
-                  )}
-                </td>
-              </tr>
+              <Fragment key={r.id}>
+                <tr className={r.log ? 'has-log' : undefined}>
+                  <td>{orgName(r.organizationId)}</td>
+                  <td>
+                    <Status value={r.status} />
+                    {waitsOnOfflineNode(r) ? <small className="muted"> node offline</small> : null}
+                  </td>
+                  <td>{formatTime(r.started_at)}</td>
+                  <td>{formatTime(r.finished_at)}</td>
+                </tr>
+                {/* The log on a row of its own, the table's whole width (readable on a phone). It follows the run
+                    while it is active (the page re-reads it at each log event); a failed run's log is open, as it
+                    is the first thing to read. */}
+                {r.log ? (
+                  <tr className="log-row">
+                    <td colSpan={4}>
+                      <details open={hasFailed(r)}>
+                        <summary>
+                          {`${r.finished_at ? 'Log' : 'Log so far'} of ${orgName(r.organizationId)} ` +
+                            `(${r.log.split('\n').length} lines)`}
+                        </summary>
+                        <pre className="log" tabIndex={0}>
+                          {r.log}
+                        </pre>
+                      </details>
+                    </td>
+                  </tr>
+                ) : null}
+              </Fragment>
             ))}
           </tbody>
         </table>
