@@ -3,7 +3,9 @@ import { useCallback, useEffect, useState } from 'react';
 
 import { client, endSession, errorText, logout, resumeSession, saveSession } from './api.js';
 import { ErrorBox, Progress } from './components/ui.js';
+import { takeFlash } from './flash.js';
 import { Account, HealthPage } from './pages/Account.js';
+import { NodePage } from './pages/admin/NodePage.js';
 import { Nodes } from './pages/admin/Nodes.js';
 import { Organizations } from './pages/admin/Organizations.js';
 import { Roles } from './pages/admin/Roles.js';
@@ -43,11 +45,22 @@ const TITLES: Record<string, string> = {
   'new-task': 'New task',
   organizations: 'Organizations',
   nodes: 'Nodes',
+  node: 'Node',
   users: 'Users',
   roles: 'Roles',
   health: 'Server health',
   account: 'My account',
 };
+
+/** The message a page left for this one (once). */
+function Flash() {
+  const [text] = useState(takeFlash);
+  return text ? (
+    <p className="notice success" role="status">
+      {text}
+    </p>
+  ) : null;
+}
 
 export function App() {
   const route = useRoute();
@@ -85,7 +98,7 @@ export function App() {
         ? 'Password recovery'
         : 'Log in'
       : (TITLES[part ?? ''] ?? 'Page not found');
-    document.title = `${part === 'task' || part === 'collaboration' ? `${title} ${route.parts[1] ?? ''}` : title} · Federa`;
+    document.title = `${part === 'task' || part === 'collaboration' || part === 'node' ? `${title} ${route.parts[1] ?? ''}` : title} · Federa`;
   }, [route, me]);
 
   // The store's pages are titled by what they show, over the general title set just above.
@@ -141,6 +154,9 @@ export function App() {
       break;
     case 'nodes':
       page = <Nodes route={route} />;
+      break;
+    case 'node':
+      page = <NodePage key={second} id={Number(second)} />;
       break;
     case 'users':
       page = <Users route={route} />;
@@ -214,6 +230,7 @@ export function App() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
+        <Flash key={route.href} />
         {page}
       </main>
     </MeContext.Provider>

@@ -12,8 +12,20 @@ import { newRunId } from './rows.js';
 export interface TaskAudience {
   /** Those of the organizations that are members. */
   members: Set<number>;
-  /** The node in the collaboration of each member that has one: its id, status, and whether it has a task policy. */
-  nodes: Map<number, { id: number; status: string | null; hasPolicy: boolean }>;
+  /**
+   * The node in the collaboration of each member that has one: its id, name, status, whether it has a task policy,
+   * and its organization's name (to name both in a warning).
+   */
+  nodes: Map<
+    number,
+    {
+      id: number;
+      name: string | null;
+      status: string | null;
+      hasPolicy: boolean;
+      organizationName: string | null;
+    }
+  >;
 }
 
 const audienceRows = prepared((db, collaborationId: number, organizationIds: readonly number[]) =>
@@ -25,7 +37,14 @@ const audienceRows = prepared((db, collaborationId: number, organizationIds: rea
     .leftJoin('node as n', (join) =>
       join.onRef('n.collaboration_id', '=', 'c.id').onRef('n.organization_id', '=', 'm.organization_id'),
     )
-    .select(['m.organization_id as member_id', 'n.id as node_id', 'n.status as node_status'])
+    .leftJoin('organization as o', 'o.id', 'm.organization_id')
+    .select([
+      'm.organization_id as member_id',
+      'n.id as node_id',
+      'n.name as node_name',
+      'n.status as node_status',
+      'o.name as organization_name',
+    ])
     .select((eb) =>
       eb
         .exists(
@@ -58,7 +77,9 @@ export async function taskAudience(
     if (r.node_id !== null)
       audience.nodes.set(r.member_id, {
         id: r.node_id,
+        name: r.node_name,
         status: r.node_status,
+        organizationName: r.organization_name,
         hasPolicy: Boolean(r.has_policy),
       });
   }

@@ -111,8 +111,14 @@ describe('POST /task by a user', () => {
       .execute();
     const r = await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA, w.orgB]) });
     expect(r.status).toBe(201);
+    const b = await t.ctx.dbh.db
+      .selectFrom('node')
+      .innerJoin('organization', 'organization.id', 'node.organization_id')
+      .select(['node.name as node', 'organization.name as org'])
+      .where('node.id', '=', await nodeIdOf(w.orgB))
+      .executeTakeFirstOrThrow();
     expect(r.body.warning).toBe(
-      `The node(s) of organization(s) ${w.orgB} are offline: the task waits and runs when they connect. Ask their node admins to start them (vnode start).`,
+      `Offline node(s): "${b.node}" of ${b.org} (organization ${w.orgB}). The task waits and runs when they connect. Ask their node admins to start them (vnode start).`,
     );
     expect(r.body.results).toHaveLength(2);
     const onlyOnline = await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA]) });

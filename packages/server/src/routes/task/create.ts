@@ -108,10 +108,17 @@ async function policyRefusals(
 const parentComplete = (parentId: number): ApiError =>
   forbidden(`The parent task ${parentId} is already complete; its container can no longer create sub-tasks.`);
 
-/** A created task: its id, and the receiving organizations whose node was not online when it was created. */
+/** A receiving node that was not online when the task was created, named for the warning. */
+export interface OfflineNode {
+  organizationId: number;
+  organizationName: string | null;
+  nodeName: string | null;
+}
+
+/** A created task: its id, and the receiving nodes that were not online when it was created. */
 export interface CreatedTask {
   id: number;
-  offline: number[];
+  offline: OfflineNode[];
 }
 
 export async function createTask(
@@ -302,7 +309,18 @@ export async function createTask(
   // 11. The nodes with a run are told by announceTask, once the caller has the answer.
   return {
     id: taskId,
-    offline: receivers.map((o) => o.id).filter((id) => nodeOf.get(id)?.status !== 'online'),
+    offline: receivers.flatMap((o) => {
+      const node = nodeOf.get(o.id);
+      return node?.status === 'online'
+        ? []
+        : [
+            {
+              organizationId: o.id,
+              organizationName: node?.organizationName ?? null,
+              nodeName: node?.name ?? null,
+            },
+          ];
+    }),
   };
 }
 
@@ -333,10 +351,17 @@ export function announceTask(
  * A hint for the caller when receiving nodes are not online (as read by the task's checks): the task queues and runs
  * when they connect, but the researcher should know why nothing happens yet (docs/first-hour-researcher.md).
  */
-export function offlineNodeHint(offline: readonly number[]): string | undefined {
+export function offlineNodeHint(offline: readonly OfflineNode[]): string | undefined {
   if (offline.length === 0) return undefined;
+  // Named as a researcher knows them (the organization), with the node's name for its admin; ids only as a last resort.
+  const named = offline.map((o) => {
+    const org = o.organizationName
+      ? `${o.organizationName} (organization ${o.organizationId})`
+      : `organization ${o.organizationId}`;
+    return o.nodeName ? `"${o.nodeName}" of ${org}` : `the node of ${org}`;
+  });
   return (
-    `The node(s) of organization(s) ${offline.join(', ')} are offline: the task waits and runs when they connect. ` +
+    `Offline node(s): ${named.join(', ')}. The task waits and runs when they connect. ` +
     'Ask their node admins to start them (vnode start).'
   );
 }
