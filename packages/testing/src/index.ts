@@ -35,6 +35,7 @@ export {
   type TasksClient,
 } from './socket-harness.js';
 export { nodeView, socketNetwork, userStatus } from './socket-world.js';
+export { nodeCall, nodeTime, rootUserClient } from './user-client-world.js';
 export { expectSecondPage } from './pagination-checks.js';
 export { storedFiles } from './stored-files.js';
 export { averageDescription, digestOf, storeApi } from './store.js';
