@@ -21,6 +21,10 @@ command -v podman >/dev/null || need+=(podman)
 command -v newuidmap >/dev/null || need+=(uidmap)
 command -v slirp4netns >/dev/null || need+=(slirp4netns)
 command -v fuse-overlayfs >/dev/null || need+=(fuse-overlayfs)
+# Network names (aliases on a private network) and gateway addresses come with netavark and aardvark-dns. Without
+# recommended packages apt satisfies Podman with the CNI plug-ins instead, whose networks have neither.
+[ -x /usr/lib/podman/netavark ] || need+=(netavark)
+[ -x /usr/lib/podman/aardvark-dns ] || need+=(aardvark-dns)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]} (apt)"
   (apt-get install -y --no-install-recommends "${need[@]}" >/tmp/federa-podman-apt.log 2>&1) ||
@@ -68,7 +72,27 @@ if ! as_user podman unshare --rootless-netns true >/dev/null 2>&1; then
   rm -rf "$RUN_DIR/libpod/tmp/rootless-netns"
 fi
 
+# Podman keeps the network backend it first used while CNI networks exist; the user's configuration names netavark.
+conf_dir=$(getent passwd "$USER_NAME" | cut -d: -f6)/.config/containers
+if ! grep -qs '^network_backend *= *"netavark"' "$conf_dir/containers.conf"; then
+  log "choosing the netavark network backend for $USER_NAME ($conf_dir/containers.conf)"
+  as_user mkdir -p "$conf_dir"
+  if grep -qs '^\[network\]' "$conf_dir/containers.conf"; then
+    as_user sed -i '/^\[network\]/a network_backend = "netavark"' "$conf_dir/containers.conf"
+  else
+    printf '[network]\nnetwork_backend = "netavark"\n' | as_user tee -a "$conf_dir/containers.conf" >/dev/null
+  fi
+fi
+
 answers() { curl -sf --max-time 3 --unix-socket "$SOCKET" http://d/_ping >/dev/null 2>&1; }
+backend() { curl -sf --max-time 5 --unix-socket "$SOCKET" http://d/v4.0.0/libpod/info | grep -o '"networkBackend":"[a-z]*"' | cut -d'"' -f4; }
+if answers && [ "$(backend)" != netavark ]; then
+  # A service started before the configuration changed still uses CNI: this script's own is restarted.
+  [ -f "$PID_FILE" ] && kill "$(cat "$PID_FILE")" 2>/dev/null ||
+    die "the Podman API service on $SOCKET uses the network backend '$(backend)', not netavark, and was not started by this script: stop it, then run this script again"
+  log "restarting the Podman API service of $USER_NAME on the netavark backend"
+  for _ in $(seq 1 50); do answers || break; sleep 0.1; done
+fi
 if ! answers; then
   log "starting the Podman API service of $USER_NAME on $SOCKET"
   rm -f "$SOCKET"
