@@ -24,7 +24,7 @@ import { ContainerRuntimeError, RuntimeTimeoutError, RuntimeUnavailableError } f
 import { missingRootlessFeatures, type HostFeature } from './host-check.js';
 import { registryUnreachable } from './registry-probe.js';
 import { libpodInfo, removeWithDependents, type LibpodInfo } from './libpod-info.js';
-import { waitStopped } from './libpod-wait.js';
+import { exitDirectory, waitStopped, watchExitFile } from './libpod-wait.js';
 
 /** Oldest Podman whose Docker-compatible API has what the node needs (netavark internal networks, API 1.40+). */
 export const MIN_PODMAN_VERSION = '4.0.0';
@@ -87,6 +87,7 @@ export class PodmanRuntime extends DockerRuntime {
   readonly #engine: Engine;
   readonly #rootless: boolean;
   #info: LibpodInfo | undefined;
+  #exitDir: Promise<string | undefined> | undefined;
 
   constructor(options: PodmanRuntimeOptions = {}) {
     const socketPath = options.socketPath ?? defaultPodmanSocket();
@@ -185,20 +186,30 @@ export class PodmanRuntime extends DockerRuntime {
     }
   }
 
-  /** Through Podman's own wait (libpod-wait.ts): its Docker-compatible wait keeps a core busy and answers late. */
+  /**
+   * Through Podman's own wait (libpod-wait.ts), its Docker-compatible one keeping a core busy and answering late;
+   * raced with conmon's exit file where this process can read it, which tells the exit first.
+   */
   override async waitForExit(handle: ContainerHandle, options: WaitOptions = {}): Promise<ExitResult> {
     const context = { container: handle.name, id: handle.id };
     const ms = options.timeoutMs;
     const timeout = ms === undefined ? undefined : AbortSignal.timeout(ms);
+    const finished = new AbortController();
+    const signal = timeout ? AbortSignal.any([timeout, finished.signal]) : finished.signal;
+    this.#exitDir ??= exitDirectory(this.socketPath);
+    const exitDir = await this.#exitDir;
     try {
-      const exitCode = await this.#engine.call('waitForExit', context, () =>
-        waitStopped(this.#docker, handle.id, timeout),
-      );
+      const exitCode = await Promise.race([
+        this.#engine.call('waitForExit', context, () => waitStopped(this.#docker, handle.id, signal)),
+        ...(exitDir !== undefined ? [watchExitFile(exitDir, handle.id, signal)] : []),
+      ]);
       return { exitCode };
     } catch (err) {
       if (timeout?.aborted)
         throw new RuntimeTimeoutError('waitForExit', `still running after ${ms} ms`, { context, cause: err });
       throw err;
+    } finally {
+      finished.abort();
     }
   }
 }
