@@ -167,7 +167,10 @@ export class PodmanRuntime extends DockerRuntime {
     return missingRootlessFeatures({
       user: { name: username, uid },
       ...(info !== undefined
-        ? { cgroup: { version: info.cgroupVersion, controllers: info.cgroupControllers } }
+        ? {
+            cgroup: { version: info.cgroupVersion, controllers: info.cgroupControllers },
+            engine: { storageDriver: info.storageDriver, networkBackend: info.networkBackend },
+          }
         : {}),
     });
   }
