@@ -20,6 +20,7 @@ import { isolatePrivateNetwork, setUpPrivateNetwork } from './runs/private-netwo
 import { connectRuntime } from './runtime-start.js';
 import { RestClient } from './server-client/rest-client.js';
 import { NodeVpn, VPN_HELPER_IMAGE } from './vpn/node-vpn.js';
+import { PROXY_ALIAS } from './runs/placement.js';
 import { startProxyRelay } from './runs/proxy-relay.js';
 import { SocketChannel } from './server-client/socket-channel.js';
 import {
@@ -164,6 +165,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       );
     }
     cleanups.push(() => proxy.close());
+    let relayHosts: string[] = [];
     if (config.runtime.kind === 'podman' && !config.dockerized) {
       const relay = await startProxyRelay({
         runtime,
@@ -175,11 +177,13 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
         log,
       });
       cleanups.push(() => relay.close());
+      if (relay.hostsEntry && placement.proxyHost === PROXY_ALIAS) relayHosts = [relay.hostsEntry];
     }
     const unguard = await isolatePrivateNetwork({ config, privateNetwork, proxyPort: proxy.port, log });
     if (unguard) cleanups.push(unguard);
     checkpoint();
-    const { proxyHost, extraHosts } = placement;
+    const { proxyHost } = placement;
+    const extraHosts = [...placement.extraHosts, ...relayHosts];
 
     // The VPN between algorithms: only with vpn_subnet, and only when the server offers one (docs/vpn.md).
     let vpn: NodeVpn | null = null;
