@@ -203,6 +203,17 @@ export interface TaskCountTable {
   version: Generated<number>;
 }
 
+/** Failed password checks of an account from one address (migration 0023, repositories/login-failures.ts). */
+export interface LoginFailureTable {
+  user_id: number;
+  /** The address as `addressKey` writes it: an IPv4 address, or the /64 prefix of an IPv6 one. */
+  address: string;
+  failures: number;
+  last_failure_at: string | null;
+  /** When the account's password was last given from this address. */
+  succeeded_at: string | null;
+}
+
 export interface Database extends StoreTables {
   authenticatable: AuthenticatableTable;
   organization: OrganizationTable;
@@ -225,6 +236,7 @@ export interface Database extends StoreTables {
   session: SessionTable;
   result_chunk: ResultChunkTable;
   task_count: TaskCountTable;
+  login_failure: LoginFailureTable;
 }
 
 export type Organization = Selectable<OrganizationTable>;

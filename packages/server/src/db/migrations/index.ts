@@ -24,6 +24,7 @@ import { taskDatabases } from './0021-task-databases.js';
 import { taskApi } from './0022-task-api.js';
 import { studies } from './0023-studies.js';
 import { storeFunctionOutput } from './0024-store-function-output.js';
+import { loginFailures } from './0025-login-failures.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -54,6 +55,7 @@ export class FederaMigrations implements MigrationProvider {
       '0022-task-api': taskApi,
       '0023-studies': studies(this.dialect),
       '0024-store-function-output': storeFunctionOutput,
+      '0025-login-failures': loginFailures,
     });
   }
 }
