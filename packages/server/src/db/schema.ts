@@ -118,6 +118,8 @@ export interface TaskTable {
   store_algorithm_id: number | null;
   /** The linked store it came from (`algorithm_store.id`); null: the store inside this server. */
   algorithm_store_id: number | null;
+  /** W3C `traceparent` of the request that created the task (migration 0022); null without one. */
+  traceparent: string | null;
 }
 
 export interface ResultTable {

@@ -21,6 +21,7 @@ import { taskSetVersion } from './0018-task-set-version.js';
 import { resultHeldBytes } from './0019-result-held-bytes.js';
 import { algorithmStore } from './0020-algorithm-store.js';
 import { taskDatabases } from './0021-task-databases.js';
+import { taskTraceparent } from './0022-task-traceparent.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -48,6 +49,7 @@ export class FederaMigrations implements MigrationProvider {
       '0019-result-held-bytes': resultHeldBytes,
       '0020-algorithm-store': algorithmStore(this.dialect),
       '0021-task-databases': taskDatabases,
+      '0022-task-traceparent': taskTraceparent,
     });
   }
 }

@@ -96,6 +96,8 @@ export interface NewTask {
   /** The store algorithm it runs (docs/store.md). */
   store_algorithm_id?: number | null;
   algorithm_store_id?: number | null;
+  /** W3C `traceparent` of the creating request (docs/observability.md#traces). */
+  traceparent?: string | null;
 }
 
 /** One run of a new task: the receiving organization and its input. */

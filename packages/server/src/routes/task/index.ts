@@ -1,3 +1,4 @@
+import { requestTraceparent } from '../../http/request-tracing.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
@@ -112,14 +113,20 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const created = await createTask(ctx, request.caller as Caller, request.body);
+      const caller = request.caller as Caller;
+      const created = await createTask(ctx, caller, request.body, requestTraceparent(ctx, request));
       const taskId = created.id;
+      request.traceSpan?.setAttributes({
+        'federa.task.id': taskId,
+        ...(caller.container ? { 'federa.parent_task.id': caller.container.task_id } : {}),
+      });
       announceTask(
         ctx,
         reply.raw,
         request.body.collaboration_id,
         taskId,
         request.body.organizations.map((o) => o.id),
+        request.traceSpan,
       );
       const [task] = await loadTasks(ctx, [taskId]);
       if (!task) throw notFound('Task', taskId);
