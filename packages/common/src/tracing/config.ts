@@ -15,6 +15,7 @@ export const TracingConfigSchema = Type.Object(
       Type.Record(
         Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$" }),
         Type.String({ maxLength: 8192 }),
+        { additionalProperties: false },
       ),
     ),
     /** How often spans are sent, in milliseconds. */
