@@ -18,6 +18,11 @@ export const TracingConfigSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /**
+     * The share (0 to 1) of the server's requests without a sampled `traceparent` that start a trace of their own.
+     * Default 0: only requests in a trace (a task's, or one a caller began) get spans.
+     */
+    new_trace_ratio: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     /** How often spans are sent, in milliseconds. */
     interval_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 60_000 })),
   },

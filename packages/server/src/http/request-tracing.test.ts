@@ -54,18 +54,36 @@ describe('request spans', () => {
     });
   });
 
-  it('start a trace of their own when the caller sends none, or a traceparent that is not one', async () => {
-    for (const header of [undefined, 'garbage', '00-00000000000000000000000000000000-00f067aa0ba902b7-01']) {
-      traced.clear();
+  it('are not made for a request outside any trace: no traceparent, an unsampled one, or one that is not one', async () => {
+    for (const header of [
+      undefined,
+      '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00',
+      'garbage',
+      '00-00000000000000000000000000000000-00f067aa0ba902b7-01',
+    ]) {
       await t.api('GET', '/version', header ? { headers: { traceparent: header } } : {});
-      const span = spanNamed('GET /api/version');
-      expect(span.parentSpanContext).toBeUndefined();
-      expect(span.spanContext().traceId).toMatch(/^[0-9a-f]{32}$/);
+      expect(traced.spans(), String(header)).toEqual([]);
+    }
+  });
+
+  it('start traces of their own for the share of other requests that tracing.new_trace_ratio names', async () => {
+    const all = memoryTracing('federa-server');
+    const app = await startTestApp({
+      tracing: all.tracing,
+      config: { tracing: { endpoint: 'http://127.0.0.1:9/v1/traces', new_trace_ratio: 1 } },
+    });
+    try {
+      await app.api('GET', '/version', { headers: { traceparent: 'garbage' } });
+      const span = all.spans().find((s) => s.name.endsWith('/version'));
+      expect(span?.name).toBe('GET /api/version');
+      expect(span?.parentSpanContext).toBeUndefined();
+    } finally {
+      await app.close();
     }
   });
 
   it('name a request that matched no route by its method only, never by its path', async () => {
-    await t.api('GET', '/no-such-route/secret-looking-name', {});
+    await t.api('GET', '/no-such-route/secret-looking-name', { headers: { traceparent: CLIENT } });
     const [span] = traced.spans();
     expect(span?.name).toBe('GET unmatched');
     expect(JSON.stringify(span?.attributes)).not.toContain('secret-looking-name');
