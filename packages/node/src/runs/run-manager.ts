@@ -97,7 +97,9 @@ export class RunManager {
     );
     this.#track(
       id,
-      traces ? traces.within(span, () => this.#execution.execute(info, item)) : this.#execution.execute(info, item),
+      traces
+        ? traces.within(span, () => this.#execution.execute(info, item))
+        : this.#execution.execute(info, item),
     );
     return true;
   }

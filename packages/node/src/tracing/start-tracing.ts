@@ -31,7 +31,10 @@ export function startTracing(
   });
   if (tracing) {
     cleanups.push(() => tracing.shutdown());
-    log.info({ event: 'tracing.on', collector: new URL(config.tracing?.endpoint ?? '').origin }, 'spans are sent to the collector');
+    log.info(
+      { event: 'tracing.on', collector: new URL(config.tracing?.endpoint ?? '').origin },
+      'spans are sent to the collector',
+    );
   }
   return new RunTraces(tracing);
 }
