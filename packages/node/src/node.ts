@@ -31,6 +31,7 @@ import {
 } from './server-client/wire.js';
 import { NODE_VERSION } from './version.js';
 import { nodeInfo } from './node-info.js';
+import { startTracing } from './tracing/start-tracing.js';
 import { NodeAudit } from './audit/node-audit.js';
 import { meteredRuntime, NodeMetrics, proxyObserver, serveNodeMetrics } from './metrics/index.js';
 import type { RunningNode, StartNodeOptions } from './node-options.js';
@@ -70,6 +71,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       log.info({ event: 'config.ignored', key }, `the configuration key '${key}' has no effect in Federa`);
 
     const metrics = new NodeMetrics();
+    const traces = startTracing(config, options, log, cleanups);
     const runtime = meteredRuntime(await connectRuntime(config, log, options.runtime, checkpoint), metrics);
 
     const rest = new RestClient({
@@ -78,6 +80,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       log: log.child({ component: 'rest' }),
       signal,
       onBytes: metrics.countServerBytes,
+      traceparent: traces.traceparent,
     });
     cleanups.push(() => rest.close());
     const nodeId = await rest.login();
@@ -149,6 +152,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
         port,
         events: runEvents,
         observe: proxyObserver(metrics),
+        traces,
       });
     try {
       const port = await proxyPortToUse(config.proxyPort, config.dataDir);
@@ -247,6 +251,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       ...(config.outputPolicy && config.allowedAlgorithmStores?.length
         ? { declarations: storeDeclarationSource(config.allowedAlgorithmStores) }
         : {}),
+      traces,
       emitStatus: (change) => socket?.emitStatus(metrics.countRunStatus(change)),
       sendLog: (batch) =>
         socket ? socket.sendRunLog(batch) : Promise.reject(new Error('not connected to the server')),
@@ -257,11 +262,12 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     let syncing: Promise<void> = Promise.resolve();
     const fetchOpen = (query: Record<string, string | number>): Promise<void> => {
       const next = syncing.then(async () => {
+        const since = Date.now();
         const items = listOf<WireResultWithTask>(
           await rest.get('/result', { state: 'open', include: 'task', node_id: nodeId, ...query }),
         );
         let taken = 0;
-        for (const item of items) if (runs.accept(item)) taken++;
+        for (const item of items) if (runs.accept(item, since)) taken++;
         log.info({ event: 'sync', open: items.length, started: taken, ...query }, 'open work fetched');
       });
       syncing = next.catch(() => undefined);

@@ -29,6 +29,7 @@ import { authenticateRequests, keepReadAnswers } from './http/read-cache-hooks.j
 import { logRequests } from './http/request-log.js';
 import { answerErrors } from './http/error-handler.js';
 import { installMetrics } from './metrics/http-metrics.js';
+import { traceRequests } from './http/request-tracing.js';
 
 export { MissingPolicyError } from './http/route-policies.js';
 
@@ -89,6 +90,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.decorateRequest('caller', null);
   app.decorateRequest('readCacheKey', null);
   app.decorateRequest('readCacheReading', null);
+  // First of the onRequest hooks: the span covers the whole request.
+  traceRequests(app, ctx);
   addRequestTimeouts(app, {
     requestMs: config.http.request_timeout_ms,
     outputIdleMs: config.http.output_idle_timeout_ms,

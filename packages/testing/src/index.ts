@@ -48,6 +48,7 @@ export { freePort, freeUdpPort } from './ports.js';
 export { call, type JsonResponse } from './http.js';
 export { until } from './wait.js';
 export { TcpProxy } from './tcp-proxy.js';
+export { memoryTracing, spanLeaks, type ReadableSpan } from './tracing.js';
 export {
   NGINX_BIN,
   balancerConfig,

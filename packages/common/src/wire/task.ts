@@ -90,6 +90,12 @@ const taskFields = {
   cancel_on_failure: Type.Boolean({
     description: "Federa: when one run fails, the task's pending runs are cancelled (docs/run-statuses.md)",
   }),
+  traceparent: Type.Optional(
+    Type.String({
+      description:
+        'Federa: the W3C trace context of the request that created the task; absent when it had none (docs/observability.md#traces)',
+    }),
+  ),
 };
 
 export const TaskSchema = Type.Object({ ...taskFields, results: ReferenceList }, { $id: 'Task' });

@@ -13,6 +13,7 @@ import {
   instanceName,
   readEnvironment,
   validateConfig,
+  type TracingConfig,
 } from '@federa/common';
 
 import { normaliseMetrics, type NodeMetricsConfig } from './metrics-config.js';
@@ -85,6 +86,8 @@ export interface NodeConfig {
   readonly proxyPort: number;
   /** Where Prometheus scrapes the node (docs/observability.md); undefined: no metrics endpoint. */
   readonly metrics: NodeMetricsConfig | undefined;
+  /** Where the node's spans go (docs/observability.md#traces); undefined: no tracing. */
+  readonly tracing: TracingConfig | undefined;
   /** Host part of `HOST` for algorithms (env PROXY_SERVER_HOST); undefined = the private network's gateway. */
   readonly proxyHost: string | undefined;
   readonly dockerPrefix: string;
@@ -311,6 +314,7 @@ function normalise(
     logDir,
     proxyPort,
     metrics: normaliseMetrics(raw.metrics),
+    tracing: raw.tracing,
     proxyHost: env.PROXY_SERVER_HOST || undefined,
     dockerPrefix: raw.docker_prefix ?? DEFAULT_DOCKER_PREFIX,
     shareConfig: raw.share_config ?? true,

@@ -32,7 +32,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const waits = new TaskWaits(options.events, options.waits);
   const server = createServer((req, res) => {
     options.observe?.(req, res);
-    handle(options, waits, req, res).catch((error: unknown) => {
+    const work = (): Promise<void> => handle(options, waits, req, res);
+    (options.traces ? options.traces.proxyCall(req, res, work) : work()).catch((error: unknown) => {
       options.log.error(
         { event: 'proxy.error', err: String(error), url: req.url },
         'proxy failed to handle a request',
@@ -235,6 +236,8 @@ async function forward(
       const headers: Record<string, string> = { accept: 'application/json' };
       if (auth) headers.authorization = auth;
       if (body !== undefined) headers['content-type'] = 'application/json';
+      const traceparent = o.traces?.traceparent();
+      if (traceparent) headers.traceparent = traceparent;
       const r = await fetch(url, {
         method,
         headers,

@@ -122,6 +122,8 @@ export interface TaskTable {
   api: ColumnType<string | null, string | null | undefined, string | null>;
   /** The study the task is scoped to (migration 0023). */
   study_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** W3C `traceparent` of the request that created the task (migration 0026); null without one. */
+  traceparent: string | null;
 }
 
 /** A study: a named subset of a collaboration's organizations (vantage6 4.x; migration 0023). */

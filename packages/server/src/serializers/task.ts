@@ -159,6 +159,7 @@ function taskCores<R>(
       finished_at: toApiTime(complete && own.length > 0 ? lastFinished : null),
       created_at: toApiTime(t.created_at),
       cancel_on_failure: Number(t.cancel_on_failure) === 1,
+      traceparent: t.traceparent ?? undefined,
       results: results(resultIds),
     };
   });

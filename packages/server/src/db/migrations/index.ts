@@ -25,6 +25,7 @@ import { taskApi } from './0022-task-api.js';
 import { studies } from './0023-studies.js';
 import { storeFunctionOutput } from './0024-store-function-output.js';
 import { loginFailures } from './0025-login-failures.js';
+import { taskTraceparent } from './0026-task-traceparent.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -56,6 +57,7 @@ export class FederaMigrations implements MigrationProvider {
       '0023-studies': studies(this.dialect),
       '0024-store-function-output': storeFunctionOutput,
       '0025-login-failures': loginFailures,
+      '0026-task-traceparent': taskTraceparent,
     });
   }
 }

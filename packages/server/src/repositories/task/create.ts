@@ -121,6 +121,8 @@ export interface NewTask {
   api?: string | null;
   /** The study it is scoped to. */
   study_id?: number | null;
+  /** W3C `traceparent` of the creating request (docs/observability.md#traces). */
+  traceparent?: string | null;
 }
 
 /** One run of a new task: the receiving organization and its input. */

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import type { Caller } from '../../auth/caller.js';
-import { SocketRooms, TaskDatabasesSchema, imageReferenceProblem } from '@federa/common';
+import { SocketRooms, SpanKind, TaskDatabasesSchema, imageReferenceProblem, type Span } from '@federa/common';
 import { resolveTaskAlgorithm } from '../../store/task-algorithm.js';
 import { ApiError, badRequest, forbidden, notFound } from '../../errors.js';
 import { can } from '../../auth/caller.js';
@@ -127,6 +127,7 @@ export async function createTask(
   body: CreateTaskInput,
   /** `v4`: created on the vantage6 4.x surface, whose rules add to the 3.x ones (docs/vantage6-4.md). */
   options: { api?: 'v4' } = {},
+  traceparent: string | null = null,
 ): Promise<CreatedTask> {
   const db = ctx.dbh.db;
   const collaborationId = body.collaboration_id;
@@ -283,6 +284,7 @@ export async function createTask(
       algorithm_store_id: fromStore?.algorithm_store_id ?? null,
       api: options.api ?? null,
       study_id: body.study_id ?? null,
+      traceparent,
     },
     // 10. One result per receiving organization, holding that organization's input.
     receivers.map((o) => ({
@@ -336,12 +338,23 @@ export function announceTask(
   collaborationId: number,
   taskId: number,
   organizationIds: readonly number[],
+  requestSpan: Span | null = null,
 ): void {
   let sent = false;
   const send = (): void => {
     if (sent) return;
     sent = true;
+    // The event itself carries only the task's id (the vantage6 contract): the nodes find the trace context on
+    // the task they fetch. This span marks when the event went out.
+    const span = requestSpan
+      ? ctx.tracing?.start('new_task', {
+          parent: requestSpan,
+          kind: SpanKind.PRODUCER,
+          attributes: { 'federa.task.id': taskId, 'federa.task.organizations': organizationIds.length },
+        })
+      : undefined;
     ctx.events.emit(SocketRooms.audience(collaborationId, organizationIds), 'new_task', taskId);
+    span?.end();
   };
   response.once('finish', send);
   response.once('close', send);

@@ -1,3 +1,4 @@
+import { requestTraceparent } from '../../http/request-tracing.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
@@ -116,14 +117,26 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       // The surface the task is made on: the 4.x one adds its rules, and its nodes answer its algorithm in 4.x.
       const v4 = request.routeOptions.url?.startsWith(`${V4_API_PATH}/`) ?? false;
-      const created = await createTask(ctx, request.caller as Caller, request.body, v4 ? { api: 'v4' } : {});
+      const caller = request.caller as Caller;
+      const created = await createTask(
+        ctx,
+        caller,
+        request.body,
+        v4 ? { api: 'v4' } : {},
+        requestTraceparent(ctx, request),
+      );
       const taskId = created.id;
+      request.traceSpan?.setAttributes({
+        'federa.task.id': taskId,
+        ...(caller.container ? { 'federa.parent_task.id': caller.container.task_id } : {}),
+      });
       announceTask(
         ctx,
         reply.raw,
         request.body.collaboration_id,
         taskId,
         request.body.organizations.map((o) => o.id),
+        request.traceSpan,
       );
       const [task] = await loadTasks(ctx, [taskId]);
       if (!task) throw notFound('Task', taskId);
