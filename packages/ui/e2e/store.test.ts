@@ -355,6 +355,9 @@ for (const size of WIDTHS)
 
       await minCount.fill('5');
       await form.getByLabel('groups').fill('a, b');
+      // Put right, the fields and the summary lose their messages.
+      await expect.poll(() => form.getByRole('alert').count()).toBe(0);
+      expect(await minCount.getAttribute('aria-invalid')).toBeNull();
       await form.getByLabel('options').fill('{"decimals": 2}');
       await form.getByLabel('Data: node database label').fill('cohort');
       await form.getByLabel('Name', { exact: true }).fill(`summary ${size.width}`);

@@ -93,6 +93,12 @@ function Form({
     [orgs.data],
   );
   const central = fn?.type === 'central';
+  // Shown while any argument is wrong; it goes as the fields are put right.
+  const wrong = Object.values(errors);
+  const summary =
+    wrong.length > 0
+      ? `Check ${wrong.length === 1 ? 'this argument' : 'these arguments'}: ${wrong.join(' ')}`
+      : null;
   const blocked = notRunnable(a);
 
   const chooseFunction = (name: string): void => {
@@ -131,9 +137,7 @@ function Form({
           )
           ?.focus(),
       );
-      return setFormError(
-        `Check ${Object.keys(collected.errors).length === 1 ? 'this argument' : 'these arguments'}: ${Object.values(collected.errors).join(' ')}`,
-      );
+      return;
     }
     const databases = fn.databases.map((d) => ({ label: labels[d.name]?.trim() || 'default' }));
     const created = await action.run(() =>
@@ -265,7 +269,7 @@ function Form({
         <TextField label="Name" value={name} placeholder={fn ? fnLabel(fn) : ''} onChange={setName} />
         <TextField label="Description" value={description} onChange={setDescription} />
         <div className="wide">
-          <ErrorBox error={formError ?? action.error ?? collabs.error} />
+          <ErrorBox error={formError ?? summary ?? action.error ?? collabs.error} />
         </div>
         <div className="wide">
           <button type="submit" className="primary" disabled={action.busy || blocked !== null || !fn}>
