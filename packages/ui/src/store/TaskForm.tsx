@@ -88,6 +88,16 @@ function Form({
     () => (collaboration ? client.collaboration.organizations(collaboration) : Promise.resolve([])),
     [collaboration],
   );
+  // The column names the nodes shared for the function's first database, offered in the column fields.
+  const firstLabel = fn?.databases[0] ? labels[fn.databases[0].name]?.trim() || 'default' : 'default';
+  const columns = useAsync(
+    () =>
+      collaboration
+        ? client.collaboration.columns(collaboration, firstLabel).catch(() => null)
+        : Promise.resolve(null),
+    [collaboration, firstLabel],
+  );
+  const columnNames = useMemo(() => (columns.data?.data ?? []).map((c) => c.name), [columns.data]);
   const orgChoices = useMemo(
     () => (orgs.data ?? []).map((o) => ({ id: o.id, name: o.name ?? `organization ${o.id}` })),
     [orgs.data],
@@ -244,6 +254,7 @@ function Form({
                     onChange={(v) => setField(arg.name, v)}
                     error={errors[arg.name]}
                     organizations={orgChoices}
+                    columns={columnNames}
                   />
                 ))}
             </div>
