@@ -11,6 +11,7 @@ import {
   type Mailer,
   type ServerConfig,
 } from '@federa/server';
+import type { Tracing } from '@federa/common';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { Fixtures } from './fixtures.js';
 
@@ -57,6 +58,8 @@ export interface TestAppOptions {
   auditDir?: string;
   /** Where the app logs (default: silent, or FEDERA_TEST_LOG's level). */
   log?: pino.Logger;
+  /** Tracing with an exporter of the test's own (docs/observability.md#traces); default: as configured. */
+  tracing?: Tracing;
 }
 
 /**
@@ -104,6 +107,7 @@ async function startOn(
     mailer: options.mailer ?? null,
     ...(options.events ? { events: options.events } : {}),
     ...(options.auditDir ? { auditDir: options.auditDir } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
   });
   opened.push(
     async () => ctx.vpn?.close(),

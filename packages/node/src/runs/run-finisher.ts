@@ -46,10 +46,12 @@ export class RunFinisher {
     emitRunStatus(this.#o, run, outcome.status);
     await auditRunEnd(this.#o, run, outcome);
     const report = await this.#reporter.prepare(run.resultId, outcome, run.initiator, key);
+    this.#o.traces?.reported(outcome.status);
     if (report) {
       // Kept before it is sent: a node that stops now sends it again at its next start.
       await this.#keepReport(run, report);
-      await this.#reporter.deliver(run.resultId, report);
+      const deliver = (): Promise<boolean> => this.#reporter.deliver(run.resultId, report);
+      await (this.#o.traces ? this.#o.traces.step('report', deliver) : deliver());
     }
     this.remember(run.resultId);
     await this.#o.store.remove(run.resultId);

@@ -36,6 +36,8 @@ export interface RestClientOptions {
   readonly refreshAheadMs?: number;
   /** Told the bytes of each request body sent and each answer received (the node's metrics count them). */
   readonly onBytes?: (sent: number, received: number) => void;
+  /** The `traceparent` of the span a request is made in, if any (docs/observability.md#traces). */
+  readonly traceparent?: () => string | undefined;
 }
 
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
@@ -226,6 +228,8 @@ export class RestClient {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (token) headers.authorization = `Bearer ${token}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const traceparent = this.#o.traceparent?.();
+    if (traceparent) headers.traceparent = traceparent;
     const { upload } = options;
     if (upload) {
       Object.assign(headers, { 'content-type': 'application/octet-stream' }, upload.headers);

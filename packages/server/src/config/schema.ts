@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { TracingConfigSchema } from '@federa/common';
 
 /**
  * The server configuration: one environment of the YAML file of docs/server-configuration.md, plus Federa's own keys.
@@ -284,6 +285,8 @@ export const ServerConfigSchema = Type.Object(
       },
       { default: {}, additionalProperties: false },
     ),
+    /** OpenTelemetry traces sent by OTLP/HTTP (docs/observability.md#traces); absent: no tracing. */
+    tracing: Type.Optional(TracingConfigSchema),
     directories: Type.Optional(
       Type.Object({ log: Type.Optional(Type.String()), data: Type.Optional(Type.String()) }),
     ),
