@@ -146,6 +146,16 @@ describe('a task’s trace', () => {
   });
 });
 
+describe('a task posted without a traceparent', () => {
+  it('begins a trace of its own, which the task keeps', async () => {
+    const r = await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA]) });
+    expect(r.status).toBe(201);
+    const post = spanNamed('POST /api/task');
+    expect(post.parentSpanContext).toBeUndefined();
+    expect(r.body.traceparent).toBe(`00-${post.spanContext().traceId}-${post.spanContext().spanId}-01`);
+  });
+});
+
 describe('with tracing off', () => {
   it('a task keeps the caller’s own traceparent, so that the nodes’ spans still join the caller’s trace', async () => {
     const off = await startTestApp();
