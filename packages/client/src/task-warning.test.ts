@@ -36,8 +36,8 @@ async function world(c: UserClient) {
   const mine = (await c.user.me()).organization.id;
   const collab = await c.collaboration.create({ name: `Warn ${tag}`, organizationIds: [mine, a.id, b.id] });
   const nodeA = await c.node.create({ collaborationId: collab.id, organizationId: a.id });
-  await c.node.create({ collaborationId: collab.id, organizationId: b.id });
-  return { a, b, collab, nodeA };
+  const nodeB = await c.node.create({ collaborationId: collab.id, organizationId: b.id });
+  return { a, b, collab, nodeA, nodeB };
 }
 
 const newTask = (collaborationId: number, organizations: number[]) => ({
@@ -54,7 +54,7 @@ it('prints the offline warning with console.warn by default and returns it on th
   const printed = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
   try {
     const task = await c.task.create(newTask(w.collab.id, [w.a.id, w.b.id]));
-    const expected = `The node(s) of organization(s) ${w.a.id}, ${w.b.id} are offline: the task waits and runs when they connect. Ask their node admins to start them (vnode start).`;
+    const expected = `Offline node(s): "${w.nodeA.name}" of ${w.a.name} (organization ${w.a.id}), "${w.nodeB.name}" of ${w.b.name} (organization ${w.b.id}). The task waits and runs when they connect. Ask their node admins to start them (vnode start).`;
     expect(task.warning).toBe(expected);
     expect(printed.mock.calls).toEqual([[`[federa] warning: ${expected}`]]);
     expect((await c.task.get(task.id)).id).toBe(task.id); // it queued
@@ -71,7 +71,7 @@ it('hands the warning to the warn option instead, and says nothing when every re
   try {
     await c.task.create(newTask(w.collab.id, [w.b.id]));
     expect(warnings).toEqual([
-      `The node(s) of organization(s) ${w.b.id} are offline: the task waits and runs when they connect. Ask their node admins to start them (vnode start).`,
+      `Offline node(s): "${w.nodeB.name}" of ${w.b.name} (organization ${w.b.id}). The task waits and runs when they connect. Ask their node admins to start them (vnode start).`,
     ]);
     await t.ctx.dbh.db.updateTable('node').set({ status: 'online' }).where('id', '=', w.nodeA.id).execute();
     const quiet = await c.task.create(newTask(w.collab.id, [w.a.id]));

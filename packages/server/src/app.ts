@@ -22,6 +22,7 @@ import { limitRoutes } from './http/route-limits.js';
 import { answerUnknownRoutes } from './http/not-found.js';
 import { apiPrefixes, V4_API_PATH } from './http/api-surfaces.js';
 import { registerV4Routes } from './routes/v4/index.js';
+import { V4ApiDocs } from './routes/v4/api-docs.js';
 import { addSecurityHeaders } from './http/security-headers.js';
 import { registerApiDocs } from './http/api-docs.js';
 import { authenticateRequests, keepReadAnswers } from './http/read-cache-hooks.js';
@@ -129,7 +130,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(registerRoutes, { prefix: apiPath });
   if (ctx.config.algorithm_store.enabled)
     await app.register(storeRoutes(embeddedStore(ctx), storePath), { prefix: storePath });
-  if (prefixes.includes(V4_API_PATH)) await app.register(registerV4Routes, { prefix: V4_API_PATH });
+  if (prefixes.includes(V4_API_PATH)) {
+    const docs = new V4ApiDocs();
+    await app.register(registerV4Routes, { prefix: V4_API_PATH, docs });
+    docs.register(app, ctx.version);
+  }
   for (const extra of options.extraRoutes ?? []) await app.register(extra, { prefix: apiPath });
   await app.ready();
   checkPolicies(policies);

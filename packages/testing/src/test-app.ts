@@ -30,6 +30,8 @@ export interface RequestOptions {
   body?: unknown;
   query?: Record<string, string | number | boolean | (string | number)[]>;
   headers?: Record<string, string>;
+  /** The client's address as the server sees it (default 127.0.0.1). */
+  remoteAddress?: string;
 }
 
 export interface TestApp {
@@ -125,6 +127,7 @@ async function startOn(
       url: `${config.api_path}${path}`,
       headers,
       query,
+      ...(o.remoteAddress ? { remoteAddress: o.remoteAddress } : {}),
       ...(o.body !== undefined
         ? {
             payload: typeof o.body === 'string' ? o.body : JSON.stringify(o.body),

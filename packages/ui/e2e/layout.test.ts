@@ -4,12 +4,10 @@
  * bar folded into a menu on the phone. No Docker: a run's log (one long unwrapped line, as a sealed log is) is
  * reported through the node API. Screenshots of each page at both widths go to .data/ui-screenshots/layout/.
  */
-import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import {
@@ -19,22 +17,9 @@ import {
   ROOT_PASSWORD,
   startE2eServer,
 } from '@federa/testing';
+import { check, collectErrors, launch, must, ROOT, WIDTHS } from './kit.js';
 
-const ROOT = join(import.meta.dirname, '../../..');
-const UI = join(ROOT, 'packages/ui');
 const SHOTS = join(ROOT, '.data/ui-screenshots/layout');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--no-first-run',
-];
-const WIDTHS = [
-  { name: 'wide', width: 1440, height: 900 },
-  { name: 'phone', width: 390, height: 844 },
-] as const;
 // A sealed log: its first line says what it is, then one line of base64 with no place to break.
 const LONG_LOG = `sealed log (encrypted for the organization that created the task)\n${'QUJD'.repeat(2000)}`;
 
@@ -57,12 +42,6 @@ function newKeyPair(): { privatePem: string; publicBase64: string } {
   };
 }
 
-async function must<T>(r: Promise<{ status: number; body: T }>, what: string): Promise<T> {
-  const { status, body } = await r;
-  if (status > 210) throw new Error(`${what}: ${status} ${JSON.stringify(body)}`);
-  return body;
-}
-
 async function nodeCall(token: string, method: string, path: string, body?: unknown): Promise<unknown> {
   const res = await fetch(`${server.url}/api${path}`, {
     method,
@@ -74,9 +53,6 @@ async function nodeCall(token: string, method: string, path: string, body?: unkn
 }
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  if (!existsSync(join(UI, 'dist/index.html')))
-    execFileSync('npx', ['vite', 'build'], { cwd: UI, stdio: 'ignore' });
   server = await startE2eServer();
   fed = await createFederation(server, false, tag, ['a', 'b']);
   const task = await must(
@@ -128,7 +104,7 @@ beforeAll(async () => {
       'encrypted collaboration',
     )
   ).id;
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
+  browser = await launch(SHOTS);
 }, 120_000);
 
 afterAll(async () => {
@@ -136,37 +112,14 @@ afterAll(async () => {
   await server?.close();
 }, 60_000);
 
-/** What a user would notice: the page is wider than the screen, or the console reports an error. */
-async function check(page: Page, errors: string[], name: string): Promise<void> {
-  // Expressions as text: this file is type-checked without the DOM's types.
-  const overflow = (await page.evaluate(
-    'document.documentElement.scrollWidth - window.innerWidth',
-  )) as number;
-  expect(overflow, `${name} scrolls sideways by ${overflow} px`).toBeLessThanOrEqual(0);
-  expect(errors, `${name}: console errors`).toEqual([]);
-  // Evaluated through the debugging protocol: the page's Content-Security-Policy forbids inline scripts.
-  if (!(await page.evaluate("'axe' in window"))) await page.evaluate(AXE);
-  const result = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as {
-    violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
-  };
-  const violations = result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  expect(violations, `${name}: accessibility`).toEqual([]);
-}
-
 describe('every page at a laptop and a phone width', () => {
   for (const size of WIDTHS)
     it(`${size.width}×${size.height}: no sideways scroll, no console error, no serious accessibility fault`, async () => {
       const context = await browser.newContext({ viewport: { width: size.width, height: size.height } });
       const page = await context.newPage();
       page.setDefaultTimeout(15_000);
-      const errors: string[] = [];
-      page.on('console', (m) => {
-        // The browser's own report of the refused login below is not an error of the page.
-        if (m.type() === 'error' && !/status of 401/.test(m.text())) errors.push(m.text());
-      });
-      page.on('pageerror', (e) => errors.push(e.message));
+      // The browser's own report of a refused request is not an error of the page.
+      const errors = collectErrors(page, /status of 401/);
       const shot = (name: string) =>
         page.screenshot({ path: join(SHOTS, `${name}-${size.width}.png`), fullPage: true });
 
@@ -204,6 +157,7 @@ describe('every page at a laptop and a phone width', () => {
         ['task', `/task/${taskId}`, new RegExp(`crashing ${tag}`)],
         ['organizations', '/organizations', /^Organizations$/],
         ['nodes', '/nodes', /^Nodes$/],
+        ['node', `/node/${fed.orgs[1]!.nodeId}`, new RegExp(`^Node node-${tag}-1`)],
         ['users', '/users', /^Users$/],
         ['roles', '/roles', /^Roles and rules$/],
         ['health', '/health', /^Server health$/],
@@ -219,8 +173,7 @@ describe('every page at a laptop and a phone width', () => {
           .toBe(true);
         await page.waitForLoadState('networkidle');
         if (name === 'task') {
-          // The crashed run's log, opened: it wraps inside its box.
-          await page.getByText(/^Log \(\d+ lines\)$/).click();
+          // The crashed run's log is open at once: it wraps inside its box.
           await expect.poll(() => page.locator('pre.log').isVisible()).toBe(true);
         }
         await check(page, errors, name);

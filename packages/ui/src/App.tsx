@@ -3,7 +3,9 @@ import { useCallback, useEffect, useState } from 'react';
 
 import { client, endSession, errorText, logout, resumeSession, saveSession } from './api.js';
 import { ErrorBox, Progress } from './components/ui.js';
+import { takeFlash } from './flash.js';
 import { Account, HealthPage } from './pages/Account.js';
+import { NodePage } from './pages/admin/NodePage.js';
 import { Nodes } from './pages/admin/Nodes.js';
 import { Organizations } from './pages/admin/Organizations.js';
 import { Roles } from './pages/admin/Roles.js';
@@ -14,7 +16,7 @@ import { TaskPage } from './pages/TaskPage.js';
 import { NewTask } from './pages/tasks/NewTask.js';
 import { TaskList } from './pages/tasks/TaskList.js';
 import { Link, navigate, useRoute } from './router.js';
-import { Catalogue } from './store/Catalogue.js';
+import { StoreRoutes, storeTitle } from './store/StoreRoutes.js';
 import { MeContext, makeMe, type Me } from './session.js';
 
 async function loadMe(): Promise<Me> {
@@ -43,11 +45,22 @@ const TITLES: Record<string, string> = {
   'new-task': 'New task',
   organizations: 'Organizations',
   nodes: 'Nodes',
+  node: 'Node',
   users: 'Users',
   roles: 'Roles',
   health: 'Server health',
   account: 'My account',
 };
+
+/** The message a page left for this one (once). */
+function Flash() {
+  const [text] = useState(takeFlash);
+  return text ? (
+    <p className="notice success" role="status">
+      {text}
+    </p>
+  ) : null;
+}
 
 export function App() {
   const route = useRoute();
@@ -85,7 +98,12 @@ export function App() {
         ? 'Password recovery'
         : 'Log in'
       : (TITLES[part ?? ''] ?? 'Page not found');
-    document.title = `${part === 'task' || part === 'collaboration' ? `${title} ${route.parts[1] ?? ''}` : title} · Federa`;
+    document.title = `${part === 'task' || part === 'collaboration' || part === 'node' ? `${title} ${route.parts[1] ?? ''}` : title} · Federa`;
+  }, [route, me]);
+
+  // The store's pages are titled by what they show, over the general title set just above.
+  useEffect(() => {
+    if (me && route.parts[0] === 'store') document.title = `${storeTitle(route.parts)} · Federa`;
   }, [route, me]);
 
   if (starting) return <Progress label="Starting…" />;
@@ -129,13 +147,16 @@ export function App() {
       page = <NewTask key={route.href} route={route} />;
       break;
     case 'store':
-      page = <Catalogue />;
+      page = <StoreRoutes route={route} />;
       break;
     case 'organizations':
       page = <Organizations route={route} />;
       break;
     case 'nodes':
       page = <Nodes route={route} />;
+      break;
+    case 'node':
+      page = <NodePage key={second} id={Number(second)} />;
       break;
     case 'users':
       page = <Users route={route} />;
@@ -209,6 +230,7 @@ export function App() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
+        <Flash key={route.href} />
         {page}
       </main>
     </MeContext.Provider>

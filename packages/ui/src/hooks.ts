@@ -37,26 +37,45 @@ export function useAsync<T>(load: () => Promise<T>, deps: readonly unknown[]): A
   return { data, error, loading, reload };
 }
 
-/** Runs an action, tracking whether it is running and its error. */
+/**
+ * Runs an action, tracking whether it is running, its error, and what to say when it succeeded: every form and
+ * button shows one or the other ({@link Outcome}), never nothing.
+ */
 export function useAction(): {
   busy: boolean;
   error: string | null;
-  run: <T>(action: () => Promise<T>) => Promise<T | undefined>;
+  /** The success message of the last action, when it was given one. */
+  done: string | null;
+  run: <T>(action: () => Promise<T>, success?: string | ((value: T) => string)) => Promise<T | undefined>;
   clear: () => void;
 } {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const run = useCallback(async <T>(action: () => Promise<T>): Promise<T | undefined> => {
-    setBusy(true);
+  const [done, setDone] = useState<string | null>(null);
+  const run = useCallback(
+    async <T>(
+      action: () => Promise<T>,
+      success?: string | ((value: T) => string),
+    ): Promise<T | undefined> => {
+      setBusy(true);
+      setError(null);
+      setDone(null);
+      try {
+        const value = await action();
+        if (success !== undefined) setDone(typeof success === 'function' ? success(value) : success);
+        return value;
+      } catch (e) {
+        setError(errorText(e));
+        return undefined;
+      } finally {
+        setBusy(false);
+      }
+    },
+    [],
+  );
+  const clear = useCallback(() => {
     setError(null);
-    try {
-      return await action();
-    } catch (e) {
-      setError(errorText(e));
-      return undefined;
-    } finally {
-      setBusy(false);
-    }
+    setDone(null);
   }, []);
-  return { busy, error, run, clear: () => setError(null) };
+  return { busy, error, done, run, clear };
 }

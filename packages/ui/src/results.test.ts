@@ -39,13 +39,26 @@ describe('results as tables, charts and CSV', () => {
     ]);
   });
 
-  it('one result: one chart of its fields; nothing numeric: no chart', () => {
-    expect(chartSeries([{ label: 'root', value: { average: 35.14, count: 7 } }])).toEqual([
+  it('one result: a chart per list of numbers, none of distinct fields (no shared scale); nothing numeric: no chart', () => {
+    expect(chartSeries([{ label: 'root', value: { average: 35.14, count: 7, organizations: 2 } }])).toEqual(
+      [],
+    );
+    expect(chartSeries([{ label: 'root', value: { bins: [3, 5, 2], total: 10 } }])).toEqual([
+      {
+        title: 'root: bins',
+        data: [
+          { label: '0', value: 3 },
+          { label: '1', value: 5 },
+          { label: '2', value: 2 },
+        ],
+      },
+    ]);
+    expect(chartSeries([{ label: 'root', value: [4, 9] }])).toEqual([
       {
         title: 'root',
         data: [
-          { label: 'average', value: 35.14 },
-          { label: 'count', value: 7 },
+          { label: '0', value: 4 },
+          { label: '1', value: 9 },
         ],
       },
     ]);

@@ -29,8 +29,10 @@ export function tableColumns(rows: ResultRow[]): string[] {
 }
 
 /**
- * The charts of a set of results: with several rows, one chart per numeric field across the rows; with one
- * row, one chart of its fields.
+ * The charts of a set of results, only where the bars share a scale: with several rows, one chart per numeric
+ * field across the rows (the same quantity at each organization); with one row, one chart per list of numbers in
+ * it (e.g. a histogram's counts). Distinct fields of one result (an average, a count, a number of organizations)
+ * are different quantities: the table shows them, no chart draws them as bars of one scale.
  */
 export function chartSeries(
   rows: ResultRow[],
@@ -39,8 +41,16 @@ export function chartSeries(
   if (withNumbers.length === 0) return [];
   if (withNumbers.length === 1) {
     const only = withNumbers[0]!;
-    const fields = numericFields(only.value);
-    return [{ title: only.label, data: Object.entries(fields).map(([label, value]) => ({ label, value })) }];
+    const lists = new Map<string, { label: string; value: number }[]>();
+    for (const [field, value] of Object.entries(numericFields(only.value))) {
+      const item = /^(.*)\[(\d+)\]$/.exec(field);
+      if (!item) continue;
+      const list = item[1] || only.label;
+      lists.set(list, [...(lists.get(list) ?? []), { label: item[2]!, value }]);
+    }
+    return [...lists]
+      .filter(([, data]) => data.length > 1)
+      .map(([list, data]) => ({ title: list === only.label ? list : `${only.label}: ${list}`, data }));
   }
   return tableColumns(withNumbers).map((column) => ({
     title: column,

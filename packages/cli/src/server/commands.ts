@@ -1,7 +1,7 @@
-/** `vserver list | files | stop | attach | version` (`import` is in import.ts). */
-import { vpnContainerName } from './start.js';
+/** `vserver list | status | files | stop | attach | version` (`import` is in import.ts). */
+import { serverAddresses, vpnContainerName } from './start.js';
 import { checkServerConfig } from '../config/validate.js';
-import { type InstanceRef, listInstances } from '../config/store.js';
+import { environmentOf, type InstanceRef, listInstances, readDocument } from '../config/store.js';
 import { connectDocker, type DockerEngine } from '../docker/engine.js';
 import { CliError } from '../exit-codes.js';
 import { type Env, type Scope, instanceDataDir } from '../paths.js';
@@ -101,4 +101,31 @@ export async function serverVersion(
   const api = await runningServerApi(ref, docker);
   const body = (await getJson(`${api}/version`)) as { version?: string };
   return { server: body.version ?? 'unknown', cli: CLI_VERSION };
+}
+
+/**
+ * `vserver status`: one line per server configuration, and for a running one where its web UI, API and API
+ * documentation are (from the labels `vserver start` put on its container, and the configuration's `ui` section).
+ */
+export async function serverStatus(env: Env = process.env, engine?: DockerEngine): Promise<string[]> {
+  const docker = engine ?? (await connectDocker(env));
+  const running = await docker.runningWithLabel(TYPE_LABEL, 'server');
+  const instances = listInstances('server', env);
+  if (instances.length === 0) return ['No server configurations: create one with vserver new.'];
+  return instances.map((i) => {
+    const flag = i.scope === 'user' ? ' --user' : '';
+    const c = running.find((r) => r.name === serverContainerName(i.name, i.scope));
+    if (!c) return `${i.name} (${i.scope}): not running; start it with vserver start -n ${i.name}${flag}`;
+    const ip = c.labels[LABELS.hostIp] ?? '0.0.0.0';
+    const host = ip === '0.0.0.0' || ip === '::' ? '127.0.0.1' : ip;
+    let raw: Record<string, unknown> = {};
+    try {
+      // Read as written (its `ui` section only), not checked: a status needs no valid configuration.
+      raw = environmentOf(readDocument(i.file), c.labels[LABELS.environment] ?? 'prod');
+    } catch {
+      // The file went or changed since the start: the addresses are still those of the labels.
+    }
+    const root = `http://${host}:${c.labels[LABELS.hostPort] ?? '5000'}`;
+    return `${i.name} (${i.scope}): running in container ${c.name}; ${serverAddresses(root, c.labels[LABELS.apiPath] ?? '/api', raw)}`;
+  });
 }

@@ -9,7 +9,7 @@ import { addScopeOptions, examples, pickInstance, scopeOf, table, type ScopeFlag
 import { Progress } from '../util/progress.js';
 import { CLI_VERSION } from '../version.js';
 import { newServerConfig } from './new.js';
-import { listServers, serverFiles, serverVersion, stopServers } from './commands.js';
+import { listServers, serverFiles, serverStatus, serverVersion, stopServers } from './commands.js';
 import { importIntoServer } from './import.js';
 import { attachLogs, parseTail, serverHostDataDir, startServer } from './start.js';
 import { join } from 'node:path';
@@ -182,6 +182,18 @@ export function buildServerProgram(): Command {
         ]);
       }),
     ['vserver list'],
+  );
+
+  examples(
+    program
+      .command('status')
+      .description(
+        'Whether each server runs and, when it does, the addresses of its web UI, API and API docs',
+      )
+      .action(async () => {
+        for (const line of await serverStatus()) process.stdout.write(`${line}\n`);
+      }),
+    ['vserver status'],
   );
 
   examples(

@@ -1,7 +1,7 @@
 /**
  * Progress output for long work (building or pulling images, waiting for an instance to come online).
- * One line per step on stderr: `… <label>` when it starts, updates when something changes (at most once a second
- * when not on a terminal) and `✓ <label> (<seconds>s)`, `! <label>` (done, with a warning: work goes on) or
+ * One line per step on stderr: `… <label>` when it starts, updates when something changes (on a terminal in
+ * place; elsewhere, e.g. a log file or CI, as new lines at most every {@link QUIET_INTERVAL_MS}) and `✓ <label> (<seconds>s)`, `! <label>` (done, with a warning: work goes on) or
  * `✗ <label>` (failed) at the end.
  */
 export interface ProgressSink {
@@ -19,6 +19,12 @@ export interface Step {
   /** Milliseconds since the step started. */
   elapsedMs(): number;
 }
+
+/**
+ * The least time between two update lines when not on a terminal: a log read later needs a sign of life, not a line
+ * a second (a pull of a few minutes would otherwise fill a screen).
+ */
+export const QUIET_INTERVAL_MS = 10_000;
 
 export class Progress {
   readonly #sink: ProgressSink;
@@ -41,7 +47,7 @@ export class Progress {
     const started = Date.now();
     const tty = this.#sink.isTTY === true;
     let last = '';
-    let lastAt = 0;
+    let lastAt = started;
     let open = true;
     const seconds = (): string => `${((Date.now() - started) / 1000).toFixed(1)}s`;
     const line = (text: string, final: boolean): void => {
@@ -54,7 +60,7 @@ export class Progress {
       update: (detail) => {
         if (!open || detail === last) return;
         const now = Date.now();
-        if (!tty && now - lastAt < 1000) return;
+        if (!tty && now - lastAt < QUIET_INTERVAL_MS) return;
         last = detail;
         lastAt = now;
         line(`… ${label}: ${detail} (${seconds()})`, !tty);

@@ -49,6 +49,11 @@ export interface NewTask {
    */
   database?: string;
   /**
+   * The databases the algorithm reads, in its order, by node label (vantage6 4.x); the first is also sent as
+   * `database`. Left out: the one `database`.
+   */
+  databases?: { label: string }[];
+  /**
    * Federa: when one run of the task fails, cancel its runs still pending (docs/run-statuses.md).
    * @default false
    */
@@ -151,7 +156,8 @@ export class TaskResource extends ResourceGroup {
         name: task.name ?? '',
         description: task.description ?? '',
         image: task.image,
-        database: task.database ?? 'default',
+        database: task.databases?.[0]?.label ?? task.database ?? 'default',
+        ...(task.databases && task.databases.length > 0 ? { databases: task.databases } : {}),
         ...(task.cancelOnFailure ? { cancel_on_failure: true } : {}),
         ...(task.storeAlgorithmId !== undefined ? { store_algorithm_id: task.storeAlgorithmId } : {}),
         ...(task.algorithmStoreId !== undefined ? { algorithm_store_id: task.algorithmStoreId } : {}),

@@ -72,6 +72,8 @@ export interface NodeConfig {
   readonly allowEitherWhitelistOrStore: boolean;
   /** Function (method) names a run may ask for; undefined: any. */
   readonly allowedFunctions: readonly string[] | undefined;
+  /** `policies.share_column_names`: the header of each file database is sent to the server (names only). */
+  readonly shareColumnNames: boolean;
   readonly registries: readonly RegistryConfig[];
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'fatal';
   readonly logFile: string | undefined;
@@ -302,6 +304,7 @@ function normalise(
     allowedAlgorithmStores: storeList(raw.policies?.allowed_algorithm_stores),
     allowEitherWhitelistOrStore: raw.policies?.allow_either_whitelist_or_store ?? false,
     allowedFunctions: raw.policies?.allowed_functions ?? undefined,
+    shareColumnNames: raw.policies?.share_column_names ?? true,
     registries: raw.docker_registries ?? [],
     logLevel: LEVELS[level] ?? 'info',
     logFile: raw.logging?.file ? join(logDir, raw.logging.file) : undefined,

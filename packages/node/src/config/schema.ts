@@ -84,6 +84,8 @@ export const NodeConfigSchema = Type.Object(
             ),
             allow_either_whitelist_or_store: Type.Optional(Nullable(Type.Boolean())),
             allowed_functions: Type.Optional(Nullable(Type.Array(Type.String()))),
+            /** Whether the server may learn the column names of the node's file databases (docs/store.md). */
+            share_column_names: Type.Optional(Nullable(Type.Boolean())),
           },
           { additionalProperties: false },
         ),

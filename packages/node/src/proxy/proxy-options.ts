@@ -34,3 +34,6 @@ export interface ProxyOptions {
   /** The runs' spans: each call gets one, and its calls to the server carry it (docs/observability.md#traces). */
   readonly traces?: RunTraces;
 }
+
+/** The path under which the proxy answers vantage6 4.x algorithms (their `API_PATH`; docs/vantage6-4.md). */
+export const V4_PROXY_PATH = '/v4';

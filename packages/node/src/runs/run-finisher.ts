@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 
 import type { WireResult } from '../server-client/wire.js';
+import { HELPER_LABEL } from './network-helpers.js';
 import { removeRunFiles } from './run-files.js';
 import { emitRunStatus, mark, nodeNote, runLog, type RunInfo } from './run-info.js';
 import type { RunManagerOptions } from './run-options.js';
@@ -84,11 +85,18 @@ export class RunFinisher {
     });
   }
 
-  /** After a restart: a finished run's kept report is sent again, then what is left of the run is removed. */
+  /**
+   * After a restart: a finished run's kept report is sent again, then what is left of the run is removed: its
+   * container, and the network helper whose namespace the container used (found by the container's label, since
+   * the restarted node has no other record of it; left alone, the helper ran on with nothing to serve).
+   */
   async redeliver(record: RunRecord, report: StoredReport): Promise<void> {
     const { runtime, store, log, volumeDir } = this.#o;
     const accepted = await this.#reporter.deliver(record.resultId, report);
+    const left = await runtime.inspectContainer(record.containerName).catch(() => undefined);
     await runtime.removeContainerIfExists(record.containerName).catch(() => false);
+    const helper = left?.labels[HELPER_LABEL];
+    if (helper) await runtime.removeContainerIfExists(helper).catch(() => false);
     await removeRunFiles(volumeDir, record.resultId).catch(() => undefined);
     this.remember(record.resultId);
     await store.remove(record.resultId);

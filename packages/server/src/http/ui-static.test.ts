@@ -34,6 +34,8 @@ describe('the web UI is served by the server', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.body).toContain('<meta name="federa-api-path" content="/api" />');
+    // No mail server here: the login page does not offer password recovery.
+    expect(res.body).toContain('<meta name="federa-password-recovery" content="off" />');
     expect(res.headers['content-security-policy']).toBe(UI_CSP);
     expect(UI_CSP).toContain("script-src 'self'");
     expect(UI_CSP).toContain("frame-ancestors 'none'");
@@ -106,5 +108,20 @@ describe('the UI can be moved or turned off', () => {
 
   it('a bad ui.path is refused with the key named', async () => {
     await expect(startTestApp({ config: { ui: { path: 'ui' } } })).rejects.toThrow(/ui\.path/);
+  });
+});
+
+describe('password recovery in the page', () => {
+  it('is said to be on when a mail server is configured', async () => {
+    const t = await startTestApp({
+      config: { ui: { directory: dir } },
+      mailer: { describe: () => 'smtp://mail.example.org:587', send: async () => undefined },
+    });
+    try {
+      const res = await t.app.inject({ method: 'GET', url: '/' });
+      expect(res.body).toContain('<meta name="federa-password-recovery" content="on" />');
+    } finally {
+      await t.close();
+    }
   });
 });

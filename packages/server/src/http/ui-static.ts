@@ -82,6 +82,8 @@ export interface UiOptions {
   directory: string;
   /** The API prefix, written into the page so the UI knows where the API is. */
   apiPath: string;
+  /** Whether password recovery by e-mail works here (a mail server is configured): the login page offers it only then. */
+  passwordRecovery?: boolean;
 }
 
 /** The files of a built UI, read once per folder and API prefix (tests build many apps in one process). */
@@ -90,14 +92,17 @@ const loaded = new Map<string, { index: StaticFile; assets: Map<string, StaticFi
 function readUi(
   directory: string,
   apiPath: string,
+  passwordRecovery: boolean,
 ): { index: StaticFile; assets: Map<string, StaticFile> } | null {
   const indexPath = join(directory, 'index.html');
   if (!existsSync(indexPath)) return null;
   const stamp = statSync(indexPath).mtimeMs;
-  const key = `${directory}\0${apiPath}`;
+  const key = `${directory}\0${apiPath}\0${passwordRecovery}`;
   const kept = loaded.get(key);
   if (kept && kept.stamp === stamp) return kept;
-  const meta = `<meta name="federa-api-path" content="${apiPath.replace(/[^A-Za-z0-9_.~/-]/g, '')}" />`;
+  const meta =
+    `<meta name="federa-api-path" content="${apiPath.replace(/[^A-Za-z0-9_.~/-]/g, '')}" />\n    ` +
+    `<meta name="federa-password-recovery" content="${passwordRecovery ? 'on' : 'off'}" />`;
   const index = loadFile(indexPath, 'no-cache', (html) => html.replace('<head>', `<head>\n    ${meta}`));
   const assets = new Map<string, StaticFile>();
   const assetDir = join(directory, 'assets');
@@ -117,7 +122,7 @@ function readUi(
  * logs that.
  */
 export function registerUi(app: FastifyInstance, options: UiOptions): boolean {
-  const ui = readUi(options.directory, options.apiPath);
+  const ui = readUi(options.directory, options.apiPath, options.passwordRecovery ?? true);
   if (!ui) return false;
   const { index, assets } = ui;
   const base = options.path;
@@ -152,7 +157,7 @@ export function registerConfiguredUi(app: FastifyInstance, ctx: AppContext): voi
     return;
   }
   const directory = ui.directory ?? DEFAULT_UI_DIRECTORY;
-  if (!registerUi(app, { path: ui.path, directory, apiPath })) {
+  if (!registerUi(app, { path: ui.path, directory, apiPath, passwordRecovery: ctx.mailer !== null })) {
     ctx.log.warn(
       { event: 'ui.not_built', directory },
       'web UI not served: no built UI in its folder (run `npm run build`, which builds packages/ui)',

@@ -146,6 +146,8 @@ function taskCores<R>(
       database: t.database,
       databases: readDatabases(t.databases),
       run_id: t.run_id,
+      api: t.api ?? undefined,
+      study_id: t.study_id ?? undefined,
       initiator: t.initiator_id,
       init_org: t.initiator_id,
       init_user: t.init_user_id,

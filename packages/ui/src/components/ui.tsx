@@ -12,6 +12,17 @@ export function ErrorBox({ error }: { error: string | null | undefined }) {
   );
 }
 
+/** What came of an action: its error, or its success message. */
+export function Outcome({ action }: { action: { error: string | null; done: string | null } }) {
+  if (action.error) return <ErrorBox error={action.error} />;
+  if (!action.done) return null;
+  return (
+    <p className="notice success" role="status">
+      {action.done}
+    </p>
+  );
+}
+
 export function Notice({ children }: { children: ReactNode }) {
   return (
     <div className="notice" role="status">

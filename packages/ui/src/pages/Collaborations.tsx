@@ -3,7 +3,8 @@ import { useEffect, useState, type FormEvent } from 'react';
 import type { Node } from '@federa/client';
 
 import { client, onServerEvent } from '../api.js';
-import { ErrorBox, Field, Notice, Progress, Status, formatTime } from '../components/ui.js';
+import { ErrorBox, Field, Notice, Outcome, Progress, Status, formatTime } from '../components/ui.js';
+import { CollaborationAdmin } from './collaboration-admin.js';
 import { useAction, useAsync } from '../hooks.js';
 import { Link } from '../router.js';
 import { useMe } from '../session.js';
@@ -18,8 +19,9 @@ export function CollaborationList() {
   const create = useAction();
   const submit = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
-    const made = await create.run(() =>
-      client.collaboration.create({ name, encrypted, organizationIds: members }),
+    const made = await create.run(
+      () => client.collaboration.create({ name, encrypted, organizationIds: members }),
+      (c) => `Collaboration ${c.name} created.`,
     );
     if (made) {
       setName('');
@@ -77,7 +79,7 @@ export function CollaborationList() {
               </label>
             ))}
           </fieldset>
-          <ErrorBox error={create.error} />
+          <Outcome action={create} />
           <button type="submit" className="primary" disabled={create.busy}>
             Create
           </button>
@@ -140,6 +142,7 @@ export function CollaborationPage({ id }: { id: number }) {
           </Link>
         </div>
       </div>
+      <CollaborationAdmin collab={c} onChanged={collab.reload} />
       <div className="columns">
         <div className="card grow">
           <h2>Organizations</h2>
@@ -179,7 +182,10 @@ export function CollaborationPage({ id }: { id: number }) {
                                 )
                               )
                                 void change
-                                  .run(() => client.collaboration.removeOrganization(id, o.id))
+                                  .run(
+                                    () => client.collaboration.removeOrganization(id, o.id),
+                                    `${o.name} is no longer in ${c.name}.`,
+                                  )
                                   .then(() => orgs.reload());
                             }}
                           >
@@ -198,9 +204,16 @@ export function CollaborationPage({ id }: { id: number }) {
               className="inline"
               onSubmit={(e) => {
                 e.preventDefault();
+                const added = all.data?.find((o) => o.id === Number(add))?.name ?? 'The organization';
                 void change
-                  .run(() => client.collaboration.addOrganization(id, Number(add)))
-                  .then(() => orgs.reload());
+                  .run(
+                    () => client.collaboration.addOrganization(id, Number(add)),
+                    `${added} is now in ${c.name}.`,
+                  )
+                  .then(() => {
+                    setAdd('');
+                    orgs.reload();
+                  });
               }}
             >
               <Field label="Add organization">
@@ -220,7 +233,7 @@ export function CollaborationPage({ id }: { id: number }) {
               <button type="submit">Add</button>
             </form>
           ) : null}
-          <ErrorBox error={change.error} />
+          <Outcome action={change} />
         </div>
         <div className="card grow">
           <h2>Nodes</h2>
@@ -258,7 +271,9 @@ export function NodeTable(props: {
         <tbody>
           {nodes.map((n) => (
             <tr key={n.id}>
-              <td>{n.name ?? `node ${n.id}`}</td>
+              <td>
+                <Link to={`/node/${n.id}`}>{n.name ?? `node ${n.id}`}</Link>
+              </td>
               <td>{orgName(n.organization.id)}</td>
               <td>
                 <Status value={statusOf(n)} />

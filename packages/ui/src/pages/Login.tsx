@@ -62,12 +62,24 @@ export function LoginPage({ onLogin }: { onLogin: () => void }) {
         <button type="submit" className="primary" disabled={login.busy}>
           {login.busy ? 'Logging in…' : 'Log in'}
         </button>
-        <p>
-          <Link to="/recover">Forgot your password?</Link>
-        </p>
+        {passwordRecovery() ? (
+          <p>
+            <Link to="/recover">Forgot your password?</Link>
+          </p>
+        ) : (
+          <p className="muted">
+            Forgot your password? This server sends no e-mail, so it cannot reset it: ask the server's
+            administrator.
+          </p>
+        )}
       </form>
     </main>
   );
+}
+
+/** Whether the server can send recovery e-mails (it says so in the page it serves; a dev server says nothing). */
+function passwordRecovery(): boolean {
+  return document.querySelector('meta[name="federa-password-recovery"]')?.getAttribute('content') !== 'off';
 }
 
 export function RecoverPage() {

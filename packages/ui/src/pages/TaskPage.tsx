@@ -6,11 +6,23 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { DecryptedResult, Organization, Task } from '@federa/client';
 
 import { client, keyState, onServerEvent } from '../api.js';
-import { KeyLoader } from '../components/KeyLoader.js';
-import { BarChart, ErrorBox, Progress, Status, formatNumber, formatTime, refId } from '../components/ui.js';
+import {
+  BarChart,
+  ErrorBox,
+  Notice,
+  Progress,
+  Status,
+  formatNumber,
+  formatTime,
+  refId,
+} from '../components/ui.js';
+import { flash } from '../flash.js';
 import { useAction, useAsync } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import { useMe } from '../session.js';
+import { warningOf } from './tasks/created-warnings.js';
+import { RunsCard } from './tasks/RunsCard.js';
+import { resultsLine } from './tasks/run-state.js';
 import { chartSeries, download, numericFields, tableColumns, toCsv, type ResultRow } from '../results.js';
 
 interface TreeNode {
@@ -66,6 +78,10 @@ export function TaskPage({ id }: { id: number }) {
   const task = useAsync(() => client.task.get(id), [id, version]);
   const results = useAsync(() => client.task.results(id), [id, version, keyName]);
   const collabId = task.data?.collaboration?.id;
+  const collab = useAsync(
+    () => (collabId ? client.collaboration.get(collabId) : Promise.resolve(null)),
+    [collabId],
+  );
   const orgs = useAsync<Organization[]>(
     () => (collabId ? client.collaboration.organizations(collabId) : Promise.resolve([])),
     [collabId],
@@ -95,9 +111,12 @@ export function TaskPage({ id }: { id: number }) {
     const off = onServerEvent((event, payload) => {
       if (event === 'connect') return setLive(true);
       const p = (payload ?? {}) as { task_id?: number; run_id?: number; result_id?: number };
+      // A node coming online may start a run that waited; a log batch is shown as it arrives.
       const relevant =
         event === 'status_update' ||
-        ((event === 'algorithm_status_change' || event === 'task_created') &&
+        event === 'node-online' ||
+        event === 'node-offline' ||
+        ((event === 'algorithm_status_change' || event === 'task_created' || event === 'run_log_update') &&
           (p.task_id === id || (runId !== undefined && p.run_id === runId)));
       if (!relevant) return;
       if (pending.current) return;
@@ -126,6 +145,8 @@ export function TaskPage({ id }: { id: number }) {
   }, [unfinished, watchesCollaboration]);
 
   const kill = useAction();
+  const [killed, setKilled] = useState<string | null>(null);
+  const created = warningOf(id);
   const orgName = (orgId: number): string =>
     orgs.data?.find((o) => o.id === orgId)?.name ?? `organization ${orgId}`;
   const rows: ResultRow[] = useMemo(
@@ -136,6 +157,12 @@ export function TaskPage({ id }: { id: number }) {
     [results.data, orgs.data],
   );
   const columns = tableColumns(rows);
+  const missing = resultsLine(
+    results.data ?? [],
+    rows.length,
+    task.data ? !task.data.complete : false,
+    orgName,
+  );
   const charts = chartSeries(rows);
   const encryptedUnread = (results.data ?? []).some(
     (r) => r.decryptionError && /encrypted|key/i.test(r.decryptionError),
@@ -170,21 +197,65 @@ export function TaskPage({ id }: { id: number }) {
                     'every organization; this cannot be undone.',
                 )
               )
-                void kill.run(() => client.task.kill(t.id)).then(() => setVersion((v) => v + 1));
+                void kill
+                  .run(async () => {
+                    await client.task.kill(t.id);
+                    return true;
+                  })
+                  .then((ok) => {
+                    if (ok) setKilled(`Task #${t.id} and its sub-tasks were told to stop.`);
+                    setVersion((v) => v + 1);
+                  });
             }}
           >
             {kill.busy ? 'Killing…' : 'Kill'}
           </button>
+          {me.can('task', 'DELETE') ? (
+            <button
+              type="button"
+              className="danger"
+              disabled={kill.busy}
+              onClick={() => {
+                if (
+                  !window.confirm(
+                    `Delete task #${t.id} "${t.name}" and its results? Runs still going are stopped first; ` +
+                      'its sub-tasks are kept. This cannot be undone.',
+                  )
+                )
+                  return;
+                void kill
+                  .run(async () => {
+                    await client.task.delete(t.id);
+                    return true;
+                  })
+                  .then((ok) => {
+                    if (!ok) return;
+                    flash(`Task #${t.id} "${t.name}" deleted.`);
+                    navigate(t.collaboration ? `/tasks?collaboration=${t.collaboration.id}` : '/tasks');
+                  });
+              }}
+            >
+              Delete
+            </button>
+          ) : null}
         </div>
       </div>
       <ErrorBox error={kill.error} />
+      {killed ? <Notice>{killed}</Notice> : null}
+      {created ? (
+        <p className="notice warning" role="status">
+          The server warned when the task was created: {created}
+        </p>
+      ) : null}
       <dl className="facts">
         <dt>Image</dt>
         <dd className="mono">{t.image}</dd>
         <dt>Collaboration</dt>
         <dd>
           {t.collaboration ? (
-            <Link to={`/collaboration/${t.collaboration.id}`}>#{t.collaboration.id}</Link>
+            <Link to={`/collaboration/${t.collaboration.id}`}>
+              {collab.data?.name ?? `#${t.collaboration.id}`}
+            </Link>
           ) : (
             '—'
           )}
@@ -212,54 +283,13 @@ export function TaskPage({ id }: { id: number }) {
             <Progress label="Loading the tree…" />
           )}
         </div>
-        <div className="card grow">
-          <h2>Runs</h2>
-          {encryptedUnread ? (
-            <div className="notice">
-              The results are encrypted for your organization.{' '}
-              <KeyLoader onLoaded={() => setKeyName(keyState.fileName)} />
-            </div>
-          ) : null}
-          <ErrorBox error={results.error} />
-          <div className="table-box" tabIndex={0}>
-            <table className="table">
-              <thead>
-                <tr>
-                  <th>Organization</th>
-                  <th>Status</th>
-                  <th>Started</th>
-                  <th>Finished</th>
-                  <th>Log</th>
-                </tr>
-              </thead>
-              <tbody>
-                {(results.data ?? []).map((r) => (
-                  <tr key={r.id}>
-                    <td>{orgName(r.organizationId)}</td>
-                    <td>
-                      <Status value={r.status} />
-                    </td>
-                    <td>{formatTime(r.started_at)}</td>
-                    <td>{formatTime(r.finished_at)}</td>
-                    <td>
-                      {/* The log arrives when the run ends; a live log stream will fill this same place. */}
-                      {r.log ? (
-                        <details>
-                          <summary>Log ({r.log.split('\n').length} lines)</summary>
-                          <pre className="log" tabIndex={0}>
-                            {r.log}
-                          </pre>
-                        </details>
-                      ) : (
-                        <span className="muted">{r.finished_at ? 'no log' : 'when finished'}</span>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        </div>
+        <RunsCard
+          runs={results.data ?? []}
+          error={results.error}
+          orgName={orgName}
+          askKey={encryptedUnread}
+          onKey={() => setKeyName(keyState.fileName)}
+        />
       </div>
 
       <div className="card">
@@ -292,9 +322,7 @@ export function TaskPage({ id }: { id: number }) {
             </button>
           </div>
         </div>
-        {rows.length === 0 ? (
-          <p className="muted">{running ? 'No results yet: the task is running.' : 'No readable results.'}</p>
-        ) : null}
+        {missing ? <p className="muted">{missing}</p> : null}
         {columns.length > 0 ? (
           <div className="table-box" tabIndex={0}>
             <table className="table">
@@ -339,7 +367,8 @@ export function TaskPage({ id }: { id: number }) {
         ))}
       </div>
       <p className="muted">
-        Task id {t.id} · run {t.run_id} · initiator organization {refId(t.initiator)}
+        Task id {t.id} · run {t.run_id} · created by{' '}
+        {refId(t.initiator) === null ? 'an unknown organization' : orgName(refId(t.initiator)!)}
       </p>
     </section>
   );

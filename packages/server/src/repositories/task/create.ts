@@ -12,8 +12,20 @@ import { newRunId } from './rows.js';
 export interface TaskAudience {
   /** Those of the organizations that are members. */
   members: Set<number>;
-  /** The node in the collaboration of each member that has one: its id, status, and whether it has a task policy. */
-  nodes: Map<number, { id: number; status: string | null; hasPolicy: boolean }>;
+  /**
+   * The node in the collaboration of each member that has one: its id, name, status, whether it has a task policy,
+   * and its organization's name (to name both in a warning).
+   */
+  nodes: Map<
+    number,
+    {
+      id: number;
+      name: string | null;
+      status: string | null;
+      hasPolicy: boolean;
+      organizationName: string | null;
+    }
+  >;
 }
 
 const audienceRows = prepared((db, collaborationId: number, organizationIds: readonly number[]) =>
@@ -25,7 +37,14 @@ const audienceRows = prepared((db, collaborationId: number, organizationIds: rea
     .leftJoin('node as n', (join) =>
       join.onRef('n.collaboration_id', '=', 'c.id').onRef('n.organization_id', '=', 'm.organization_id'),
     )
-    .select(['m.organization_id as member_id', 'n.id as node_id', 'n.status as node_status'])
+    .leftJoin('organization as o', 'o.id', 'm.organization_id')
+    .select([
+      'm.organization_id as member_id',
+      'n.id as node_id',
+      'n.name as node_name',
+      'n.status as node_status',
+      'o.name as organization_name',
+    ])
     .select((eb) =>
       eb
         .exists(
@@ -58,7 +77,9 @@ export async function taskAudience(
     if (r.node_id !== null)
       audience.nodes.set(r.member_id, {
         id: r.node_id,
+        name: r.node_name,
         status: r.node_status,
+        organizationName: r.organization_name,
         hasPolicy: Boolean(r.has_policy),
       });
   }
@@ -96,6 +117,10 @@ export interface NewTask {
   /** The store algorithm it runs (docs/store.md). */
   store_algorithm_id?: number | null;
   algorithm_store_id?: number | null;
+  /** `v4` for a task created on the vantage6 4.x surface. */
+  api?: string | null;
+  /** The study it is scoped to. */
+  study_id?: number | null;
   /** W3C `traceparent` of the creating request (docs/observability.md#traces). */
   traceparent?: string | null;
 }
@@ -167,4 +192,25 @@ export async function insertTaskWithRuns(
       .execute();
     return task.id;
   });
+}
+
+/** The database labels each of these nodes reported (`database_labels` of its `node_info_update`); absent: none. */
+export async function reportedDatabaseLabels(
+  db: Kysely<Database>,
+  nodeIds: readonly number[],
+): Promise<Map<number, Set<string>>> {
+  const labels = new Map<number, Set<string>>();
+  if (nodeIds.length === 0) return labels;
+  const rows = await db
+    .selectFrom('node_config')
+    .select(['node_id', 'value'])
+    .where('node_id', 'in', nodeIds)
+    .where('key', '=', 'database_labels')
+    .execute();
+  for (const r of rows) {
+    let set = labels.get(r.node_id);
+    if (!set) labels.set(r.node_id, (set = new Set()));
+    set.add(r.value);
+  }
+  return labels;
 }

@@ -19,6 +19,7 @@ import {
   type TaskAudience,
 } from '../../repositories/task/index.js';
 import { findOrganization } from '../../repositories/organization.js';
+import { assertInStudy, refuseMissingDatabases } from './task-scope.js';
 
 /**
  * `POST /task` (docs/api.md#tasks): the checks of steps 1–11 in their order, then the task and one result per
@@ -62,6 +63,12 @@ export const CreateTaskBody = Type.Object({
       description: "the linked store of store_algorithm_id (GET /algorithmstore); left out: this server's",
     }),
   ),
+  study_id: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: 'scope the task to a study of its collaboration: only its organizations may receive it',
+    }),
+  ),
   cancel_on_failure: Type.Optional(
     Type.Boolean({
       description:
@@ -101,16 +108,25 @@ async function policyRefusals(
 const parentComplete = (parentId: number): ApiError =>
   forbidden(`The parent task ${parentId} is already complete; its container can no longer create sub-tasks.`);
 
-/** A created task: its id, and the receiving organizations whose node was not online when it was created. */
+/** A receiving node that was not online when the task was created, named for the warning. */
+export interface OfflineNode {
+  organizationId: number;
+  organizationName: string | null;
+  nodeName: string | null;
+}
+
+/** A created task: its id, and the receiving nodes that were not online when it was created. */
 export interface CreatedTask {
   id: number;
-  offline: number[];
+  offline: OfflineNode[];
 }
 
 export async function createTask(
   ctx: AppContext,
   caller: Caller,
   body: CreateTaskInput,
+  /** `v4`: created on the vantage6 4.x surface, whose rules add to the 3.x ones (docs/vantage6-4.md). */
+  options: { api?: 'v4' } = {},
   traceparent: string | null = null,
 ): Promise<CreatedTask> {
   const db = ctx.dbh.db;
@@ -170,6 +186,17 @@ export async function createTask(
     );
   }
 
+  // 3a. A study: of this collaboration, and every receiving organization is part of it.
+  if (body.study_id !== undefined) await assertInStudy(ctx, body.study_id, collaborationId, orgIds);
+
+  // 3b. On the 4.x surface: every receiving node that reported its databases has each one asked for.
+  if (options.api === 'v4')
+    await refuseMissingDatabases(
+      ctx,
+      databases.length > 0 ? databases.map((d) => d.label) : body.database ? [body.database] : [],
+      nodeOf,
+    );
+
   // 4. Users: the receiving nodes' policies (allowed_users / allowed_orgs) admit the caller.
   if (caller.kind === 'user') {
     const refused = await policyRefusals(db, caller, nodeOf);
@@ -223,9 +250,12 @@ export async function createTask(
 
   // 9 (checked before anything is stored, unlike vantage6 which kept the task row): `master` keeps only the
   // user's own organization.
-  let receivers = body.organizations;
+  // A store function's input carries the master flag its type calls for (store/task-algorithm.ts).
+  let receivers = fromStore
+    ? body.organizations.map((o) => ({ id: o.id, input: fromStore.inputs.get(o.id) ?? o.input }))
+    : body.organizations;
   if (caller.kind === 'user' && body.master === true) {
-    receivers = body.organizations.filter((o) => o.id === caller.organizationId);
+    receivers = receivers.filter((o) => o.id === caller.organizationId);
     if (receivers.length === 0) {
       throw badRequest(
         `A master task must include your own organization (id=${caller.organizationId}) among the organizations.`,
@@ -252,6 +282,8 @@ export async function createTask(
       cancel_on_failure: body.cancel_on_failure ? 1 : 0,
       store_algorithm_id: fromStore?.store_algorithm_id ?? null,
       algorithm_store_id: fromStore?.algorithm_store_id ?? null,
+      api: options.api ?? null,
+      study_id: body.study_id ?? null,
       traceparent,
     },
     // 10. One result per receiving organization, holding that organization's input.
@@ -279,7 +311,18 @@ export async function createTask(
   // 11. The nodes with a run are told by announceTask, once the caller has the answer.
   return {
     id: taskId,
-    offline: receivers.map((o) => o.id).filter((id) => nodeOf.get(id)?.status !== 'online'),
+    offline: receivers.flatMap((o) => {
+      const node = nodeOf.get(o.id);
+      return node?.status === 'online'
+        ? []
+        : [
+            {
+              organizationId: o.id,
+              organizationName: node?.organizationName ?? null,
+              nodeName: node?.name ?? null,
+            },
+          ];
+    }),
   };
 }
 
@@ -321,10 +364,17 @@ export function announceTask(
  * A hint for the caller when receiving nodes are not online (as read by the task's checks): the task queues and runs
  * when they connect, but the researcher should know why nothing happens yet (docs/first-hour-researcher.md).
  */
-export function offlineNodeHint(offline: readonly number[]): string | undefined {
+export function offlineNodeHint(offline: readonly OfflineNode[]): string | undefined {
   if (offline.length === 0) return undefined;
+  // Named as a researcher knows them (the organization), with the node's name for its admin; ids only as a last resort.
+  const named = offline.map((o) => {
+    const org = o.organizationName
+      ? `${o.organizationName} (organization ${o.organizationId})`
+      : `organization ${o.organizationId}`;
+    return o.nodeName ? `"${o.nodeName}" of ${org}` : `the node of ${org}`;
+  });
   return (
-    `The node(s) of organization(s) ${offline.join(', ')} are offline: the task waits and runs when they connect. ` +
+    `Offline node(s): ${named.join(', ')}. The task waits and runs when they connect. ` +
     'Ask their node admins to start them (vnode start).'
   );
 }

@@ -4,9 +4,9 @@ import { useState, type FormEvent } from 'react';
 import { client } from '../../api.js';
 import { namedChoices, SelectField, TextField } from '../../components/fields.js';
 import { Table } from '../../components/table.js';
-import { ErrorBox, Progress, Status, formatTime } from '../../components/ui.js';
+import { ErrorBox, Outcome, Progress, Status, formatTime } from '../../components/ui.js';
 import { useAction, useAsync } from '../../hooks.js';
-import type { Route } from '../../router.js';
+import { Link, type Route } from '../../router.js';
 import { useMe } from '../../session.js';
 import { useLiveNodes } from '../Collaborations.js';
 
@@ -45,14 +45,21 @@ export function Nodes({ route }: { route: Route }) {
   const [newName, setNewName] = useState('');
   const [shownKey, setShownKey] = useState<{ node: string; key: string } | null>(null);
   const action = useAction();
+  const create = useAction();
+  // Only the chosen collaboration's members can have a node in it.
+  const members = new Set(
+    (collabs.data?.find((c) => c.id === Number(newCollab))?.organizations ?? []).map((o) => o.id),
+  );
   const submit = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
-    const made = await action.run(() =>
-      client.node.create({
-        collaborationId: Number(newCollab),
-        ...(newOrg ? { organizationId: Number(newOrg) } : {}),
-        ...(newName ? { name: newName } : {}),
-      }),
+    const made = await create.run(
+      () =>
+        client.node.create({
+          collaborationId: Number(newCollab),
+          ...(newOrg ? { organizationId: Number(newOrg) } : {}),
+          ...(newName ? { name: newName } : {}),
+        }),
+      (n) => `Node ${n.name ?? n.id} registered: copy its API key, shown above, now.`,
     );
     if (made) {
       setShownKey({ node: made.name ?? `node ${made.id}`, key: made.api_key });
@@ -64,12 +71,15 @@ export function Nodes({ route }: { route: Route }) {
     <section>
       <h1>Nodes</h1>
       {shownKey ? <ApiKeyBox shown={shownKey} onClose={() => setShownKey(null)} /> : null}
-      <ErrorBox error={nodes.error ?? action.error} />
+      <ErrorBox error={nodes.error} />
+      <Outcome action={action} />
       {nodes.loading && !nodes.data ? <Progress label="Loading nodes…" /> : null}
       <Table head={['Node', 'Organization', 'Collaboration', 'Status', 'Last seen', 'Actions']}>
         {(nodes.data ?? []).map((n) => (
           <tr key={n.id}>
-            <td>{n.name ?? `node ${n.id}`}</td>
+            <td>
+              <Link to={`/node/${n.id}`}>{n.name ?? `node ${n.id}`}</Link>
+            </td>
             <td>{orgs.data?.find((o) => o.id === n.organization.id)?.name ?? `#${n.organization.id}`}</td>
             <td>
               {collabs.data?.find((c) => c.id === n.collaboration?.id)?.name ??
@@ -94,7 +104,7 @@ export function Nodes({ route }: { route: Route }) {
                       void action.run(async () => {
                         const key = await client.node.resetApiKey(n.id);
                         setShownKey({ node: name, key });
-                      });
+                      }, `${name} has a new API key, shown above; its old key no longer works.`);
                   }}
                 >
                   Reset API key
@@ -103,8 +113,11 @@ export function Nodes({ route }: { route: Route }) {
                   type="button"
                   className="danger"
                   onClick={() => {
-                    if (window.confirm(`Delete ${n.name ?? `node ${n.id}`}? Its API key stops working.`))
-                      void action.run(() => client.node.delete(n.id)).then(() => nodes.reload());
+                    const name = n.name ?? `node ${n.id}`;
+                    if (window.confirm(`Delete ${name}? Its API key stops working.`))
+                      void action
+                        .run(() => client.node.delete(n.id), `${name} deleted.`)
+                        .then(() => nodes.reload());
                   }}
                 >
                   Delete
@@ -121,21 +134,25 @@ export function Nodes({ route }: { route: Route }) {
             label="Collaboration"
             required
             value={newCollab}
-            onChange={setNewCollab}
+            onChange={(v) => {
+              setNewCollab(v);
+              setNewOrg('');
+            }}
             empty="Choose…"
             choices={namedChoices(collabs.data)}
           />
           <SelectField
             label="Organization"
-            hint="Default: yours"
+            hint={newCollab ? 'Default: yours' : 'Choose the collaboration first: its members are offered'}
             value={newOrg}
             onChange={setNewOrg}
             empty="My organization"
-            choices={namedChoices(orgs.data)}
+            choices={namedChoices(orgs.data?.filter((o) => members.has(o.id)))}
           />
           <TextField label="Name (optional)" value={newName} onChange={setNewName} />
           <div className="wide">
-            <button type="submit" className="primary" disabled={action.busy}>
+            <Outcome action={create} />
+            <button type="submit" className="primary" disabled={create.busy}>
               Create node
             </button>
           </div>

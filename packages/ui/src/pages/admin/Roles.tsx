@@ -1,18 +1,31 @@
-/** Administration: the roles and, for the one opened, which rules it holds (ticked to give or take). */
+/**
+ * Administration: the roles and, for the one opened, which rules it holds (ticked to give or take); custom roles
+ * are created, renamed and deleted here; default roles are shown, never changed.
+ */
 import { useState } from 'react';
 
 import { client } from '../../api.js';
 import { RuleCells, Table } from '../../components/table.js';
 import { ErrorBox } from '../../components/ui.js';
 import { useAction, useAsync } from '../../hooks.js';
+import { useMe } from '../../session.js';
+import { NewRoleForm, RoleBar } from './role-forms.js';
+
+// The server's own roles for algorithm containers and nodes: listed, and said to be no one's.
+const INTERNAL_ROLES = ['container', 'node'];
 
 export function Roles() {
+  const me = useMe();
   const roles = useAsync(() => client.role.list(), []);
+  const orgs = useAsync(() => client.organization.list(), []);
+  const orgName = (id: number): string => orgs.data?.find((o) => o.id === id)?.name ?? `organization ${id}`;
   const rules = useAsync(() => client.rule.list(), []);
   const [open, setOpen] = useState<number | null>(null);
   const roleRules = useAsync(() => (open ? client.role.rules(open) : Promise.resolve([])), [open]);
   const action = useAction();
   const [saved, setSaved] = useState<string | null>(null);
+  // Bumped when the page moves on (another role opened, one deleted): the new-role form's old message goes.
+  const [formKey, setFormKey] = useState(0);
   const role = roles.data?.find((r) => r.id === open);
   // A default role (no organization) is the same for every organization on the server: shown, never changed here.
   const editable = !!role?.organization;
@@ -35,17 +48,38 @@ export function Roles() {
                 onClick={() => {
                   setOpen(r.id);
                   setSaved(null);
+                  setFormKey((k) => k + 1);
                 }}
               >
                 {r.name}
               </button>{' '}
-              <small>{r.organization ? `organization ${r.organization.id}` : 'default role'}</small>
+              <small>
+                {r.organization
+                  ? orgName(r.organization.id)
+                  : INTERNAL_ROLES.includes(r.name)
+                    ? 'internal role, never given to people'
+                    : 'default role'}
+              </small>
             </li>
           ))}
         </ul>
         {open ? (
           <div className="card grow">
             <h2>Rules of {role?.name}</h2>
+            {role?.organization ? (
+              <RoleBar
+                key={role.id}
+                role={role}
+                orgName={orgName(role.organization.id)}
+                onChanged={roles.reload}
+                onDeleted={() => {
+                  setOpen(null);
+                  setFormKey((k) => k + 1);
+                  setSaved(`Role ${role.name} deleted.`);
+                  roles.reload();
+                }}
+              />
+            ) : null}
             <p className="muted">
               {editable
                 ? 'Tick a rule to give it to the role; the server refuses rules you do not have yourself.'
@@ -100,6 +134,16 @@ export function Roles() {
           </div>
         ) : null}
       </div>
+      {me.can('role', 'CREATE') ? (
+        <NewRoleForm
+          key={formKey}
+          orgs={orgs.data}
+          onCreated={(made) => {
+            roles.reload();
+            setOpen(made.id);
+          }}
+        />
+      ) : null}
     </section>
   );
 }

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import type { Role, User } from '@federa/client';
 
 import { client } from '../../api.js';
+import { EditForm } from '../../components/EditForm.js';
 import { namedChoices, SelectField, TextField } from '../../components/fields.js';
 import { Table } from '../../components/table.js';
 import { ErrorBox, Notice, Pager, Status } from '../../components/ui.js';
@@ -10,8 +11,6 @@ import { useAction, useAsync } from '../../hooks.js';
 import { navigate, type Route } from '../../router.js';
 import { useMe } from '../../session.js';
 import { PER_PAGE } from './per-page.js';
-
-const roleName = (r: Role): string => `${r.name}${r.organization ? ` (org ${r.organization.id})` : ''}`;
 
 const NAME_FIELDS = [
   ['username', 'Username'],
@@ -24,6 +23,7 @@ const NAME_FIELDS = [
 function NewUserForm(props: {
   orgs: { id: number; name: string | null }[] | undefined;
   roles: Role[] | undefined;
+  roleName: (r: Role) => string;
   action: ReturnType<typeof useAction>;
   onSubmit: () => void;
   onCreated: (made: User) => void;
@@ -90,7 +90,7 @@ function NewUserForm(props: {
         value={form.role}
         onChange={(v) => setForm({ ...form, role: v })}
         empty="None"
-        choices={(props.roles ?? []).map((r) => ({ value: r.id, label: roleName(r) }))}
+        choices={(props.roles ?? []).map((r) => ({ value: r.id, label: props.roleName(r) }))}
       />
       <div className="wide">
         <button type="submit" className="primary" disabled={action.busy}>
@@ -121,6 +121,10 @@ export function Users({ route }: { route: Route }) {
   const [chosen, setChosen] = useState<number[]>([]);
   const action = useAction();
   const [saved, setSaved] = useState<string | null>(null);
+  const [details, setDetails] = useState<User | null>(null);
+  const orgName = (id: number): string => orgs.data?.find((o) => o.id === id)?.name ?? `organization ${id}`;
+  const roleName = (r: Role): string =>
+    `${r.name}${r.organization ? ` (${orgName(r.organization.id)})` : ''}`;
   return (
     <section>
       <h1>Users</h1>
@@ -201,23 +205,91 @@ export function Users({ route }: { route: Route }) {
                       Cancel
                     </button>
                   </>
-                ) : me.can('user', 'EDIT') ? (
-                  <button
-                    type="button"
-                    onClick={() => {
-                      action.clear();
-                      setEditing(u.id);
-                      setChosen((u.roles ?? []).map((r) => r.id));
-                    }}
-                  >
-                    Edit roles
-                  </button>
-                ) : null}
+                ) : (
+                  <>
+                    {me.can('user', 'EDIT') ? (
+                      <>
+                        <button
+                          type="button"
+                          onClick={() => {
+                            action.clear();
+                            setSaved(null);
+                            setEditing(u.id);
+                            setChosen((u.roles ?? []).map((r) => r.id));
+                          }}
+                        >
+                          Edit roles
+                        </button>
+                        <button
+                          type="button"
+                          onClick={() => {
+                            action.clear();
+                            setSaved(null);
+                            setDetails(u);
+                          }}
+                        >
+                          Edit details
+                        </button>
+                      </>
+                    ) : null}
+                    {me.can('user', 'DELETE') && u.id !== me.user.id ? (
+                      <button
+                        type="button"
+                        className="danger"
+                        onClick={() => {
+                          if (
+                            !window.confirm(
+                              `Delete the user ${u.username} (${u.firstname} ${u.lastname})? They can no longer ` +
+                                'log in. This cannot be undone.',
+                            )
+                          )
+                            return;
+                          setSaved(null);
+                          void action
+                            .run(async () => {
+                              await client.user.delete(u.id);
+                              return true;
+                            })
+                            .then((ok) => {
+                              if (!ok) return;
+                              setSaved(`User ${u.username} deleted.`);
+                              users.reload();
+                            });
+                        }}
+                      >
+                        Delete
+                      </button>
+                    ) : null}
+                  </>
+                )}
               </div>
             </td>
           </tr>
         ))}
       </Table>
+      {details ? (
+        <EditForm
+          key={details.id}
+          title={`Edit user ${details.username}`}
+          busy={action.busy}
+          fields={[
+            { key: 'firstname', label: 'First name', value: details.firstname ?? '' },
+            { key: 'lastname', label: 'Last name', value: details.lastname ?? '' },
+            { key: 'email', label: 'E-mail', value: details.email ?? '', type: 'email', required: true },
+          ]}
+          onCancel={() => setDetails(null)}
+          onSave={(v) =>
+            void action
+              .run(() => client.user.update(details.id, v))
+              .then((made) => {
+                if (!made) return;
+                setDetails(null);
+                setSaved(`User ${made.username} saved.`);
+                users.reload();
+              })
+          }
+        />
+      ) : null}
       {users.data ? (
         <Pager
           page={page}
@@ -230,6 +302,7 @@ export function Users({ route }: { route: Route }) {
         <NewUserForm
           orgs={orgs.data}
           roles={roles.data}
+          roleName={roleName}
           action={action}
           onSubmit={() => setSaved(null)}
           onCreated={(made) => {

@@ -8,6 +8,8 @@ import { KeyLoader } from '../../components/KeyLoader.js';
 import { ErrorBox, Field, Progress } from '../../components/ui.js';
 import { useAction, useAsync } from '../../hooks.js';
 import { navigate, type Route } from '../../router.js';
+import { useLiveNodes } from '../Collaborations.js';
+import { rememberWarning } from './created-warnings.js';
 import { draftFrom, type Draft } from './draft-from.js';
 
 export function NewTask({ route }: { route: Route }) {
@@ -32,6 +34,16 @@ export function NewTask({ route }: { route: Route }) {
     () => (d.collaboration ? client.collaboration.organizations(d.collaboration) : Promise.resolve([])),
     [d.collaboration],
   );
+  // Each organization's node in the collaboration, its status followed live: a task for an offline node waits.
+  const nodes = useLiveNodes(
+    () => (d.collaboration ? client.collaboration.nodes(d.collaboration) : Promise.resolve([])),
+    [d.collaboration],
+  );
+  const nodeState = (orgId: number): string => {
+    const node = nodes.data?.find((n) => n.organization.id === orgId);
+    if (!nodes.data) return '';
+    return node ? `node ${nodes.statusOf(node)}` : 'no node';
+  };
   useEffect(() => {
     if (!from) return;
     draftFrom(from).then(
@@ -88,7 +100,10 @@ export function NewTask({ route }: { route: Route }) {
         },
       }),
     );
-    if (created) navigate(`/task/${created.id}`);
+    if (created) {
+      rememberWarning(created.id, created.warning);
+      navigate(`/task/${created.id}`);
+    }
   };
   return (
     <section>
@@ -141,11 +156,22 @@ export function NewTask({ route }: { route: Route }) {
                 }
               />
               {o.name}
+              {nodeState(o.id) ? ' ' : null}
+              {nodeState(o.id) ? (
+                <span className={`status status-${nodeState(o.id) === 'node online' ? 'ok' : 'off'}`}>
+                  {nodeState(o.id)}
+                </span>
+              ) : null}
               {collab?.encrypted && !o.public_key ? (
                 <small className="warn"> (no public key yet: its node has not started)</small>
               ) : null}
             </label>
           ))}
+          {d.organizations.some((o) => nodeState(o) !== 'node online' && nodeState(o) !== '') ? (
+            <p className="notice warning" role="status">
+              A chosen organization's node is offline: the task waits for it and runs there when it connects.
+            </p>
+          ) : null}
           {d.collaboration && orgs.data?.length === 0 ? (
             <p>This collaboration has no organizations.</p>
           ) : null}
