@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { SpanKind, cleanTraceparent, failSpan, parseTraceparent, type Span } from '@federa/common';
 import type { AppContext } from '../context.js';
+import { V4_API_PATH } from './api-surfaces.js';
 import { UNMATCHED_ROUTE } from '../metrics/http-metrics.js';
 
 declare module 'fastify' {
@@ -24,13 +25,13 @@ export function traceRequests(app: FastifyInstance, ctx: AppContext): void {
   if (!tracing) return;
   const ratio = ctx.config.tracing?.new_trace_ratio ?? 0;
   // Every task gets a trace, whichever client posts it: a post without a context begins one.
-  const createTask = `${ctx.config.api_path}/task`;
+  const createTask = new Set([`${ctx.config.api_path}/task`, `${V4_API_PATH}/task`]);
   app.addHook('onRequest', (request, reply, done) => {
     const header = request.headers.traceparent;
     const parent = typeof header === 'string' ? parseTraceparent(header) : null;
     const traced = parent
       ? (parent.flags & 1) === 1
-      : (request.method === 'POST' && request.routeOptions.url === createTask) ||
+      : (request.method === 'POST' && createTask.has(request.routeOptions.url ?? '')) ||
         (ratio > 0 && Math.random() < ratio);
     if (traced) {
       const span = tracing.start(request.method, {
