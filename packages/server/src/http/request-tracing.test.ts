@@ -154,6 +154,19 @@ describe('a task posted without a traceparent', () => {
     expect(post.parentSpanContext).toBeUndefined();
     expect(r.body.traceparent).toBe(`00-${post.spanContext().traceId}-${post.spanContext().spanId}-01`);
   });
+
+  it('on the 4.x surface too', async () => {
+    const r = await t.app.inject({
+      method: 'POST',
+      url: '/v4/api/task',
+      headers: { authorization: `Bearer ${w.token}`, 'content-type': 'application/json' },
+      payload: JSON.stringify(taskBody(w.collab, [w.orgA], { study_id: null, store_id: null })),
+    });
+    expect(r.statusCode, r.body).toBe(201);
+    const post = spanNamed('POST /v4/api/task');
+    expect(post.parentSpanContext).toBeUndefined();
+    expect(post.attributes['federa.task.id']).toBe((JSON.parse(r.body) as { id: number }).id);
+  });
 });
 
 describe('with tracing off', () => {
