@@ -146,6 +146,29 @@ describe('a task’s trace', () => {
   });
 });
 
+describe('a task posted without a traceparent', () => {
+  it('begins a trace of its own, which the task keeps', async () => {
+    const r = await t.api('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA]) });
+    expect(r.status).toBe(201);
+    const post = spanNamed('POST /api/task');
+    expect(post.parentSpanContext).toBeUndefined();
+    expect(r.body.traceparent).toBe(`00-${post.spanContext().traceId}-${post.spanContext().spanId}-01`);
+  });
+
+  it('on the 4.x surface too', async () => {
+    const r = await t.app.inject({
+      method: 'POST',
+      url: '/v4/api/task',
+      headers: { authorization: `Bearer ${w.token}`, 'content-type': 'application/json' },
+      payload: JSON.stringify(taskBody(w.collab, [w.orgA], { study_id: null, store_id: null })),
+    });
+    expect(r.statusCode, r.body).toBe(201);
+    const post = spanNamed('POST /v4/api/task');
+    expect(post.parentSpanContext).toBeUndefined();
+    expect(post.attributes['federa.task.id']).toBe((JSON.parse(r.body) as { id: number }).id);
+  });
+});
+
 describe('with tracing off', () => {
   it('a task keeps the caller’s own traceparent, so that the nodes’ spans still join the caller’s trace', async () => {
     const off = await startTestApp();

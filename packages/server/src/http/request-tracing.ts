@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { SpanKind, cleanTraceparent, failSpan, parseTraceparent, type Span } from '@federa/common';
 import type { AppContext } from '../context.js';
+import { V4_API_PATH } from './api-surfaces.js';
 import { UNMATCHED_ROUTE } from '../metrics/http-metrics.js';
 
 declare module 'fastify' {
@@ -13,8 +14,8 @@ declare module 'fastify' {
 
 /**
  * A span for each request in a trace: one whose caller sends a sampled `traceparent` (the SDK for a task's post
- * and reads, a node in a run, an algorithm through its node's proxy), and `tracing.new_trace_ratio` of the others
- * as traces of their own. Its name and attributes are the method, the route's pattern and the status: never the
+ * and reads, a node in a run, an algorithm through its node's proxy); a `POST /task` without one, and
+ * `tracing.new_trace_ratio` of the other requests, begin traces of their own. Its name and attributes are the method, the route's pattern and the status: never the
  * path, the query or a body. A request outside any trace costs one header look-up; nothing is installed when
  * tracing is off.
  */
@@ -23,10 +24,16 @@ export function traceRequests(app: FastifyInstance, ctx: AppContext): void {
   const tracing = ctx.tracing;
   if (!tracing) return;
   const ratio = ctx.config.tracing?.new_trace_ratio ?? 0;
+  // Every task gets a trace, whichever client posts it: a post without a context begins one.
+  const createTask = new Set([`${ctx.config.api_path}/task`, `${V4_API_PATH}/task`]);
   app.addHook('onRequest', (request, reply, done) => {
     const header = request.headers.traceparent;
     const parent = typeof header === 'string' ? parseTraceparent(header) : null;
-    if (parent ? (parent.flags & 1) === 1 : ratio > 0 && Math.random() < ratio) {
+    const traced = parent
+      ? (parent.flags & 1) === 1
+      : (request.method === 'POST' && createTask.has(request.routeOptions.url ?? '')) ||
+        (ratio > 0 && Math.random() < ratio);
+    if (traced) {
       const span = tracing.start(request.method, {
         parent: parent ? (header as string) : null,
         kind: SpanKind.SERVER,
