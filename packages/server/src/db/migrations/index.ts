@@ -22,6 +22,7 @@ import { resultHeldBytes } from './0019-result-held-bytes.js';
 import { algorithmStore } from './0020-algorithm-store.js';
 import { taskDatabases } from './0021-task-databases.js';
 import { storeFunctionOutput } from './0024-store-function-output.js';
+import { storeCatalogueVersion } from './0025-store-catalogue-version.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -51,6 +52,7 @@ export class FederaMigrations implements MigrationProvider {
       '0021-task-databases': taskDatabases,
       // 0022 and 0023 are taken by work on other branches.
       '0024-store-function-output': storeFunctionOutput,
+      '0025-store-catalogue-version': storeCatalogueVersion(this.dialect),
     });
   }
 }
