@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { averageDescription, digestOf, startTestApp, storeApi, type TestApp } from '@federa/testing';
+import { CatalogueCache } from './catalogue-cache.js';
 
 // The store keeps its listings and policies in memory while the catalogue is unchanged: every change, through the
 // API or straight in the database (another instance, a shell), is seen by the next read.
@@ -92,5 +93,25 @@ describe('the kept catalogue', () => {
       body: { roles: ['reviewer'] },
     });
     expect((await storeApi(t, 'GET', `/algorithm/${pending.body.id}`, { token })).status).toBe(200);
+  });
+});
+
+describe('the bound of the kept pages', () => {
+  it('keeps no more bytes than its limit, whatever URLs a caller chooses', async () => {
+    let current = 'v1';
+    const cache = new CatalogueCache(undefined, () => Promise.resolve(current), { maxBytes: 100 });
+    const request = {};
+    const version = await cache.version(request);
+    cache.keepPage(version, '/a', { body: 'x'.repeat(60), total: 1 });
+    expect(cache.page(version, '/a')?.total).toBe(1);
+    cache.keepPage(version, '/b', { body: 'y'.repeat(60), total: 2 });
+    expect(cache.page(version, '/a')).toBeUndefined();
+    expect(cache.page(version, '/b')?.total).toBe(2);
+    cache.keepPage(version, '/huge', { body: 'z'.repeat(101), total: 3 });
+    expect(cache.page(version, '/huge')).toBeUndefined();
+    // A request that reads another version is given nothing kept under the first.
+    current = 'v2';
+    expect(cache.page(await cache.version({}), '/b')).toBeUndefined();
+    expect(cache.page(version, '/b')).toBeUndefined();
   });
 });

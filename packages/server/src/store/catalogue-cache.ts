@@ -24,6 +24,9 @@ export class CatalogueCache {
   readonly #clock: ReadClock | undefined;
   readonly #version: (() => Promise<string>) | undefined;
   readonly #maxEntries: number;
+  /** Kept pages hold at most this many bytes: a caller choosing many distinct URLs cannot fill the memory. */
+  readonly #maxBytes: number;
+  #bytes = 0;
   #catalogue: string | undefined;
   #reading: ClockReading | undefined;
   #policies: Promise<StorePolicies> | undefined;
@@ -32,10 +35,15 @@ export class CatalogueCache {
   readonly #versions = new WeakMap<object, string>();
   readonly #readings = new WeakMap<object, ClockReading>();
 
-  constructor(clock: ReadClock | undefined, version: (() => Promise<string>) | undefined, maxEntries = 2000) {
+  constructor(
+    clock: ReadClock | undefined,
+    version: (() => Promise<string>) | undefined,
+    limits: { maxEntries?: number; maxBytes?: number } = {},
+  ) {
     this.#clock = clock;
     this.#version = version;
-    this.#maxEntries = maxEntries;
+    this.#maxEntries = limits.maxEntries ?? 2000;
+    this.#maxBytes = limits.maxBytes ?? 32 * 1024 * 1024;
   }
 
   /** The catalogue's version, read once per request; what belongs to another one is dropped. */
@@ -49,6 +57,7 @@ export class CatalogueCache {
       this.#catalogue = now;
       this.#policies = undefined;
       this.#pages.clear();
+      this.#bytes = 0;
     }
     return now;
   }
@@ -81,8 +90,12 @@ export class CatalogueCache {
   }
 
   keepPage(version: string | undefined, key: string, page: KeptPage): void {
-    if (version === undefined || version !== this.#catalogue) return;
-    if (this.#pages.size >= this.#maxEntries) this.#pages.clear();
+    if (version === undefined || version !== this.#catalogue || page.body.length > this.#maxBytes) return;
+    if (this.#pages.size >= this.#maxEntries || this.#bytes + page.body.length > this.#maxBytes) {
+      this.#pages.clear();
+      this.#bytes = 0;
+    }
+    this.#bytes += page.body.length - (this.#pages.get(key)?.body.length ?? 0);
     this.#pages.set(key, page);
   }
 
