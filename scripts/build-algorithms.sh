@@ -4,6 +4,7 @@
 #   federa/average-ts:local      (algorithms/average-ts,     FROM federa/base-node:local)
 #   federa/start-line:local      (algorithms/start-line,     FROM federa/helper:local; the fault-injection tests)
 #   federa/average-r:local       (algorithms/average-r,      FROM federa/base-r:local)
+#   federa/average-v4:local      (algorithms/average-v4,     FROM federa/base-python:local; vantage6 4.x's conventions)
 # An image whose label federa.recipe-hash matches its sources is skipped. --force rebuilds.
 # Needs the base images (scripts/build-images.sh). Override the bases with BASE_PYTHON / BASE_NODE / BASE_HELPER / BASE_R,
 # and the tag of the images built with ALGORITHM_TAG (default local), e.g. to test tools of a checkout under a tag of its own.
@@ -65,5 +66,7 @@ if docker image inspect "$BASE_R" >/dev/null 2>&1; then
 else
   log "federa/average-r:$TAG: NOT built, base image $BASE_R is missing (scripts/setup-machine.sh, then scripts/build-images.sh)"
 fi
+build federa/average-v4:$TAG "$BASE_PYTHON" algorithms/average-v4/Dockerfile \
+  algorithms/average-v4/v4_tools.py algorithms/average-v4/average_v4.py
 build federa/vpn-echo:$TAG "$BASE_PYTHON" algorithms/vpn-echo/Dockerfile \
   clients/python/federa_algorithm_tools algorithms/vpn-echo/vpn_echo.py algorithms/vpn-echo/main.py

@@ -21,6 +21,10 @@ command -v podman >/dev/null || need+=(podman)
 command -v newuidmap >/dev/null || need+=(uidmap)
 command -v slirp4netns >/dev/null || need+=(slirp4netns)
 command -v fuse-overlayfs >/dev/null || need+=(fuse-overlayfs)
+# Network names (aliases on a private network) and gateway addresses come with netavark and aardvark-dns. Without
+# recommended packages apt satisfies Podman with the CNI plug-ins instead, whose networks have neither.
+[ -x /usr/lib/podman/netavark ] || need+=(netavark)
+[ -x /usr/lib/podman/aardvark-dns ] || need+=(aardvark-dns)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]} (apt)"
   (apt-get install -y --no-install-recommends "${need[@]}" >/tmp/federa-podman-apt.log 2>&1) ||
@@ -60,6 +64,71 @@ if ! runuser -u "$USER_NAME" -- test -r /dev/net/tun -a -w /dev/net/tun; then
   log "making /dev/net/tun usable by unprivileged users (mode 0666, as most distributions ship it)"
   chmod 0666 /dev/net/tun
 fi
+
+answers() { curl -sf --max-time 3 --unix-socket "$SOCKET" http://d/_ping >/dev/null 2>&1; }
+# The API service reads the configuration when it starts: one that runs is stopped (if this script started it)
+# before the configuration changes.
+stop_own_service() {
+  answers || return 0
+  [ -f "$PID_FILE" ] && kill "$(cat "$PID_FILE")" 2>/dev/null ||
+    die "the Podman API service on $SOCKET was not started by this script and must be stopped to $1: stop it, then run this script again"
+  log "stopped the Podman API service of $USER_NAME to $1"
+  for _ in $(seq 1 50); do answers || break; sleep 0.1; done
+  ! answers || die "the Podman API service on $SOCKET still answers after it was stopped"
+}
+
+# Podman keeps the network backend it first used while CNI networks exist; the user's configuration names netavark.
+HOME_DIR=$(getent passwd "$USER_NAME" | cut -d: -f6)
+conf_dir=$HOME_DIR/.config/containers
+as_user mkdir -p "$conf_dir"
+if ! grep -qs '^network_backend *= *"netavark"' "$conf_dir/containers.conf"; then
+  log "choosing the netavark network backend for $USER_NAME ($conf_dir/containers.conf)"
+  if grep -qs '^\[network\]' "$conf_dir/containers.conf"; then
+    as_user sed -i '/^\[network\]/a network_backend = "netavark"' "$conf_dir/containers.conf"
+  else
+    printf '[network]\nnetwork_backend = "netavark"\n' | as_user tee -a "$conf_dir/containers.conf" >/dev/null
+  fi
+fi
+
+# Storage: with no driver configured, this Podman chooses vfs, which copies an image's whole file system for every
+# container (a second or more per run for a 50 MB image). overlay shares the image's layers: native in a user
+# namespace from kernel 5.13, else through fuse-overlayfs. The choice is made once, before the user's first image.
+storage_conf=$conf_dir/storage.conf
+if [ ! -f "$storage_conf" ]; then
+  probe=$(as_user mktemp -d)
+  try_driver() { as_user podman --storage-driver overlay "$@" --root "$probe/root" --runroot "$probe/run" info >/dev/null 2>&1; }
+  if try_driver; then
+    driver=overlay options=''
+  elif command -v fuse-overlayfs >/dev/null && try_driver --storage-opt overlay.mount_program=/usr/bin/fuse-overlayfs; then
+    driver=overlay options='mount_program = "/usr/bin/fuse-overlayfs"'
+  else
+    driver=vfs options=''
+  fi
+  as_user podman unshare rm -rf "$probe" 2>/dev/null || rm -rf "$probe"
+  current=vfs
+  [ -d "$HOME_DIR/.local/share/containers/storage/overlay-images" ] && current=overlay
+  if [ -d "$HOME_DIR/.local/share/containers/storage/$current-images" ] && [ "$current" != "$driver" ]; then
+    stop_own_service "change its storage driver"
+    log "emptying the $current storage of $USER_NAME (its images are copied again below)"
+    as_user podman --storage-driver "$current" system reset --force >/dev/null 2>&1 ||
+      die "could not empty the $current storage of $USER_NAME ('podman system reset' as that user)"
+    rm -rf "$HOME_DIR/.federa-images"
+  fi
+  log "storage driver $driver for $USER_NAME ($storage_conf)"
+  printf '[storage]\ndriver = "%s"\n%s' "$driver" "${options:+[storage.options.overlay]
+$options
+}" | as_user tee "$storage_conf" >/dev/null
+fi
+
+# A service started before the configuration changed runs with the old one.
+if answers; then
+  service_info=$(curl -sf --max-time 5 --unix-socket "$SOCKET" http://d/v4.0.0/libpod/info || true)
+  want_driver=$(sed -n 's/^driver *= *"\(.*\)"/\1/p' "$storage_conf")
+  if [[ $service_info != *'"networkBackend":"netavark"'* || $service_info != *"\"graphDriverName\":\"$want_driver\""* ]]; then
+    stop_own_service "start it again with the netavark network backend and the $want_driver storage driver"
+  fi
+fi
+
 # A network namespace file left by a Podman that was killed makes every start fail ("failed to mount runtime
 # directory for rootless netns"): it is dropped when the namespace cannot be entered.
 if ! as_user podman unshare --rootless-netns true >/dev/null 2>&1; then
@@ -68,12 +137,12 @@ if ! as_user podman unshare --rootless-netns true >/dev/null 2>&1; then
   rm -rf "$RUN_DIR/libpod/tmp/rootless-netns"
 fi
 
-answers() { curl -sf --max-time 3 --unix-socket "$SOCKET" http://d/_ping >/dev/null 2>&1; }
 if ! answers; then
   log "starting the Podman API service of $USER_NAME on $SOCKET"
   rm -f "$SOCKET"
-  as_user setsid podman system service --time=0 "unix://$SOCKET" >/tmp/federa-podman-service.log 2>&1 </dev/null &
-  echo $! >"$PID_FILE"
+  # The service's own process id is kept (not that of runuser, which a signal would not pass on to it).
+  as_user setsid sh -c 'echo $$ >"$0"; exec podman system service --time=0 "$1"' "$PID_FILE" "unix://$SOCKET" \
+    >/tmp/federa-podman-service.log 2>&1 </dev/null &
   for _ in $(seq 1 100); do answers && break; sleep 0.1; done
   answers || die "the Podman API service did not answer on $SOCKET (log: /tmp/federa-podman-service.log)"
 fi
@@ -81,7 +150,7 @@ fi
 # Images: copied from Docker when Podman lacks them or holds another build (Docker's id is kept as a label file).
 if command -v docker >/dev/null && docker info >/dev/null 2>&1; then
   images=${FEDERA_PODMAN_IMAGES:-$(docker images --format '{{.Repository}}:{{.Tag}}' | grep '^federa/.*:local$' | sort -u || true)}
-  stamp_dir=$(getent passwd "$USER_NAME" | cut -d: -f6)/.federa-images
+  stamp_dir=$HOME_DIR/.federa-images
   as_user mkdir -p "$stamp_dir"
   copy=()
   for image in $images; do

@@ -49,6 +49,17 @@ bash scripts/podman-rootless.sh || fail_step "rootless Podman setup"
 step "tests: everything, SQLite"
 FEDERA_TEST_DB=sqlite npx vitest run --reporter=default --reporter=json --outputFile="$OUT/vitest-sqlite.json" || true
 
+step "main job on rootless Podman (the encrypted average; the nodes run as the unprivileged user)"
+# The images are those scripts/podman-rootless.sh copied above; a free port, so nothing else on the machine clashes.
+podman_job_start=$(date +%s)
+podman_job=0
+node scripts/federation.mjs --once --port 0 --runtime podman >"$OUT/federation-podman.log" 2>&1 || podman_job=1
+podman_job_seconds=$(($(date +%s) - podman_job_start))
+[ "$podman_job" = 0 ] || tail -n 30 "$OUT/federation-podman.log"
+node scripts/lib/junit-one.mjs "$OUT/federation-podman.xml" "main job on rootless Podman" "$podman_job" \
+  "$podman_job_seconds" "$OUT/federation-podman.log"
+echo "   main job on rootless Podman: $([ "$podman_job" = 0 ] && echo passed || echo FAILED) in ${podman_job_seconds} s"
+
 step "tests: database and API, PostgreSQL"
 FEDERA_TEST_DB=postgres npx vitest run packages/server --reporter=default --reporter=json --outputFile="$OUT/vitest-postgres.json" || true
 

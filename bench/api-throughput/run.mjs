@@ -3,9 +3,13 @@
 // autocannon (20 connections, 10 s each) runs as a separate process; the servers run in this one.
 // Prints req/s, p50/p99 latency and the ratio to bare Fastify. Needs `npx tsc --build` first.
 //   node bench/api-throughput/run.mjs [--duration 10] [--connections 20] [--writes 50] [--postgres]
-//     [--profile out.cpuprofile] [--only cached|writes|uncached|metrics] [--metrics]
+//     [--profile out.cpuprofile] [--only cached|writes|uncached|metrics|tracing|v4] [--metrics] [--tracing] [--v4]
 // --metrics (or --only metrics): also the server's CPU per request with its Prometheus metrics on and off, on the
 // cached organization read (the cheapest request, so the one where recording it weighs most); target: at most 3% more.
+// --tracing (or --only tracing): the same with the metrics and tracing on (spans sent by OTLP/HTTP to a receiver in
+// a process of its own) against both off; target: at most 3% more.
+// --v4 (or --only v4): the server's CPU per request of the same task page on the 3.x surface (/api) and the vantage6
+// 4.x one (/v4/api, its items reshaped into 4.x's), cache off, alternated over rounds; target: at most 10% more.
 // --postgres: a new PostgreSQL database (FEDERA_BENCH_PG) instead of the SQLite file.
 // --profile writes a CPU profile of this (server) process while autocannon loads Federa (open it in Chrome
 // DevTools or speedscope).
@@ -19,6 +23,7 @@ import { buildApp, createContext, parseServerConfig } from '@federa/server';
 import { apiCaller, cannon, numberOption, seedFederation } from '../lib/load.mjs';
 import { benchDatabase, flag, machineHeader } from '../lib/processes.mjs';
 import { startMinimalTaskList } from '../lib/minimal-task-list.mjs';
+import { startCollector } from '../lib/otlp-collector.mjs';
 
 const duration = numberOption('duration', 10);
 const profileIndex = process.argv.indexOf('--profile');
@@ -114,8 +119,8 @@ const runs = [
   ['writes', ` (${writesPerSecond} writes/s beside)`, {}, writesPerSecond],
   ['uncached', ' (cache off)', { response_cache_mb: 0 }, 0],
 ].filter(([name]) => only === undefined || only === name);
-if (runs.length === 0 && only !== 'metrics')
-  throw new Error(`--only takes cached, writes, uncached or metrics (not ${only})`);
+if (runs.length === 0 && only !== 'metrics' && only !== 'tracing' && only !== 'v4')
+  throw new Error(`--only takes cached, writes, uncached, metrics, tracing or v4 (not ${only})`);
 // The seeding server runs with the cache on; a first run with other settings starts its own.
 if (runs.length === 0 || Object.keys(runs[0][2]).length > 0) await stopFedera();
 for (const [, label, extra, writes] of runs) {
@@ -151,28 +156,88 @@ for (const [, label, extra, writes] of runs) {
   }
   await stopFedera();
 }
-// Metrics on and off, alternated over rounds so that a change in the machine's other load falls on both alike.
-let metricsCost;
-if (flag('metrics') || only === 'metrics') {
+// Metrics (and tracing) on and off, alternated over rounds so that a change in the machine's other load falls on
+// both alike. The figure is the median of the server's CPU per request over three rounds of each.
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const onAndOff = async (what, onConfig, offConfig, afterOn = async () => undefined, headers = {}) => {
   const cpu = { on: [], off: [] };
   for (let round = 1; round <= 3; round++) {
-    for (const enabled of round % 2 === 1 ? [false, true] : [true, false]) {
-      federa = await startFedera({ metrics: { enabled } });
-      const what = `metrics ${enabled ? 'on' : 'off'}`;
-      console.log(`federa (${what}, round ${round}) GET /api/organization/{id}: ${duration}s…`);
-      const r = await load(`${federa.base}/organization/${orgs[0]}`, auth);
-      if (enabled) {
-        // A scrape as Prometheus makes it, so that the grouped query and the text are not left out of the run.
-        const scraped = await fetch(`${federa.base.replace(/\/api$/, '')}/metrics`);
-        if (scraped.status !== 200) console.error(`[api-throughput] the metrics answered ${scraped.status}`);
-      }
-      cpu[enabled ? 'on' : 'off'].push(r.cpuUs);
-      report(`Federa (${what}, round ${round}) GET /api/organization/{id}`, r, bareResult);
+    for (const on of round % 2 === 1 ? [false, true] : [true, false]) {
+      federa = await startFedera(on ? onConfig : offConfig);
+      const label = `${what} ${on ? 'on' : 'off'}`;
+      console.log(`federa (${label}, round ${round}) GET /api/organization/{id}: ${duration}s…`);
+      const r = await load(`${federa.base}/organization/${orgs[0]}`, { ...auth, ...headers });
+      if (on) await afterOn();
+      cpu[on ? 'on' : 'off'].push(r.cpuUs);
+      report(`Federa (${label}, round ${round}) GET /api/organization/{id}`, r, bareResult);
       await stopFedera();
     }
   }
+  return { what, on: median(cpu.on), off: median(cpu.off) };
+};
+// A scrape as Prometheus makes it, so that the grouped query and the text are not left out of the run.
+const scrape = async () => {
+  const scraped = await fetch(`${federa.base.replace(/\/api$/, '')}/metrics`);
+  if (scraped.status !== 200) console.error(`[api-throughput] the metrics answered ${scraped.status}`);
+};
+const costs = [];
+if (flag('metrics') || only === 'metrics')
+  costs.push(
+    await onAndOff('metrics', { metrics: { enabled: true } }, { metrics: { enabled: false } }, scrape),
+  );
+if (flag('tracing') || only === 'tracing') {
+  const collector = await startCollector();
+  try {
+    costs.push(
+      await onAndOff(
+        'metrics and tracing',
+        { metrics: { enabled: true }, tracing: { endpoint: collector.endpoint } },
+        { metrics: { enabled: false } },
+        async () => {
+          await scrape();
+          await federa.ctx.tracing?.flush();
+        },
+      ),
+    );
+    // For the record, not the target: what a request inside a trace costs (a span made and sent). Tasks' requests
+    // are such requests; a server's ordinary traffic (UI, scripts, nodes between runs) is not.
+    costs.push({
+      ...(await onAndOff(
+        'metrics and tracing, every request in a trace',
+        { metrics: { enabled: true }, tracing: { endpoint: collector.endpoint } },
+        { metrics: { enabled: false } },
+        async () => {
+          await scrape();
+          await federa.ctx.tracing?.flush();
+        },
+        { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+      )),
+      target: 'none: a traced request makes and sends a span',
+    });
+    console.log(`the collector received ${await collector.spans()} spans`);
+  } finally {
+    collector.stop();
+  }
+}
+// The same listing on both surfaces, cache off (a kept answer would hide the reshaping), alternated over rounds.
+let v4Cost;
+if (flag('v4') || only === 'v4') {
+  const cpu = { three: [], four: [] };
+  const paths = { three: `/api${TASK_PAGE}`, four: `/v4/api${TASK_PAGE}` };
+  federa = await startFedera({ response_cache_mb: 0 });
+  const origin = federa.base.replace(/\/api$/, '');
+  for (let round = 1; round <= 3; round++) {
+    for (const surface of round % 2 === 1 ? ['three', 'four'] : ['four', 'three']) {
+      const what = `GET ${paths[surface]} (cache off, round ${round})`;
+      console.log(`federa ${what}: ${duration}s…`);
+      const r = await load(`${origin}${paths[surface]}`, auth);
+      cpu[surface].push(r.cpuUs);
+      report(`Federa ${what}`, r, bareResult);
+    }
+  }
+  await stopFedera();
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  metricsCost = { on: median(cpu.on), off: median(cpu.off) };
+  v4Cost = { three: median(cpu.three), four: median(cpu.four) };
 }
 if (profiler) {
   const { profile } = await profiler.post('Profiler.stop');
@@ -183,7 +248,14 @@ if (profiler) {
 // 3. The hand-written minimum of the same task page on the same SQLite file (bench/lib/minimal-task-list.mjs): the
 // floor of Fastify + better-sqlite3 for this answer, a second ceiling for the uncached figure.
 let minimal;
-if (!postgres && only !== 'cached' && only !== 'writes' && only !== 'metrics') {
+if (
+  !postgres &&
+  only !== 'cached' &&
+  only !== 'writes' &&
+  only !== 'metrics' &&
+  only !== 'tracing' &&
+  only !== 'v4'
+) {
   const server = await startMinimalTaskList(
     db.uri.replace(/^sqlite:\/\/\//, ''),
     'bench-secret-key-that-is-long-enough',
@@ -203,9 +275,13 @@ rmSync(dir, { recursive: true, force: true });
 
 console.log(`\n${header}`);
 console.table(results);
-if (metricsCost)
+for (const cost of costs)
   console.log(
-    `metrics: ${metricsCost.on.toFixed(1)} µs of server CPU per request on, ${metricsCost.off.toFixed(1)} µs off (medians of 3 rounds): ${(((metricsCost.on - metricsCost.off) / metricsCost.off) * 100).toFixed(1)}% more (target: at most 3%)`,
+    `${cost.what}: ${cost.on.toFixed(1)} µs of server CPU per request on, ${cost.off.toFixed(1)} µs off (medians of 3 rounds): ${(((cost.on - cost.off) / cost.off) * 100).toFixed(1)}% more (target: ${cost.target ?? 'at most 3%'})`,
+  );
+if (v4Cost)
+  console.log(
+    `4.x surface: ${v4Cost.four.toFixed(1)} µs of server CPU per request for ${TASK_PAGE} at /v4/api, ${v4Cost.three.toFixed(1)} µs at /api (medians of 3 rounds): ${(((v4Cost.four - v4Cost.three) / v4Cost.three) * 100).toFixed(1)}% more (target: at most 10%)`,
   );
 const uncached = results.find((r) => r.name.startsWith('Federa (cache off) GET /api/task'));
 if (minimal && uncached)

@@ -13,6 +13,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const USER = process.env.FEDERA_PODMAN_USER ?? 'federa-podman';
 
 export interface PodmanNode {
+  /** The step marks (`steps_ms`) of every run the node finished so far, read from its log. */
+  steps(): Record<string, number>[];
   /** Stops the node (SIGTERM, waits), removes its image copy and its folder. */
   stop(): Promise<void>;
 }
@@ -78,6 +80,11 @@ export async function startPodmanNode(o: {
     await new Promise((r) => setTimeout(r, 200));
   }
   return {
+    steps: () =>
+      readFileSync(logFile, 'utf8')
+        .split('\n')
+        .filter((line) => line.includes('"event":"run.finished"'))
+        .map((line) => (JSON.parse(line) as { steps_ms?: Record<string, number> }).steps_ms ?? {}),
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;

@@ -25,7 +25,7 @@ import pino from 'pino';
 import { RsaCryptor, encodeBase64 } from '@federa/common';
 
 import { startPodmanNode, type PodmanNode } from './podman-node.js';
-import { TimelineRecorder } from './timeline.js';
+import { compareSteps, TimelineRecorder } from './timeline.js';
 import {
   buildImage,
   createFederation,
@@ -217,6 +217,7 @@ const bare: number[] = [];
 const federa: number[] = [];
 const master: number[] = [];
 const onPodmanNode: number[] = [];
+let podmanSteps: Record<string, number>[] = [];
 try {
   if (onPodman) {
     // The Podman node is another process: its quiet state is not visible here; the settle pause stands for it.
@@ -245,6 +246,7 @@ try {
       master.push(await masterRun());
     }
   }
+  podmanSteps = podmanNode?.steps().slice(1) ?? [];
 } finally {
   await Promise.all([started.node.stop(), second?.node.stop(), podmanNode?.stop()]);
   await server.close();
@@ -267,6 +269,13 @@ if (onPodman) {
     `  Podman node (rootless, own user) median ${mp.toFixed(0)} ms   (${onPodmanNode.map((x) => x.toFixed(0)).join(' ')})`,
   );
   console.log(`  ratio Podman / Docker          ${(mp / md).toFixed(2)}x   (target ≤ 1.50x)`);
+  console.log('  where the time goes (median of the measured runs)');
+  const dockerSteps = timeline.stepsOf(0).slice(1);
+  for (const line of compareSteps(median, [
+    ['Docker', dockerSteps],
+    ['Podman', podmanSteps],
+  ]))
+    console.log(line);
   process.exit(0);
 }
 const mb = median(bare);

@@ -90,6 +90,13 @@ export class TimelineRecorder {
     };
   }
 
+  /** The step marks (`steps_ms` of run.finished) of every run node `index` finished, in order. */
+  stepsOf(index: number): Record<string, number>[] {
+    return this.#lines
+      .filter((l) => l.node === index && l.event === 'run.finished' && l.steps_ms !== undefined)
+      .map((l) => l.steps_ms!);
+  }
+
   /** The median of each step over the recorded masters, one line per step. */
   summary(median: (xs: number[]) => number, skip = 0): string[] {
     const timelines = this.#masters.slice(skip).map((m) => this.#timeline(m.taskId, m.postedAt, m.seenAt));
@@ -99,4 +106,41 @@ export class TimelineRecorder {
       return `    ${value}  ${label}`;
     });
   }
+}
+
+/**
+ * One line per step mark: its median (ms after the node took the run on) on each side, and the time each side spent
+ * since the previous mark. Tells where the runtimes differ.
+ */
+export function compareSteps(
+  median: (xs: number[]) => number,
+  sides: readonly [string, Record<string, number>[]][],
+): string[] {
+  const order = [
+    'initializing',
+    'token_image_volume',
+    'files',
+    'container_started',
+    'container_exited',
+    'reported',
+  ];
+  const medians = sides.map(([, runs]) =>
+    order.map((step) => {
+      const xs = runs.map((r) => r[step]).filter((x): x is number => x !== undefined);
+      return xs.length > 0 ? median(xs) : undefined;
+    }),
+  );
+  const fmt = (x: number | undefined): string => (x === undefined ? '–' : x.toFixed(0)).padStart(6);
+  const lines = [
+    `    ${'step (ms after take-on; +since previous)'.padEnd(40)}${sides.map(([n]) => n.padStart(18)).join('')}`,
+  ];
+  order.forEach((step, i) => {
+    const cells = medians.map((m) => {
+      const prev = i > 0 ? m[i - 1] : 0;
+      const d = m[i] !== undefined && prev !== undefined ? m[i]! - prev : undefined;
+      return `${fmt(m[i])} (+${fmt(d).trim()})`.padStart(18);
+    });
+    lines.push(`    ${step.padEnd(40)}${cells.join('')}`);
+  });
+  return lines;
 }

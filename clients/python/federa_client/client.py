@@ -32,6 +32,7 @@ from .resources import (
     UserResource,
 )
 from .session import Session, WhoAmI
+from .store_resources import StoreResource
 from .task_posting import TaskPosting
 from .util import Util
 from .v6_compat import V6ClientMethods
@@ -67,8 +68,8 @@ class Client(Session, EncryptionSetup, V6ClientMethods, TaskPosting):
     python-socketio is installed (``client.use_socket``, ``client.socket_url``), and poll otherwise.
 
     After :meth:`authenticate`, the resources are managed through ``client.user``, ``client.organization``,
-    ``client.collaboration``, ``client.node``, ``client.task``, ``client.result``, ``client.role`` and
-    ``client.rule``.
+    ``client.collaboration``, ``client.node``, ``client.task``, ``client.result``, ``client.role``,
+    ``client.rule`` and, for the algorithm store inside the server, ``client.store``.
     """
 
     def __init__(self, host: str, port: int, path: str = "/api", verbose: bool = False, log_level: str = "debug",
@@ -106,6 +107,7 @@ class Client(Session, EncryptionSetup, V6ClientMethods, TaskPosting):
         self.result = ResultResource(self)
         self.role = RoleResource(self)
         self.rule = RuleResource(self)
+        self.store = StoreResource(self)
 
     # ------------------------------------------------------------------ basics
 
@@ -209,13 +211,15 @@ class Client(Session, EncryptionSetup, V6ClientMethods, TaskPosting):
     # Federa's request form, returning the ``requests.Response``; :meth:`request` (from
     # :class:`~federa_client.v6_compat.V6ClientMethods`) takes this form and vantage6's.
     def api_request(self, method: str, endpoint: str, *, params: Optional[Dict[str, Any]] = None,
-                    json: Any = None, authenticated: bool = True, stream: bool = False) -> requests.Response:
+                    json: Any = None, authenticated: bool = True, stream: bool = False,
+                    base: Optional[str] = None) -> requests.Response:
         """Send one API request and return the response, or raise the matching :mod:`federa_client.exceptions`
         error. ``endpoint`` is relative to the API path, e.g. ``"/organization/3"``.
 
         When the access token has expired the client refreshes it once (``POST /token/refresh``) and repeats the
         request once; it never retries more. With ``stream`` the body of a successful answer is left unread
-        (``response.iter_content``), for downloads.
+        (``response.iter_content``), for downloads. ``base`` replaces :attr:`base_url` (the algorithm store
+        inside the server answers beside the API, at ``<host>:<port>/store/api``).
         """
         method = method.upper()
         endpoint = "/" + endpoint.lstrip("/")
@@ -229,7 +233,8 @@ class Client(Session, EncryptionSetup, V6ClientMethods, TaskPosting):
                 self._refresh()
                 refreshed = True
         while True:
-            response = self._send(method, self._url(endpoint), params=params, json_body=json,
+            url = self._url(endpoint) if base is None else base + endpoint
+            response = self._send(method, url, params=params, json_body=json,
                                   token=self._access_token if authenticated else None, endpoint=endpoint,
                                   stream=stream)
             if response.status_code <= 299:

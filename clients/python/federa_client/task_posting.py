@@ -68,7 +68,7 @@ class TaskPosting:
 
     def _post_task(self, name: str, image: str, collaboration: Any, input_: Any, description: str,
                    organizations: Iterable[Any], data_format: str, database: str,
-                   cancel_on_failure: bool = False) -> Dict[str, Any]:
+                   cancel_on_failure: bool = False, extra: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
         """Serialize ``input_`` (``json.`` + JSON, ``output_format: json`` added to a dictionary that names
         none), encrypt it for each organization (or base64 in an unencrypted collaboration) and post the task."""
         collaboration_id = _ref_id(collaboration, "collaboration")
@@ -117,6 +117,7 @@ class TaskPosting:
             "image": image,
             "database": database,
             **({"cancel_on_failure": True} if cancel_on_failure else {}),
+            **(extra or {}),
         })
         self.log(f"Task {task.get('id')} created")
         if isinstance(task, dict) and task.get("warning"):

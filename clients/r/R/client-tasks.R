@@ -5,8 +5,9 @@ client_task_methods <- list(
 
   #' Post a task. input is serialized as "json." + JSON and encrypted for each organization with the public
   #' key the server holds for it (base64 only, in unencrypted collaborations).
+  #' extra: more fields of the task (e.g. store_algorithm_id, docs/store.md).
   createTask = function(collaboration_id, organizations, name, image, input, description = "",
-                        database = "default") {
+                        database = "default", extra = list()) {
     collaboration_id <- as_id(collaboration_id, "collaboration_id")
     ids <- as_ids(organizations, "organization")
     if (!length(ids)) federa_stop("validation_error", "organizations must name at least one organization id")
@@ -33,8 +34,8 @@ client_task_methods <- list(
       list(id = org, input = text)
     })
     self$log(sprintf("Posting task '%s' to collaboration %d", name, collaboration_id))
-    self$POST("/task", list(collaboration_id = collaboration_id, organizations = entries, name = name,
-                            description = description, image = image, database = database))
+    self$POST("/task", c(list(collaboration_id = collaboration_id, organizations = entries, name = name,
+                              description = description, image = image, database = database), extra))
   },
 
   getTasks = function(..., page = NULL, per_page = NULL) self$collect("/task", list(...), page, per_page),

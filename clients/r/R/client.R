@@ -16,7 +16,7 @@
 #' @export
 Client <- R6::R6Class("Client",
   # Tasks, results and their outputs are in client-tasks.R; organizations, collaborations, users, roles, rules and
-  # nodes in client-admin.R.
+  # nodes in client-admin.R; the algorithm store in client-store.R.
   public = c(list(
     #' @field host scheme, host and port, e.g. "http://localhost:5000".
     host = NULL,
@@ -291,7 +291,7 @@ Client <- R6::R6Class("Client",
 
     #' vtg's name: waits for a task (list with id, or an id) and returns its results.
     wait.for.results = function(task) self$waitForResults(task)
-  ), client_task_methods, client_admin_methods),
+  ), client_task_methods, client_admin_methods, client_store_methods),
 
   private = list(
     access_token = NULL,
@@ -331,11 +331,11 @@ Client <- R6::R6Class("Client",
       private$set_tokens(data)
     },
 
-    respond = function(method, endpoint, query = NULL, body = NULL, authenticated = TRUE) {
+    respond = function(method, endpoint, query = NULL, body = NULL, authenticated = TRUE, url = private$url(endpoint)) {
       if (authenticated) private$need_login()
       refreshed <- FALSE
       repeat {
-        response <- http_send(method, private$url(endpoint), query = query, body = body,
+        response <- http_send(method, url, query = query, body = body,
                               token = if (authenticated) private$access_token else NULL,
                               timeout = self$timeout, endpoint = endpoint)
         status <- httr::status_code(response)

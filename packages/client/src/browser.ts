@@ -29,5 +29,9 @@ export type {
   StoreArgument,
   StoreFilters,
   StoreFunction,
+  StorePerson,
+  StoreReview,
   StoreTask,
+  StoreUser,
+  ReviewFilters,
 } from './resources/store.js';

@@ -33,6 +33,8 @@ export interface RequestSpec {
   raw?: boolean;
   /** `path` is from the server's origin, not under the API prefix (the algorithm store's own API). */
   fromOrigin?: boolean;
+  /** W3C `traceparent` sent with the request (trace-context.ts). */
+  traceparent?: string | undefined;
 }
 
 /** A successful (status < 400) answer. */
@@ -141,6 +143,7 @@ export class HttpTransport {
   async send(spec: RequestSpec): Promise<HttpAnswer | HttpFailure> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (spec.token) headers.authorization = `Bearer ${spec.token}`;
+    if (spec.traceparent) headers.traceparent = spec.traceparent;
     const headersOnly = spec.raw ? new AbortController() : undefined;
     const timer = headersOnly
       ? setTimeout(() => headersOnly.abort(new DOMException('timed out', 'TimeoutError')), this.timeoutMs)

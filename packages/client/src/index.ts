@@ -44,5 +44,9 @@ export type {
   StoreArgument,
   StoreFilters,
   StoreFunction,
+  StorePerson,
+  StoreReview,
   StoreTask,
+  StoreUser,
+  ReviewFilters,
 } from './resources/store.js';

@@ -35,6 +35,7 @@ export async function readPage<T>(
   filters: Record<string, QueryValue>,
   page: number,
   perPage: number,
+  traceparent?: string,
 ): Promise<Page<T>> {
   checkPositive('page', page);
   checkPositive('perPage', perPage);
@@ -42,6 +43,7 @@ export async function readPage<T>(
     method: 'GET',
     path,
     query: { ...filters, page, perPage },
+    traceparent,
   });
   const items = listOf<T>(answer.body);
   const header = answer.headers.get('total-count');
@@ -55,13 +57,14 @@ export async function readList<T>(
   path: string,
   filters: Record<string, QueryValue>,
   options: ListOptions = {},
+  traceparent?: string,
 ): Promise<T[]> {
   const perPage = options.perPage ?? DEFAULT_PER_PAGE;
   if (options.page !== undefined)
-    return (await readPage<T>(session, path, filters, options.page, perPage)).items;
+    return (await readPage<T>(session, path, filters, options.page, perPage, traceparent)).items;
   const all: T[] = [];
   for (let page = 1; ; page++) {
-    const result = await readPage<T>(session, path, filters, page, perPage);
+    const result = await readPage<T>(session, path, filters, page, perPage, traceparent);
     all.push(...result.items);
     if (result.items.length === 0 || all.length >= result.total || result.items.length < perPage) return all;
   }

@@ -10,8 +10,9 @@ import { Readable } from 'node:stream';
 import { text as readText } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DummyCryptor, RsaCryptor, createPrivateKeyFile, encryptingStream } from '@federa/common';
-import { startE2eServer, type E2eServer } from '@federa/testing';
+import { startE2eServer, TcpProxy, type E2eServer } from '@federa/testing';
 
+import { FederaClientError } from './errors.js';
 import { readResultOutput, saveResultOutput } from './result-output.js';
 import { UserClient } from './user-client.js';
 
@@ -88,5 +89,36 @@ describe('reading a large output as a stream', () => {
       'This output is encrypted: call setupEncryption(privateKeyPath)',
     );
     expect((await readdir(dir)).filter((f) => f.startsWith(`refused-${closed.id}`))).toEqual([]);
+  });
+
+  it('fails with a FederaClientError naming the cut when the server goes away during the download', async () => {
+    const plain = randomBytes(8 * 1024 * 1024);
+    const { id, client: direct } = await storedRun(plain, false);
+    // The same user through a link that the test cuts, as a server crash does.
+    const proxy = await TcpProxy.start('127.0.0.1', server.port);
+    try {
+      const client = new UserClient({
+        host: 'http://127.0.0.1',
+        port: proxy.port,
+        apiPath: '/api',
+        warn: () => undefined,
+      });
+      client.resumeSession(direct.sessionTokens!);
+      let received = 0;
+      const reading = (async () => {
+        for await (const chunk of readResultOutput(client, id)) {
+          received += (chunk as Buffer).length;
+          if (received > 0) proxy.outage('reset');
+        }
+      })();
+      const error: unknown = await reading.then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(FederaClientError);
+      expect(String((error as Error).message)).toMatch(/result \d+ was cut short.*read it again/);
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -17,11 +17,23 @@ const PEEK_CHARS = 4096;
 
 /** The text of the output, checked at its end against the server's SHA-256 of it. */
 async function* checkedText(client: UserClient, id: number): AsyncGenerator<Buffer> {
-  const { sha256, stream } = await client.result.openOutput(id);
+  const { size, sha256, stream } = await client.result.openOutput(id);
   const hash = createHash('sha256');
-  for await (const chunk of Readable.fromWeb(stream as never) as AsyncIterable<Buffer>) {
-    hash.update(chunk);
-    yield chunk;
+  let received = 0;
+  try {
+    for await (const chunk of Readable.fromWeb(stream as never) as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+      received += chunk.length;
+      yield chunk;
+    }
+  } catch (error) {
+    if (error instanceof FederaClientError) throw error;
+    // The connection ended in the middle (a server that stopped or crashed, a cut link): fetch says TypeError.
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new FederaClientError(
+      `The output of result ${id} was cut short after ${received} of ${size} bytes (${cause?.code ?? cause?.message ?? (error as Error).message}); read it again.`,
+      { cause: error },
+    );
   }
   const got = hash.digest('hex');
   if (sha256 !== '' && got !== sha256)

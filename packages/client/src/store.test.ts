@@ -43,6 +43,16 @@ describe('client.store', () => {
     const review = await root.store.assignReviewer(submitted.id, reviewerEntry.body.id);
     const asReviewer = new UserClient({ host: 'http://127.0.0.1', port, apiPath: '/api' });
     await asReviewer.authenticate(reviewer.username, reviewer.password);
+    // A reviewer finds their own open reviews: who the store takes them for, then the reviews of that user.
+    const me = await asReviewer.store.me();
+    expect(me.username).toBe(reviewer.username);
+    expect(me.roles).toContain('reviewer');
+    const open = await asReviewer.store.reviews({ reviewerId: me.id, status: 'under review' });
+    expect(open.map((r) => [r.id, r.algorithm_id, r.reviewer.username])).toEqual([
+      [review.id, submitted.id, reviewer.username],
+    ]);
+    expect(await asReviewer.store.reviews({ reviewerId: me.id, status: 'approved' })).toEqual([]);
+    expect((await root.store.me()).roles).toContain('store manager');
     expect((await asReviewer.store.approve(review.id, 'ok')).algorithm_status).toBe('approved');
 
     expect((await root.store.list({ search: 'mean column' })).map((a) => a.name)).toEqual(['average']);

@@ -14,6 +14,7 @@ import { ResultResource } from './resources/result.js';
 import { RoleResource } from './resources/role.js';
 import { RuleResource } from './resources/rule.js';
 import { TaskResource } from './resources/task.js';
+import { TaskTraces } from './trace-context.js';
 import { StoreResource } from './resources/store.js';
 import { UserResource } from './resources/user.js';
 import { Session } from './session.js';
@@ -121,6 +122,7 @@ export class UserClient {
       log: this.#log,
       warn: options.warn ?? ((message) => console.warn(`[federa] warning: ${message}`)),
       subscribe: (onEvent) => subscribeToTaskEvents(this.#socketSource(), onEvent),
+      traces: new TaskTraces(),
     };
     this.user = new UserResource(ctx);
     this.organization = new OrganizationResource(ctx);

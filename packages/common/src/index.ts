@@ -15,3 +15,4 @@ export * from './review/held-results.js';
 export * from './docker-naming.js';
 export * from './docker-host-options.js';
 export * from './metrics/index.js';
+export * from './tracing/index.js';

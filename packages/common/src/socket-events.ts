@@ -70,6 +70,9 @@ export interface NodeInfoPayload {
   allowed_algorithms?: string[] | 'all';
   allowed_users?: number[];
   allowed_orgs?: (number | string)[];
+  /** The node's database labels and their types, as vantage6 4.x nodes send them (never their location). */
+  database_labels?: string[];
+  database_types?: string[];
   [key: string]: unknown;
 }
 

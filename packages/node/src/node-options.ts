@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { GenerateKeyOptions } from '@federa/common';
+import type { GenerateKeyOptions, Tracing } from '@federa/common';
 import type { NodeConfig } from './config/node-config.js';
 import type { RunManager } from './runs/run-manager.js';
 import type { ContainerRuntime } from './runtime/index.js';
@@ -35,6 +35,8 @@ export interface StartNodeOptions {
    * @default process.env
    */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Tracing to use instead of the one the `tracing` key makes (tests give one with an in-memory exporter). */
+  readonly tracing?: Tracing;
 }
 
 export interface RunningNode {

@@ -3,9 +3,7 @@
  * open work from the server over socket.io and runs it in containers (docs/node-protocol.md#at-start).
  */
 import { join } from 'node:path';
-import type { NodeInfoPayload } from '@federa/common';
 
-import type { NodeConfig } from './config/node-config.js';
 import { setUpEncryption } from './encryption-setup.js';
 import { NodeStoppedError, StartupError } from './errors.js';
 import { createNodeLogger } from './logger.js';
@@ -15,11 +13,14 @@ import { RunEvents } from './proxy/task-waits.js';
 import { NetworkHelpers } from './runs/network-helpers.js';
 import { RunManager } from './runs/run-manager.js';
 import { OrganizationPins } from './runs/organization-pins.js';
+import { columnNames } from './columns.js';
+import { storeDeclarationSource } from './output/store-declarations.js';
 import { RunStore } from './runs/run-store.js';
 import { isolatePrivateNetwork, setUpPrivateNetwork } from './runs/private-network.js';
 import { connectRuntime } from './runtime-start.js';
 import { RestClient } from './server-client/rest-client.js';
 import { NodeVpn, VPN_HELPER_IMAGE } from './vpn/node-vpn.js';
+import { PROXY_ALIAS } from './runs/placement.js';
 import { startProxyRelay } from './runs/proxy-relay.js';
 import { SocketChannel } from './server-client/socket-channel.js';
 import {
@@ -29,6 +30,8 @@ import {
   type WireResultWithTask,
 } from './server-client/wire.js';
 import { NODE_VERSION } from './version.js';
+import { nodeInfo } from './node-info.js';
+import { startTracing } from './tracing/start-tracing.js';
 import { NodeAudit } from './audit/node-audit.js';
 import { meteredRuntime, NodeMetrics, proxyObserver, serveNodeMetrics } from './metrics/index.js';
 import type { RunningNode, StartNodeOptions } from './node-options.js';
@@ -68,6 +71,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       log.info({ event: 'config.ignored', key }, `the configuration key '${key}' has no effect in Federa`);
 
     const metrics = new NodeMetrics();
+    const traces = startTracing(config, options, log, cleanups);
     const runtime = meteredRuntime(await connectRuntime(config, log, options.runtime, checkpoint), metrics);
 
     const rest = new RestClient({
@@ -76,6 +80,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       log: log.child({ component: 'rest' }),
       signal,
       onBytes: metrics.countServerBytes,
+      traceparent: traces.traceparent,
     });
     cleanups.push(() => rest.close());
     const nodeId = await rest.login();
@@ -147,6 +152,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
         port,
         events: runEvents,
         observe: proxyObserver(metrics),
+        traces,
       });
     try {
       const port = await proxyPortToUse(config.proxyPort, config.dataDir);
@@ -163,6 +169,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       );
     }
     cleanups.push(() => proxy.close());
+    let relayHosts: string[] = [];
     if (config.runtime.kind === 'podman' && !config.dockerized) {
       const relay = await startProxyRelay({
         runtime,
@@ -174,11 +181,13 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
         log,
       });
       cleanups.push(() => relay.close());
+      if (relay.hostsEntry && placement.proxyHost === PROXY_ALIAS) relayHosts = [relay.hostsEntry];
     }
     const unguard = await isolatePrivateNetwork({ config, privateNetwork, proxyPort: proxy.port, log });
     if (unguard) cleanups.push(unguard);
     checkpoint();
-    const { proxyHost, extraHosts } = placement;
+    const { proxyHost } = placement;
+    const extraHosts = [...placement.extraHosts, ...relayHosts];
 
     // The VPN between algorithms: only with vpn_subnet, and only when the server offers one (docs/vpn.md).
     let vpn: NodeVpn | null = null;
@@ -238,6 +247,11 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       helpers,
       vpn,
       audit,
+      // Declared outputs come from the stores the node trusts, when its output policy checks them.
+      ...(config.outputPolicy && config.allowedAlgorithmStores?.length
+        ? { declarations: storeDeclarationSource(config.allowedAlgorithmStores) }
+        : {}),
+      traces,
       emitStatus: (change) => socket?.emitStatus(metrics.countRunStatus(change)),
       sendLog: (batch) =>
         socket ? socket.sendRunLog(batch) : Promise.reject(new Error('not connected to the server')),
@@ -248,11 +262,12 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     let syncing: Promise<void> = Promise.resolve();
     const fetchOpen = (query: Record<string, string | number>): Promise<void> => {
       const next = syncing.then(async () => {
+        const since = Date.now();
         const items = listOf<WireResultWithTask>(
           await rest.get('/result', { state: 'open', include: 'task', node_id: nodeId, ...query }),
         );
         let taken = 0;
-        for (const item of items) if (runs.accept(item)) taken++;
+        for (const item of items) if (runs.accept(item, since)) taken++;
         log.info({ event: 'sync', open: items.length, started: taken, ...query }, 'open work fetched');
       });
       syncing = next.catch(() => undefined);
@@ -265,6 +280,7 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
       });
     };
 
+    const columns = config.shareColumnNames ? await columnNames(config.databases) : {};
     socket = new SocketChannel({
       serverBase: config.serverBase,
       token: rest.accessToken,
@@ -274,7 +290,9 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
           metrics.countConnect();
           // Events may have been missed while the socket was away: every waiting sub-task is read again.
           runEvents.publish(null);
-          if (config.shareConfig) socket?.emitNodeInfo(nodeInfo(config));
+          // The configuration (share_config) and the column names of the file databases (share_column_names).
+          const info = { ...(config.shareConfig ? nodeInfo(config) : {}), ...columns };
+          if (Object.keys(info).length > 0) socket?.emitNodeInfo(info);
           background(fetchOpen({}), 'resynchronisation');
           // Runs the server killed while this node was away (offline, or restarting) stop now.
           background(runs.reconcile(), 'reconciliation of runs in progress');
@@ -354,13 +372,4 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
     await stopAll();
     throw error;
   }
-}
-
-function nodeInfo(config: NodeConfig): NodeInfoPayload {
-  return {
-    encryption: config.encryption.enabled,
-    allowed_algorithms: config.allowedAlgorithms ? [...config.allowedAlgorithms] : 'all',
-    ...(config.allowedUsers ? { allowed_users: [...config.allowedUsers] } : {}),
-    ...(config.allowedOrganizations ? { allowed_orgs: [...config.allowedOrganizations] } : {}),
-  };
 }

@@ -22,12 +22,14 @@ import { limitRoutes } from './http/route-limits.js';
 import { answerUnknownRoutes } from './http/not-found.js';
 import { apiPrefixes, V4_API_PATH } from './http/api-surfaces.js';
 import { registerV4Routes } from './routes/v4/index.js';
+import { V4ApiDocs } from './routes/v4/api-docs.js';
 import { addSecurityHeaders } from './http/security-headers.js';
 import { registerApiDocs } from './http/api-docs.js';
 import { authenticateRequests, keepReadAnswers } from './http/read-cache-hooks.js';
 import { logRequests } from './http/request-log.js';
 import { answerErrors } from './http/error-handler.js';
 import { installMetrics } from './metrics/http-metrics.js';
+import { traceRequests } from './http/request-tracing.js';
 
 export { MissingPolicyError } from './http/route-policies.js';
 
@@ -88,6 +90,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.decorateRequest('caller', null);
   app.decorateRequest('readCacheKey', null);
   app.decorateRequest('readCacheReading', null);
+  // First of the onRequest hooks: the span covers the whole request.
+  traceRequests(app, ctx);
   addRequestTimeouts(app, {
     requestMs: config.http.request_timeout_ms,
     outputIdleMs: config.http.output_idle_timeout_ms,
@@ -126,7 +130,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(registerRoutes, { prefix: apiPath });
   if (ctx.config.algorithm_store.enabled)
     await app.register(storeRoutes(embeddedStore(ctx), storePath), { prefix: storePath });
-  if (prefixes.includes(V4_API_PATH)) await app.register(registerV4Routes, { prefix: V4_API_PATH });
+  if (prefixes.includes(V4_API_PATH)) {
+    const docs = new V4ApiDocs();
+    await app.register(registerV4Routes, { prefix: V4_API_PATH, docs });
+    docs.register(app, ctx.version);
+  }
   for (const extra of options.extraRoutes ?? []) await app.register(extra, { prefix: apiPath });
   await app.ready();
   checkPolicies(policies);

@@ -11,6 +11,7 @@ import type { ReadCache } from './http/read-cache.js';
 import type { VpnService } from './vpn/vpn-service.js';
 import type { ServerAudit } from './audit/server-audit.js';
 import type { ResultStore } from './result-store/result-store.js';
+import type { Tracing } from '@federa/common';
 import type { ServerMetrics } from './metrics/server-metrics.js';
 
 /**
@@ -57,6 +58,8 @@ export interface AppContext {
   results: ResultStore;
   /** Prometheus metrics (docs/observability.md); absent or null when `metrics.enabled` is false. */
   metrics?: ServerMetrics | null;
+  /** OpenTelemetry traces (docs/observability.md#traces); absent or null without the `tracing` key. */
+  tracing?: Tracing | null;
   log: FastifyBaseLogger;
   version: string;
 }

@@ -17,6 +17,7 @@ import { ServerAudit } from './audit/server-audit.js';
 import { createResultStore } from './result-store/create-result-store.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
 import { meteredResultStore } from './metrics/metered-result-store.js';
+import { Tracing } from '@federa/common';
 
 export interface ContextOptions {
   config: ServerConfig;
@@ -28,6 +29,8 @@ export interface ContextOptions {
   broker?: SocketBroker | null;
   /** The folder of the audit log; absent or null: no audit log (test apps that do not look at it). */
   auditDir?: string | null;
+  /** Tracing to use instead of the one the `tracing` key makes (tests give one with an in-memory exporter). */
+  tracing?: Tracing | null;
 }
 
 /** Connects the database, migrates and seeds it, and assembles everything the routes need. */
@@ -99,6 +102,18 @@ export async function createContext(
       audit,
       results,
       metrics,
+      tracing:
+        options.tracing !== undefined
+          ? options.tracing
+          : Tracing.fromConfig(config.tracing, {
+              serviceName: 'federa-server',
+              serviceVersion: SERVER_VERSION,
+              onExportError: (message) =>
+                options.log.warn(
+                  { event: 'tracing.export_failed', err: message },
+                  'spans could not be sent to the tracing collector; they are dropped until it answers',
+                ),
+            }),
       log: options.log,
       version: SERVER_VERSION,
     };

@@ -212,6 +212,10 @@ export async function startServer(options: StartServerOptions): Promise<ServerHa
         .catch((error: unknown) => log.error({ err: error }, 'closing the HTTP server failed'));
     clearTimeout(cut);
     await metricsListener?.close();
+    // The last requests' spans go out before the process ends.
+    await ctx.tracing
+      ?.shutdown()
+      .catch((error: unknown) => log.warn({ err: error }, 'sending the last spans failed'));
     sweepStop.abort();
     await swept;
     await ctx.audit

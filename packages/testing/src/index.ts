@@ -23,6 +23,19 @@ export { startTestServer, type LogLine, type TestServer, type TestServerOptions 
 export { Fixtures, type FixtureUser } from './fixtures.js';
 export { countTaskRows, taskBody, taskWorld } from './task-world.js';
 export { RecordingEventBus, type RecordedEvent } from './recording-event-bus.js';
+export {
+  connected,
+  disconnected,
+  hear,
+  received,
+  startSocketApp,
+  type ConnectOptions,
+  type Heard,
+  type SocketApp,
+  type TasksClient,
+} from './socket-harness.js';
+export { nodeView, socketNetwork, userStatus } from './socket-world.js';
+export { nodeCall, nodeTime, rootUserClient } from './user-client-world.js';
 export { expectSecondPage } from './pagination-checks.js';
 export { storedFiles } from './stored-files.js';
 export { averageDescription, digestOf, storeApi } from './store.js';
@@ -35,6 +48,7 @@ export { freePort, freeUdpPort } from './ports.js';
 export { call, type JsonResponse } from './http.js';
 export { until } from './wait.js';
 export { TcpProxy } from './tcp-proxy.js';
+export { memoryTracing, spanLeaks, type ReadableSpan } from './tracing.js';
 export {
   NGINX_BIN,
   balancerConfig,

@@ -11,6 +11,7 @@ import {
   type Mailer,
   type ServerConfig,
 } from '@federa/server';
+import type { Tracing } from '@federa/common';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { Fixtures } from './fixtures.js';
 
@@ -29,6 +30,8 @@ export interface RequestOptions {
   body?: unknown;
   query?: Record<string, string | number | boolean | (string | number)[]>;
   headers?: Record<string, string>;
+  /** The client's address as the server sees it (default 127.0.0.1). */
+  remoteAddress?: string;
 }
 
 export interface TestApp {
@@ -55,6 +58,8 @@ export interface TestAppOptions {
   auditDir?: string;
   /** Where the app logs (default: silent, or FEDERA_TEST_LOG's level). */
   log?: pino.Logger;
+  /** Tracing with an exporter of the test's own (docs/observability.md#traces); default: as configured. */
+  tracing?: Tracing;
 }
 
 /**
@@ -102,6 +107,7 @@ async function startOn(
     mailer: options.mailer ?? null,
     ...(options.events ? { events: options.events } : {}),
     ...(options.auditDir ? { auditDir: options.auditDir } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
   });
   opened.push(
     async () => ctx.vpn?.close(),
@@ -121,6 +127,7 @@ async function startOn(
       url: `${config.api_path}${path}`,
       headers,
       query,
+      ...(o.remoteAddress ? { remoteAddress: o.remoteAddress } : {}),
       ...(o.body !== undefined
         ? {
             payload: typeof o.body === 'string' ? o.body : JSON.stringify(o.body),

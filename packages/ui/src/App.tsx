@@ -17,7 +17,7 @@ import { TaskPage } from './pages/TaskPage.js';
 import { NewTask } from './pages/tasks/NewTask.js';
 import { TaskList } from './pages/tasks/TaskList.js';
 import { Link, navigate, useRoute } from './router.js';
-import { Catalogue } from './store/Catalogue.js';
+import { StoreRoutes, storeTitle } from './store/StoreRoutes.js';
 import { MeContext, makeMe, type Me } from './session.js';
 
 async function loadMe(): Promise<Me> {
@@ -104,6 +104,11 @@ export function App() {
     document.title = `${part === 'task' || part === 'collaboration' || part === 'node' ? `${title} ${route.parts[1] ?? ''}` : title} · Federa`;
   }, [route, me]);
 
+  // The store's pages are titled by what they show, over the general title set just above.
+  useEffect(() => {
+    if (me && route.parts[0] === 'store') document.title = `${storeTitle(route.parts)} · Federa`;
+  }, [route, me]);
+
   if (starting) return <Progress label="Starting…" />;
   const [first, second] = route.parts;
   if (!me) {
@@ -146,7 +151,7 @@ export function App() {
       page = <NewTask key={route.href} route={route} />;
       break;
     case 'store':
-      page = <Catalogue />;
+      page = <StoreRoutes route={route} />;
       break;
     case 'organizations':
       page = <Organizations route={route} />;

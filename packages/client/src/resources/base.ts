@@ -4,6 +4,7 @@ import type { Cryptor } from '@federa/common';
 import { snakeCase, type QueryValue } from '../http.js';
 import { readList, readPage, type ListOptions } from '../pagination.js';
 import type { Session } from '../session.js';
+import type { TaskTraces } from '../trace-context.js';
 import type { Page } from '../types.js';
 import type { EventSubscription, TaskSocketEvent } from '../wait.js';
 
@@ -18,6 +19,8 @@ export interface ClientContext {
   warn(message: string): void;
   /** Opens a socket and reports its events (null when no socket can be opened); absent: polling only. */
   subscribe?(onEvent: (event: TaskSocketEvent) => void): Promise<EventSubscription | null>;
+  /** The trace context of the tasks this client created (trace-context.ts). */
+  readonly traces: TaskTraces;
 }
 
 /** Filters of a listing: camelCase names of the API's query parameters. */
@@ -38,21 +41,29 @@ export abstract class ResourceGroup {
     this.ctx = ctx;
   }
 
-  protected async getJson<T>(path: string, query?: Filters): Promise<T> {
-    return (await this.ctx.session.request({ method: 'GET', path, ...(query ? { query } : {}) })).body as T;
+  protected async getJson<T>(path: string, query?: Filters, traceparent?: string): Promise<T> {
+    return (await this.ctx.session.request({ method: 'GET', path, ...(query ? { query } : {}), traceparent }))
+      .body as T;
   }
 
-  protected async send<T>(method: 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
-    return (await this.ctx.session.request({ method, path, ...(body !== undefined ? { body } : {}) }))
-      .body as T;
+  protected async send<T>(
+    method: 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    body?: unknown,
+    traceparent?: string,
+  ): Promise<T> {
+    return (
+      await this.ctx.session.request({ method, path, ...(body !== undefined ? { body } : {}), traceparent })
+    ).body as T;
   }
 
   protected listAt<T>(
     path: string,
     filters: object | undefined,
     options: ListOptions | undefined,
+    traceparent?: string,
   ): Promise<T[]> {
-    return readList<T>(this.ctx.session, path, (filters ?? {}) as Filters, options);
+    return readList<T>(this.ctx.session, path, (filters ?? {}) as Filters, options, traceparent);
   }
 
   protected pageAt<T>(

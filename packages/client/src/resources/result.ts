@@ -129,7 +129,12 @@ export class ResultResource extends ResourceGroup {
 
   /** Reads the results of one task (`GET /task/{id}/result`), outputs decrypted as in {@link list}. */
   async fromTask(taskId: number, options?: ListOptions): Promise<DecryptedResult[]> {
-    const items = await this.listAt<Result>(`/task/${taskId}/result`, {}, options);
+    const items = await this.listAt<Result>(
+      `/task/${taskId}/result`,
+      {},
+      options,
+      this.ctx.traces.of(taskId),
+    );
     return this.#decryptAll(items);
   }
 

@@ -13,6 +13,12 @@ export interface StoreArgument {
   allowed_values?: (string | number)[];
   has_default_value?: boolean;
   default_value?: string;
+  /** Asked only when the argument `conditional_on` compares to `conditional_value` by `conditional_operator`. */
+  conditional_on?: string;
+  conditional_operator?: '==' | '!=' | '>' | '<' | '>=' | '<=';
+  conditional_value?: string;
+  /** Read by a user interface only, never sent to the algorithm. */
+  is_frontend_only?: boolean;
 }
 
 export interface StoreFunction {
@@ -44,17 +50,57 @@ export interface StoreAlgorithm {
   approved_at: string | null;
   invalidated_at: string | null;
   replaced_by_id: number | null;
+  developer_id?: number;
+  submission_comments?: string | null;
 }
 
 export interface StoreFilters {
   /** Words that must each appear in the name, display name or description. */
   search?: string;
   name?: string;
+  /** The image without its digest, exactly: every version of one algorithm. */
+  image?: string;
   partitioning?: 'horizontal' | 'vertical';
   /** One status, or `all` (reviewers); approved ones by default. */
   status?: string;
   page?: number;
   perPage?: number;
+}
+
+export interface StorePerson {
+  id: number;
+  username?: string;
+  server_url?: string;
+  organization_id?: number | null;
+}
+
+export interface StoreReview {
+  id: number;
+  algorithm_id: number;
+  reviewer: StorePerson;
+  requested_by: StorePerson;
+  requested_at: string | null;
+  submitted_at: string | null;
+  /** `under review`, `approved`, `rejected` or `dropped`. */
+  status: string;
+  comment: string | null;
+}
+
+export interface ReviewFilters {
+  algorithmId?: number;
+  /** A store user id (`me().id` for one's own). */
+  reviewerId?: number;
+  status?: string;
+}
+
+export interface StoreUser {
+  id: number;
+  username: string;
+  server_url: string;
+  organization_id: number | null;
+  email: string | null;
+  /** Store roles, e.g. `reviewer`, `developer`, `store manager`. */
+  roles: string[];
 }
 
 /** A task from a store algorithm: its function and keyword arguments. */
@@ -112,6 +158,21 @@ export class StoreResource extends ResourceGroup {
     return this.#call('POST', '/algorithm', description);
   }
 
+  /** Reviews, e.g. the open ones of a reviewer (`{reviewerId, status: 'under review'}`), as the caller may see them. */
+  async reviews(filters: ReviewFilters = {}): Promise<StoreReview[]> {
+    const query: Filters = {
+      ...(filters.algorithmId !== undefined ? { algorithm_id: filters.algorithmId } : {}),
+      ...(filters.reviewerId !== undefined ? { reviewer_id: filters.reviewerId } : {}),
+      ...(filters.status !== undefined ? { status: filters.status } : {}),
+    };
+    return (await this.#call<{ data: StoreReview[] }>('GET', '/review', undefined, query)).data;
+  }
+
+  /** Who the store takes the caller for (a store user), with their store roles. */
+  me(): Promise<StoreUser> {
+    return this.#call('GET', '/user/me');
+  }
+
   /** Assigns a reviewer (store managers). */
   assignReviewer(algorithmId: number, reviewerId: number): Promise<{ id: number }> {
     return this.#call('POST', '/review', { algorithm_id: algorithmId, reviewer_id: reviewerId });
@@ -146,9 +207,16 @@ export class StoreResource extends ResourceGroup {
       name: task.name ?? fn.display_name ?? fn.name,
       description: task.description ?? '',
       image: `${algorithm.image}@${algorithm.digest}`,
-      input: { method: fn.name, args: [], kwargs: task.arguments },
+      // A central function runs as master (its wrapper calls the central entry point only then); in an encrypted
+      // collaboration the server cannot set the flag, so it is set here.
+      input: { method: fn.name, master: fn.type === 'central', args: [], kwargs: task.arguments },
       ...(task.database !== undefined ? { database: task.database } : {}),
       storeAlgorithmId: algorithm.id,
     });
+  }
+
+  /** The users the store knows, with their roles (store managers). */
+  async users(): Promise<StoreUser[]> {
+    return (await this.#call<{ data: StoreUser[] }>('GET', '/user')).data;
   }
 }

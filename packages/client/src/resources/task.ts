@@ -1,3 +1,4 @@
+import { newTraceparent } from '../trace-context.js';
 import { DummyCryptor, EncryptionError, encryptForOrganizations } from '@federa/common';
 
 import { FederaClientError } from '../errors.js';
@@ -48,6 +49,11 @@ export interface NewTask {
    */
   database?: string;
   /**
+   * The databases the algorithm reads, in its order, by node label (vantage6 4.x); the first is also sent as
+   * `database`. Left out: the one `database`.
+   */
+  databases?: { label: string }[];
+  /**
    * Federa: when one run of the task fails, cancel its runs still pending (docs/run-statuses.md).
    * @default false
    */
@@ -80,7 +86,7 @@ export class TaskResource extends ResourceGroup {
 
   /** Reads one task. @throws NotFoundError when it does not exist. */
   get(id: number): Promise<Task> {
-    return this.getJson(`/task/${id}`);
+    return this.getJson(`/task/${id}`, undefined, this.ctx.traces.of(id));
   }
 
   /**
@@ -93,7 +99,13 @@ export class TaskResource extends ResourceGroup {
    */
   async create(task: NewTask): Promise<CreatedTask> {
     if (task.organizations.length === 0) throw new RangeError('a task needs at least one organization');
-    const collaboration = await this.getJson<Collaboration>(`/collaboration/${task.collaborationId}`);
+    // One trace for the task: these reads, the post, and every later read of the task (trace-context.ts).
+    const traceparent = newTraceparent();
+    const collaboration = await this.getJson<Collaboration>(
+      `/collaboration/${task.collaborationId}`,
+      undefined,
+      traceparent,
+    );
     // Said before anything else (an outsider's missing key would otherwise be the first complaint).
     const members = new Set((collaboration.organizations ?? []).map((o) => o.id));
     const outsiders = task.organizations.filter((id) => !members.has(id));
@@ -117,7 +129,11 @@ export class TaskResource extends ResourceGroup {
         cryptor ?? new DummyCryptor(),
         task.organizations.map((id) => ({ id, input: bytes })),
         async (id) => {
-          const organization = await this.getJson<Organization>(`/organization/${id}`);
+          const organization = await this.getJson<Organization>(
+            `/organization/${id}`,
+            undefined,
+            traceparent,
+          );
           return { publicKey: organization.public_key, name: organization.name };
         },
       );
@@ -131,17 +147,24 @@ export class TaskResource extends ResourceGroup {
       );
     }
     this.ctx.log(`Creating task "${task.name ?? ''}" for organizations ${task.organizations.join(', ')}.`);
-    const created = await this.send<CreatedTask>('POST', '/task', {
-      collaboration_id: task.collaborationId,
-      organizations,
-      name: task.name ?? '',
-      description: task.description ?? '',
-      image: task.image,
-      database: task.database ?? 'default',
-      ...(task.cancelOnFailure ? { cancel_on_failure: true } : {}),
-      ...(task.storeAlgorithmId !== undefined ? { store_algorithm_id: task.storeAlgorithmId } : {}),
-      ...(task.algorithmStoreId !== undefined ? { algorithm_store_id: task.algorithmStoreId } : {}),
-    });
+    const created = await this.send<CreatedTask>(
+      'POST',
+      '/task',
+      {
+        collaboration_id: task.collaborationId,
+        organizations,
+        name: task.name ?? '',
+        description: task.description ?? '',
+        image: task.image,
+        database: task.databases?.[0]?.label ?? task.database ?? 'default',
+        ...(task.databases && task.databases.length > 0 ? { databases: task.databases } : {}),
+        ...(task.cancelOnFailure ? { cancel_on_failure: true } : {}),
+        ...(task.storeAlgorithmId !== undefined ? { store_algorithm_id: task.storeAlgorithmId } : {}),
+        ...(task.algorithmStoreId !== undefined ? { algorithm_store_id: task.algorithmStoreId } : {}),
+      },
+      traceparent,
+    );
+    this.ctx.traces.remember(created.id, traceparent);
     // E.g. receiving nodes that are offline: the task queues, and the researcher should know why nothing happens.
     if (typeof created.warning === 'string' && created.warning !== '') {
       this.ctx.log(`Task ${created.id}: ${created.warning}`);

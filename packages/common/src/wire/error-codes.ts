@@ -58,7 +58,11 @@ export const ERROR_CODES = {
   missing_authorization: { status: 401, description: 'The Authorization header is missing.' },
   token_expired: { status: 401, description: 'The token has expired; refresh it or log in again.' },
   invalid_credentials: { status: 401, description: 'Unknown user or wrong password.' },
-  account_locked: { status: 401, description: 'Too many failed logins; the account is locked for a while.' },
+  account_locked: {
+    status: 401,
+    description:
+      'Too many wrong passwords from your address (the account is locked for it for a while), or from many addresses (checks from a new address are slowed).',
+  },
   address_throttled: {
     status: 401,
     description: 'Too many failed logins from this address; wait and retry.',

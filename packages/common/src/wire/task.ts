@@ -68,6 +68,15 @@ const taskFields = {
     ),
   ),
   run_id: Type.Integer(),
+  api: Type.Optional(
+    Type.String({
+      description:
+        'Federa: `v4` when the task was made on the vantage6 4.x surface (its algorithm gets a 4.x proxy); absent otherwise',
+    }),
+  ),
+  study_id: Type.Optional(
+    Type.Integer({ description: 'Federa: the study the task is scoped to (vantage6 4.x); absent otherwise' }),
+  ),
   initiator: Type.Integer({ description: 'id of the initiating organization' }),
   init_org: Type.Integer({ description: 'same as initiator (read by vantage6 3.5.0 nodes)' }),
   init_user: Nullable(Type.Integer()),
@@ -81,6 +90,12 @@ const taskFields = {
   cancel_on_failure: Type.Boolean({
     description: "Federa: when one run fails, the task's pending runs are cancelled (docs/run-statuses.md)",
   }),
+  traceparent: Type.Optional(
+    Type.String({
+      description:
+        'Federa: the W3C trace context of the request that created the task; absent when it had none (docs/observability.md#traces)',
+    }),
+  ),
 };
 
 export const TaskSchema = Type.Object({ ...taskFields, results: ReferenceList }, { $id: 'Task' });

@@ -13,6 +13,7 @@ import {
   instanceName,
   readEnvironment,
   validateConfig,
+  type TracingConfig,
 } from '@federa/common';
 
 import { normaliseMetrics, type NodeMetricsConfig } from './metrics-config.js';
@@ -71,6 +72,8 @@ export interface NodeConfig {
   readonly allowEitherWhitelistOrStore: boolean;
   /** Function (method) names a run may ask for; undefined: any. */
   readonly allowedFunctions: readonly string[] | undefined;
+  /** `policies.share_column_names`: the header of each file database is sent to the server (names only). */
+  readonly shareColumnNames: boolean;
   readonly registries: readonly RegistryConfig[];
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'fatal';
   readonly logFile: string | undefined;
@@ -83,6 +86,8 @@ export interface NodeConfig {
   readonly proxyPort: number;
   /** Where Prometheus scrapes the node (docs/observability.md); undefined: no metrics endpoint. */
   readonly metrics: NodeMetricsConfig | undefined;
+  /** Where the node's spans go (docs/observability.md#traces); undefined: no tracing. */
+  readonly tracing: TracingConfig | undefined;
   /** Host part of `HOST` for algorithms (env PROXY_SERVER_HOST); undefined = the private network's gateway. */
   readonly proxyHost: string | undefined;
   readonly dockerPrefix: string;
@@ -299,6 +304,7 @@ function normalise(
     allowedAlgorithmStores: storeList(raw.policies?.allowed_algorithm_stores),
     allowEitherWhitelistOrStore: raw.policies?.allow_either_whitelist_or_store ?? false,
     allowedFunctions: raw.policies?.allowed_functions ?? undefined,
+    shareColumnNames: raw.policies?.share_column_names ?? true,
     registries: raw.docker_registries ?? [],
     logLevel: LEVELS[level] ?? 'info',
     logFile: raw.logging?.file ? join(logDir, raw.logging.file) : undefined,
@@ -308,6 +314,7 @@ function normalise(
     logDir,
     proxyPort,
     metrics: normaliseMetrics(raw.metrics),
+    tracing: raw.tracing,
     proxyHost: env.PROXY_SERVER_HOST || undefined,
     dockerPrefix: raw.docker_prefix ?? DEFAULT_DOCKER_PREFIX,
     shareConfig: raw.share_config ?? true,

@@ -46,5 +46,10 @@ describe('container_runtime', () => {
     expect(load('gpu-podman', `  container_runtime: podman\n${gpu}`)).toThrow(
       /key 'algorithm_device_requests.gpu': algorithm_device_requests.gpu works only with container_runtime: docker/,
     );
+    const vpn = '  vpn_subnet: 10.76.0.0/16\n';
+    expect(load('vpn-docker', vpn)().vpnSubnet).toBe('10.76.0.0/16');
+    expect(load('vpn-podman', `  container_runtime: podman\n${vpn}`)).toThrow(
+      /key 'vpn_subnet': vpn_subnet works only with container_runtime: docker \(the VPN between algorithms has not been run whole on rootless Podman/,
+    );
   });
 });

@@ -20,6 +20,11 @@ const DOCKER_ONLY: ReadonlyArray<{ key: string; set: (raw: RawNodeConfig) => boo
     set: (raw) => raw.algorithm_device_requests?.gpu === true,
     why: "GPUs are handed to containers through Docker's device requests, which Podman's Docker API does not honour",
   },
+  {
+    key: 'vpn_subnet',
+    set: (raw) => typeof raw.vpn_subnet === 'string' && raw.vpn_subnet !== '',
+    why: "the VPN between algorithms has not been run whole on rootless Podman: its parts (a tun device, VXLAN links, NAT in a rootless container) work, but the VPN client's way to the VPN server and the runs' routes through the user's network namespace are unverified, and a node would otherwise find out only at its first VPN run",
+  },
 ];
 
 /**

@@ -3,6 +3,7 @@
  * which names the key and the file of the first problem.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { TracingConfigSchema } from '@federa/common';
 
 import { OutputPolicySchema } from './output-policy-schema.js';
 
@@ -83,6 +84,8 @@ export const NodeConfigSchema = Type.Object(
             ),
             allow_either_whitelist_or_store: Type.Optional(Nullable(Type.Boolean())),
             allowed_functions: Type.Optional(Nullable(Type.Array(Type.String()))),
+            /** Whether the server may learn the column names of the node's file databases (docs/store.md). */
+            share_column_names: Type.Optional(Nullable(Type.Boolean())),
           },
           { additionalProperties: false },
         ),
@@ -156,6 +159,8 @@ export const NodeConfigSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** Federa: OpenTelemetry traces sent by OTLP/HTTP (docs/observability.md#traces); absent: no tracing. */
+    tracing: Type.Optional(TracingConfigSchema),
     /** Federa: name prefix of the node's Docker objects (default `federa`). */
     docker_prefix: Type.Optional(Type.String({ pattern: '^[a-zA-Z0-9][a-zA-Z0-9_.-]*$' })),
   },

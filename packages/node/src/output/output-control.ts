@@ -16,6 +16,7 @@ import type { RunOutcome } from '../runs/run-reporter.js';
 import { RunStatus } from '../runs/run-status.js';
 import type { WireResultWithTask } from '../server-client/wire.js';
 import { declarationFor, functionOfInput } from './declaration-source.js';
+import { DeclarationUnavailable } from './store-declarations.js';
 import { gateOutput } from './output-gate.js';
 import { holdReasons } from './hold-rules.js';
 import type { ReviewDesk } from './review-desk.js';
@@ -43,11 +44,28 @@ export class OutputControl {
     const fn = functionOfInput(
       await readFile(hostRunFiles(this.#o.volumeDir, run.resultId).input).catch(() => undefined),
     );
-    const declaration = await declarationFor(
-      policy,
-      { image: run.image, fn, taskId: run.taskId },
-      this.#o.declarations,
-    );
+    let declaration;
+    try {
+      declaration = await declarationFor(
+        policy,
+        { image: run.image, fn, taskId: run.taskId },
+        this.#o.declarations,
+      );
+    } catch (error) {
+      if (!(error instanceof DeclarationUnavailable)) throw error;
+      // Known when the run started, unknown now (a node restarted while its stores are down): nothing unchecked
+      // leaves.
+      return this.#refuse(
+        outcome,
+        rlog,
+        { ...ids, function: fn ?? null },
+        {
+          rule: 'declared_output',
+          threshold: 'unknown',
+          reason: `${error.message}; the output is not sent unchecked`,
+        },
+      );
+    }
     const size = outcome.outputFile?.size ?? outcome.output.length;
     // Too large to be read is refused before it is read.
     const bytes =
@@ -64,30 +82,7 @@ export class OutputControl {
       declared: declaration?.kind ?? null,
       check_ms: Math.round((performance.now() - started) * 1000) / 1000,
     };
-    if (verdict.kind === 'refuse') {
-      await this.#o.audit?.output('output.refused', {
-        ...facts,
-        rule: verdict.rule,
-        threshold: verdict.threshold,
-        reason: verdict.reason,
-      });
-      rlog.warn(
-        {
-          event: 'run.output_refused',
-          rule: verdict.rule,
-          threshold: verdict.threshold,
-          reason: verdict.reason,
-        },
-        "the node's output policy refused the output",
-      );
-      const reason = `this node's output policy refused the output: rule ${verdict.rule} (threshold ${String(verdict.threshold)}): ${verdict.reason}`;
-      return {
-        status: RunStatus.outputRefused,
-        output: Buffer.alloc(0),
-        log: appendNote(outcome.log, reason),
-        reason,
-      };
-    }
+    if (verdict.kind === 'refuse') return this.#refuse(outcome, rlog, facts, verdict);
     let log = outcome.log;
     if (verdict.suppressed.length > 0) {
       const what = verdict.suppressed.map((f) => ({
@@ -126,6 +121,37 @@ export class OutputControl {
       output: changed || !outcome.outputFile ? verdict.output : bytes,
     });
     return 'held';
+  }
+
+  /** The run ends `output refused`, naming the rule and threshold (never a value) in the audit log and its log. */
+  async #refuse(
+    outcome: RunOutcome,
+    rlog: Logger,
+    facts: Record<string, unknown>,
+    verdict: { rule: string; threshold: unknown; reason: string },
+  ): Promise<RunOutcome> {
+    await this.#o.audit?.output('output.refused', {
+      ...facts,
+      rule: verdict.rule,
+      threshold: verdict.threshold,
+      reason: verdict.reason,
+    });
+    rlog.warn(
+      {
+        event: 'run.output_refused',
+        rule: verdict.rule,
+        threshold: verdict.threshold,
+        reason: verdict.reason,
+      },
+      "the node's output policy refused the output",
+    );
+    const reason = `this node's output policy refused the output: rule ${verdict.rule} (threshold ${String(verdict.threshold)}): ${verdict.reason}`;
+    return {
+      status: RunStatus.outputRefused,
+      output: Buffer.alloc(0),
+      log: appendNote(outcome.log, reason),
+      reason,
+    };
   }
 
   async #hold(

@@ -8,6 +8,7 @@ import { detectPayloadFormat, type OutputDeclaration } from '@federa/common';
 import type { OutputPolicy } from '../config/output-policy.js';
 import type { Finding } from './checks/finding.js';
 import { inspectOutput, suppressible, suppressOutput } from './disclosure.js';
+import { scannedInspection } from './fast-inspect.js';
 
 /** The rules of an output policy, as named in the run's log, the node's log and the audit log. */
 export type OutputRule =
@@ -70,13 +71,23 @@ export function gateOutput(
   const shape = `declared a ${declaration.kind}`;
   if (format !== 'json')
     return refuse('declared_shape', declaration.kind, `the output ${shape} but is not JSON ('${format}')`);
+  // Read from the bytes when it can be (no JSON.parse: fast-inspect.ts); parsed when the scan gives up, or when
+  // cells must be suppressed, which rewrites the result.
   let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(body).toString('utf8'));
-  } catch {
-    return refuse('declared_shape', declaration.kind, `the output ${shape} but is not valid JSON`);
+  let inspection = scannedInspection(body, declaration, policy.thresholds);
+  const rewrite =
+    inspection?.ok === true &&
+    inspection.findings.length > 0 &&
+    policy.onFailure === 'suppress' &&
+    suppressible(inspection.findings);
+  if (inspection === undefined || rewrite) {
+    try {
+      parsed = JSON.parse(Buffer.from(body).toString('utf8'));
+    } catch {
+      return refuse('declared_shape', declaration.kind, `the output ${shape} but is not valid JSON`);
+    }
+    inspection = inspectOutput(parsed, declaration, policy.thresholds);
   }
-  const inspection = inspectOutput(parsed, declaration, policy.thresholds);
   if (!inspection.ok)
     return refuse('declared_shape', declaration.kind, `the output ${shape} but ${inspection.error}`);
   const { findings, rules } = inspection;

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Cryptor } from '@federa/common';
+import type { RunTraces } from '../tracing/run-traces.js';
 import type { RunEvents, WaitLimits } from './task-waits.js';
 
 /** How the node's local proxy (proxy-server.ts) is started. */
@@ -30,4 +31,9 @@ export interface ProxyOptions {
   readonly waits?: WaitLimits;
   /** Called as each request arrives (the node's metrics time and count it). */
   readonly observe?: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The runs' spans: each call gets one, and its calls to the server carry it (docs/observability.md#traces). */
+  readonly traces?: RunTraces;
 }
+
+/** The path under which the proxy answers vantage6 4.x algorithms (their `API_PATH`; docs/vantage6-4.md). */
+export const V4_PROXY_PATH = '/v4';

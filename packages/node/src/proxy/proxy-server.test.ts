@@ -72,6 +72,17 @@ beforeAll(async () => {
       if (url === '/api/flaky')
         return flaky++ < 2 ? json(503, { msg: 'busy' }) : json(200, { ok: true, tries: flaky });
       if (url === '/api/missing') return json(404, { msg: 'no such thing' });
+      if ((m = url.match(/^\/v4\/api\/organization\/(\d+)$/)))
+        return json(200, { id: Number(m[1]), public_key: orgKeys[Number(m[1])] ?? '', runs: '/v4/api/run' });
+      if (url === '/v4/api/task' && req.method === 'POST') return json(201, { id: 100, job_id: 4 });
+      if (url.startsWith('/v4/api/result?'))
+        return json(200, {
+          data: [
+            { id: 1, result: master.encryptBytesToString(Buffer.from('{"sum":3}'), master.publicKeyBase64) },
+            { id: 2, result: null },
+          ],
+          links: { self: '/v4/api/result?task_id=5&page=1' },
+        });
       return json(200, { echo: url, method: req.method, body });
     });
   });
@@ -330,5 +341,46 @@ describe('a stored output read over a slow link', () => {
         msg: `cannot read the stored output of result 31: no byte came for ${LIMIT_MS} ms (after ${half} bytes), at each of 3 attempts; passing the result on without it`,
       }),
     ]);
+  });
+
+  it("answers a vantage6 4.x algorithm (API_PATH=/v4) from the server's 4.x surface, in 4.x shapes", async () => {
+    await withProxy(master, async (url) => {
+      seen.length = 0;
+      const input = Buffer.from('{"method":"partial_average"}').toString('base64');
+      const created = await fetch(`${url}/v4/task`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ collaboration_id: 1, organizations: [{ id: 2, input }], databases: [] }),
+      });
+      expect(await created.json()).toEqual({ id: 100, job_id: 4 });
+      const posted = JSON.parse(seen.find((x) => x.method === 'POST')!.body) as {
+        organizations: { input: string }[];
+      };
+      expect(other.decryptStringToBytes(posted.organizations[0]!.input).toString()).toBe(
+        '{"method":"partial_average"}',
+      );
+      // A 4.x algorithm reads its sub-tasks' results as a listing; each is decrypted for it.
+      const listing = (await (
+        await fetch(`${url}/v4/result?task_id=5&page=1`, { headers: auth })
+      ).json()) as {
+        data: { id: number; result: string | null }[];
+        links: Record<string, string>;
+      };
+      expect(listing.links).toEqual({ self: '/v4/api/result?task_id=5&page=1' });
+      expect(Buffer.from(listing.data[0]!.result!, 'base64').toString()).toBe('{"sum":3}');
+      expect(listing.data[1]!.result).toBeNull();
+      const status = await fetch(`${url}/v4/task/5/status`, { headers: auth });
+      expect(await status.json()).toMatchObject({ echo: '/v4/api/task/5/status' });
+      expect(seen.map((x) => `${x.method} ${x.url}`)).toEqual([
+        'GET /v4/api/organization/2',
+        'POST /v4/api/task',
+        'GET /v4/api/result?task_id=5&page=1',
+        'GET /v4/api/task/5/status',
+      ]);
+      // A 3.x algorithm's paths are untouched.
+      expect(await (await fetch(`${url}/organization/9`, { headers: auth })).json()).toMatchObject({
+        public_key: '',
+      });
+    });
   });
 });

@@ -9,10 +9,10 @@ import { EncryptionError, decodeBase64Lenient, encryptForOrganizations } from '@
 
 import { buildUrl } from '../server-client/rest-client.js';
 import { TaskWaits, WAIT_HEADER, parseWaitSeconds } from './task-waits.js';
-import type { ProxyOptions } from './proxy-options.js';
+import { V4_PROXY_PATH, type ProxyOptions } from './proxy-options.js';
 import { decryptResults, inlineStored } from './result-outputs.js';
 
-export type { ProxyOptions } from './proxy-options.js';
+export { V4_PROXY_PATH, type ProxyOptions } from './proxy-options.js';
 
 export interface RunningProxy {
   readonly host: string;
@@ -32,7 +32,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const waits = new TaskWaits(options.events, options.waits);
   const server = createServer((req, res) => {
     options.observe?.(req, res);
-    handle(options, waits, req, res).catch((error: unknown) => {
+    const work = (): Promise<void> => handle(options, waits, req, res);
+    (options.traces ? options.traces.proxyCall(req, res, work) : work()).catch((error: unknown) => {
       options.log.error(
         { event: 'proxy.error', err: String(error), url: req.url },
         'proxy failed to handle a request',
@@ -61,6 +62,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 }
 
+/** The server's 4.x surface beside the 3.x API of `apiBase`: `/v4/api` on the same origin. */
+export function v4ApiBase(apiBase: string): string {
+  return `${new URL(apiBase).origin}/v4/api`;
+}
+
 async function handle(
   o: ProxyOptions,
   waits: TaskWaits,
@@ -71,8 +77,12 @@ async function handle(
   const method = (req.method ?? 'GET').toUpperCase();
   const auth = req.headers.authorization;
   const body = await readBody(req);
-  const path = url.pathname.replace(/\/+$/, '') || '/';
-  o.log.debug({ event: 'proxy.request', method, path }, 'algorithm request');
+  const asked = url.pathname.replace(/\/+$/, '') || '/';
+  o.log.debug({ event: 'proxy.request', method, path: asked }, 'algorithm request');
+  // A vantage6 4.x algorithm (API_PATH=/v4, runs/environment.ts) is answered by the server's 4.x surface.
+  const v4 = asked === V4_PROXY_PATH || asked.startsWith(`${V4_PROXY_PATH}/`);
+  if (v4) o = { ...o, apiBase: v4ApiBase(o.apiBase) };
+  const path = v4 ? asked.slice(V4_PROXY_PATH.length) || '/' : asked;
 
   if (method === 'POST' && path === '/task') return createTask(o, res, body, auth, url.search);
 
@@ -81,7 +91,10 @@ async function handle(
     return waitForTask(o, waits, res, Number(waitFor[1]), url, auth);
   }
 
-  if (method === 'GET' && (/^\/task\/\d+\/result$/.test(path) || /^\/result\/\d+$/.test(path))) {
+  // Results are decrypted for the algorithm; a 4.x algorithm also reads them as a listing (`GET /result?task_id=`).
+  const results =
+    /^\/task\/\d+\/result$/.test(path) || /^\/result\/\d+$/.test(path) || (v4 && path === '/result');
+  if (method === 'GET' && results) {
     const up = await forward(o, method, path + url.search, undefined, auth);
     if (up.status > 210) return relay(res, up);
     let parsed: unknown;
@@ -223,6 +236,8 @@ async function forward(
       const headers: Record<string, string> = { accept: 'application/json' };
       if (auth) headers.authorization = auth;
       if (body !== undefined) headers['content-type'] = 'application/json';
+      const traceparent = o.traces?.traceparent();
+      if (traceparent) headers.traceparent = traceparent;
       const r = await fetch(url, {
         method,
         headers,

@@ -6,6 +6,7 @@
 import type { ContainerSpec } from '../runtime/index.js';
 import type { TaskDatabase } from '@federa/common';
 import { buildAlgorithmEnv } from './environment.js';
+import { V4_PROXY_PATH } from '../proxy/proxy-options.js';
 import { algorithmLabels, CONTAINER_DATA_DIR, CONTAINER_TMP_DIR } from './naming.js';
 import { HELPER_LABEL } from './network-helpers.js';
 import type { RunInfo } from './run-info.js';
@@ -32,6 +33,7 @@ export function algorithmContainerSpec(
       databases: o.config.databases,
       proxyHost: o.proxyHost,
       proxyPort: o.proxyPort,
+      ...(run.api === 'v4' ? { apiPath: V4_PROXY_PATH } : {}),
       algorithmEnv: o.config.algorithmEnv,
     }),
     mounts: [

@@ -45,6 +45,19 @@ describe('algorithm environment', () => {
     });
   });
 
+  it("points a vantage6 4.x algorithm at the proxy's 4.x path", () => {
+    const env = buildAlgorithmEnv({
+      resultId: 1,
+      requested: [{ label: 'default' }],
+      databases: dbs,
+      proxyHost: 'h',
+      proxyPort: 1,
+      apiPath: '/v4',
+      algorithmEnv: {},
+    });
+    expect(env.API_PATH).toBe('/v4');
+  });
+
   it('falls back to default for an empty or unknown label', () => {
     expect(resolveDatabaseLabel('', dbs)).toEqual({ label: 'default', fellBack: false });
     expect(resolveDatabaseLabel('nope', dbs)).toEqual({ label: 'default', fellBack: true });

@@ -17,6 +17,8 @@ export interface AlgorithmEnvInput {
   /** Host part of the proxy address as algorithms reach it (`host.docker.internal`, a gateway address). */
   readonly proxyHost: string;
   readonly proxyPort: number;
+  /** The proxy's path for this algorithm: `/v4` for a task made on the 4.x surface; default `''` (3.x). */
+  readonly apiPath?: string;
   readonly algorithmEnv: Readonly<Record<string, string>>;
 }
 
@@ -90,7 +92,7 @@ export function buildAlgorithmEnv(input: AlgorithmEnvInput): Record<string, stri
     TEMPORARY_FOLDER: CONTAINER_TMP_DIR,
     HOST: `http://${input.proxyHost}`,
     PORT: String(input.proxyPort),
-    API_PATH: '',
+    API_PATH: input.apiPath ?? '',
   });
   for (const db of input.databases) {
     const key = db.label.toUpperCase();

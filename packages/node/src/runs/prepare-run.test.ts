@@ -4,6 +4,7 @@ import { normaliseOutputPolicy } from '../config/output-policy.js';
 import type { RunInfo } from './run-info.js';
 import type { RunManagerOptions } from './run-options.js';
 import { refusedUndeclared } from './prepare-run.js';
+import { DeclarationUnavailable } from '../output/store-declarations.js';
 
 const options = (output: unknown, store?: RunManagerOptions['declarations']): RunManagerOptions =>
   ({
@@ -41,5 +42,16 @@ describe('a function without a declared output', () => {
     });
     expect(await refusedUndeclared(o, run, input('means'))).toBeUndefined();
     expect(asked).toEqual([{ image: 'reg/stats:1', fn: 'means', taskId: 4 }]);
+  });
+
+  it('does not start when the stores that would say what it declares cannot be reached', async () => {
+    const down = () =>
+      Promise.reject(new DeclarationUnavailable('no algorithm store this node trusts could be asked'));
+    expect(await refusedUndeclared(options({}, down), run, input('means'))).toBe(
+      "this node's output policy checks declared outputs, and no algorithm store this node trusts could be asked; it does not run the function 'means' without knowing what its output holds",
+    );
+    // The node's own declaration comes first: no store is needed for it.
+    const o = options({ declarations: [declared] }, down);
+    expect(await refusedUndeclared(o, run, input('crosstab'))).toBeUndefined();
   });
 });

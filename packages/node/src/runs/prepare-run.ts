@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 
 import { declarationFor, functionOfInput } from '../output/declaration-source.js';
+import { DeclarationUnavailable } from '../output/store-declarations.js';
 import { persist } from '../server-client/persist.js';
 import { type WireResultWithTask } from '../server-client/wire.js';
 import { requestedDatabases } from '@federa/common';
@@ -32,8 +33,9 @@ const stop = (status: RunStatusValue, reason: string, note = reason): Preparatio
 });
 
 /**
- * Why the run must not start because its function declares no output and the node's output policy says
- * `undeclared: refuse` (docs/output-control.md); undefined when it may.
+ * Why the node's output policy keeps the run from starting (docs/output-control.md), undefined when it may start:
+ * its function declares no output and the policy says `undeclared: refuse`; or the algorithm stores that would say
+ * what it declares cannot be reached, and the node does not run what it could not check.
  */
 export async function refusedUndeclared(
   o: RunManagerOptions,
@@ -41,11 +43,18 @@ export async function refusedUndeclared(
   input: Buffer,
 ): Promise<string | undefined> {
   const policy = o.config.outputPolicy;
-  if (policy?.undeclared !== 'refuse') return undefined;
+  if (!policy) return undefined;
   const fn = functionOfInput(input);
-  const declared = await declarationFor(policy, { image: run.image, fn, taskId: run.taskId }, o.declarations);
-  if (declared) return undefined;
-  return `the function ${fn === undefined ? '(none named)' : `'${fn}'`} of ${run.image} declares no output, and this node's output policy runs only functions that do (policies.output.undeclared: refuse)`;
+  const named = fn === undefined ? '(none named)' : `'${fn}'`;
+  let declared;
+  try {
+    declared = await declarationFor(policy, { image: run.image, fn, taskId: run.taskId }, o.declarations);
+  } catch (error) {
+    if (!(error instanceof DeclarationUnavailable)) throw error;
+    return `this node's output policy checks declared outputs, and ${error.message}; it does not run the function ${named} without knowing what its output holds`;
+  }
+  if (declared || policy.undeclared !== 'refuse') return undefined;
+  return `the function ${named} of ${run.image} declares no output, and this node's output policy runs only functions that do (policies.output.undeclared: refuse)`;
 }
 
 /** Prepares `run`; throws only for failures of the node itself (the caller reports them as such). */

@@ -32,6 +32,12 @@ net.createServer((c) => {
 }).listen(Number(port), '0.0.0.0', () => console.log('relay listening on ' + port));`;
 
 export interface ProxyRelay {
+  /**
+   * `/etc/hosts` entry naming the relay `proxyserver` for algorithm containers. Rootless Podman's networks answer
+   * names only with its DNS plug-in (aardvark-dns, or dnsname under CNI), which many installs lack: a lookup of
+   * the alias then fails after the resolver's retries (minutes). The entry makes the name independent of DNS.
+   */
+  readonly hostsEntry: string | undefined;
   close(): Promise<void>;
 }
 
@@ -85,11 +91,13 @@ export async function startProxyRelay(input: {
       { cause },
     );
   }
+  const address = (await runtime.inspectContainer(name).catch(() => undefined))?.addresses[network];
   log.info(
-    { event: 'network.relay', network, container: name, alias: PROXY_ALIAS, port: proxyPort },
+    { event: 'network.relay', network, container: name, alias: PROXY_ALIAS, address, port: proxyPort },
     'algorithms reach the proxy through the relay container on the private network',
   );
   return {
+    hostsEntry: address ? `${PROXY_ALIAS}:${address}` : undefined,
     close: async () => {
       await runtime.removeContainerIfExists(name).catch(() => undefined);
       await closeServer();

@@ -102,7 +102,14 @@ export class RunExecution {
       await Promise.all([recorded, initializing]);
       // Killed while it was prepared: it never starts (the server has it finished already).
       if (this.#x.killed.has(run.resultId)) return await this.#endKilled(run);
-      const handle = await this.#start(run, item, prepared.tmpVolume, rlog);
+      const traces = this.#o.traces;
+      const handle = traces
+        ? await traces.step('container start', async (span) => {
+            const started = await this.#start(run, item, prepared.tmpVolume, rlog);
+            if ('outcome' in started) traces.failed(span, 'start_failed');
+            return started;
+          })
+        : await this.#start(run, item, prepared.tmpVolume, rlog);
       if ('outcome' in handle) {
         await removeRunFiles(this.#o.volumeDir, run.resultId);
         return await finish(handle.outcome);

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 
 import type { WireResult } from '../server-client/wire.js';
+import { HELPER_LABEL } from './network-helpers.js';
 import { removeRunFiles } from './run-files.js';
 import { emitRunStatus, mark, nodeNote, runLog, type RunInfo } from './run-info.js';
 import type { RunManagerOptions } from './run-options.js';
@@ -45,10 +46,12 @@ export class RunFinisher {
     emitRunStatus(this.#o, run, outcome.status);
     await auditRunEnd(this.#o, run, outcome);
     const report = await this.#reporter.prepare(run.resultId, outcome, run.initiator, key);
+    this.#o.traces?.reported(outcome.status);
     if (report) {
       // Kept before it is sent: a node that stops now sends it again at its next start.
       await this.#keepReport(run, report);
-      await this.#reporter.deliver(run.resultId, report);
+      const deliver = (): Promise<boolean> => this.#reporter.deliver(run.resultId, report);
+      await (this.#o.traces ? this.#o.traces.step('report', deliver) : deliver());
     }
     this.remember(run.resultId);
     await this.#o.store.remove(run.resultId);
@@ -82,11 +85,18 @@ export class RunFinisher {
     });
   }
 
-  /** After a restart: a finished run's kept report is sent again, then what is left of the run is removed. */
+  /**
+   * After a restart: a finished run's kept report is sent again, then what is left of the run is removed: its
+   * container, and the network helper whose namespace the container used (found by the container's label, since
+   * the restarted node has no other record of it; left alone, the helper ran on with nothing to serve).
+   */
   async redeliver(record: RunRecord, report: StoredReport): Promise<void> {
     const { runtime, store, log, volumeDir } = this.#o;
     const accepted = await this.#reporter.deliver(record.resultId, report);
+    const left = await runtime.inspectContainer(record.containerName).catch(() => undefined);
     await runtime.removeContainerIfExists(record.containerName).catch(() => false);
+    const helper = left?.labels[HELPER_LABEL];
+    if (helper) await runtime.removeContainerIfExists(helper).catch(() => false);
     await removeRunFiles(volumeDir, record.resultId).catch(() => undefined);
     this.remember(record.resultId);
     await store.remove(record.resultId);

@@ -25,6 +25,8 @@ export interface RunInfo {
   readonly marks?: Record<string, number>;
   /** The node's notes for the run's log (a database served by `default`), put before the algorithm's output. */
   readonly notes?: string[];
+  /** `v4`: the task was made on the server's vantage6 4.x surface; its algorithm gets the proxy's 4.x path. */
+  readonly api?: 'v4';
   /** The network helper whose namespace the container uses (removed with it). */
   helper?: string;
 }
@@ -45,6 +47,7 @@ export function newRun(
     image: typeof task.image === 'string' ? task.image : '',
     ...(typeof task.initiator === 'number' ? { initiator: task.initiator } : {}),
     ...(typeof task.init_user === 'number' ? { userId: task.init_user } : {}),
+    ...(task.api === 'v4' ? { api: 'v4' as const } : {}),
     containerName,
     startedAtMs: Date.now(),
     marks: {},

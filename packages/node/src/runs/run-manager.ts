@@ -68,8 +68,9 @@ export class RunManager {
   /**
    * Takes on an open result unless it is already running here, recorded, or reported. Returns whether it did. Never
    * throws: whatever the item holds, it is checked in the run (task-check.ts) and the run ends reported.
+   * `fetchedSince`: when the fetch that brought it began (the start of its span).
    */
-  accept(item: WireResultWithTask): boolean {
+  accept(item: WireResultWithTask, fetchedSince?: number): boolean {
     const ids = runIds(item);
     if (!ids) {
       this.#o.log.warn(
@@ -89,7 +90,17 @@ export class RunManager {
       this.#track(id, this.#desk.lost(info));
       return true;
     }
-    this.#track(id, this.#execution.execute(info, item));
+    const traces = this.#o.traces;
+    const span = traces?.startRun(
+      { ...ids, parentId: info.parentId, traceparent: (item.task as { traceparent?: unknown }).traceparent },
+      fetchedSince,
+    );
+    this.#track(
+      id,
+      traces
+        ? traces.within(span, () => this.#execution.execute(info, item))
+        : this.#execution.execute(info, item),
+    );
     return true;
   }
 
@@ -260,6 +271,7 @@ export class RunManager {
           );
       })
       .finally(() => {
+        this.#o.traces?.endRun(resultId);
         this.#active.delete(resultId);
         this.#handles.delete(resultId);
         this.#killed.delete(resultId);

@@ -1,3 +1,4 @@
+import type { RunTraces } from '../tracing/run-traces.js';
 import type { StoreLookup } from './store-policy.js';
 /**
  * What the node gives its run manager: the node's identity, the services a run uses (runtime, server, encryption),
@@ -47,6 +48,8 @@ export interface RunManagerOptions {
   /** How the node asks an algorithm store about an image (docs/store.md); default: over HTTP. */
   readonly storeLookup?: StoreLookup;
   readonly emitStatus: (change: AlgorithmStatusChange) => void;
+  /** The runs' spans (docs/observability.md#traces); absent: none. */
+  readonly traces?: RunTraces;
   /**
    * Sends a batch of an active run's log to the server (docs/run-logs.md); with `share_logs: false` it is not used.
    * @default none: the log reaches the server only with the final report

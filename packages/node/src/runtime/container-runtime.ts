@@ -117,6 +117,8 @@ export interface ContainerState extends ContainerHandle {
   readonly startedAt: string | undefined;
   readonly finishedAt: string | undefined;
   readonly labels: Readonly<Record<string, string>>;
+  /** The container's IPv4 address on each network it is attached to (network name → address). */
+  readonly addresses: Readonly<Record<string, string>>;
 }
 
 export interface ContainerStats {

@@ -2,6 +2,7 @@
  * The node's REST connection to the server (docs/node-protocol.md#rest-calls): API-key login, `Authorization: Bearer`,
  * token refresh ahead of expiry and on 401/422, and retries with backoff when the server cannot be reached.
  */
+import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
@@ -35,6 +36,8 @@ export interface RestClientOptions {
   readonly refreshAheadMs?: number;
   /** Told the bytes of each request body sent and each answer received (the node's metrics count them). */
   readonly onBytes?: (sent: number, received: number) => void;
+  /** The `traceparent` of the span a request is made in, if any (docs/observability.md#traces). */
+  readonly traceparent?: () => string | undefined;
 }
 
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
@@ -225,6 +228,8 @@ export class RestClient {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (token) headers.authorization = `Bearer ${token}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const traceparent = this.#o.traceparent?.();
+    if (traceparent) headers.traceparent = traceparent;
     const { upload } = options;
     if (upload) {
       Object.assign(headers, { 'content-type': 'application/octet-stream' }, upload.headers);
@@ -293,6 +298,24 @@ function causeText(error: unknown): string {
 }
 
 /**
+ * When sending a body failed: the answer the server gave before it cut the connection, if it came (it may be
+ * read a moment after the write failed), else the failure.
+ */
+function answerAfterCut(answered: Promise<IncomingMessage>): (error: unknown) => Promise<IncomingMessage> {
+  return async (error) => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(error as Error), 1000);
+    });
+    try {
+      return await Promise.race([answered.catch(() => late), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+/**
  * Sends `body` as the request's body with node:http, at the pace the socket takes it: fetch (undici) reads a fast
  * source (a file) far ahead of the socket, which held a 200 MB upload in memory (bench/large-result). A connection
  * that fails is a `TypeError` with the cause, as fetch reports it, so that it is retried the same way.
@@ -308,10 +331,18 @@ async function sendStream(
   // No time limit on the whole upload (a large output over a slow link takes minutes, docs/large-results.md); a
   // connection on which nothing moved for `idleMs` is given up, and the upload tried again.
   const { req, response: answered } = openIdleRequest(method, url, { headers, idleMs, signal });
+  answered.catch(() => undefined); // settled below, or of no interest once sending failed without an answer
+  let sent = false;
+  const sending = pipeline(body, req).then(() => {
+    sent = true;
+  });
   let text: string;
   let status: number;
   try {
-    const [, res] = await Promise.all([pipeline(body, req), answered]);
+    // The answer is taken when it comes: a server that refuses the output (a full result store: 507) answers
+    // before the body has all gone, and may then cut the connection under the rest. Waiting for the whole body
+    // first, the node saw only the cut (EPIPE) and never the refusal.
+    const res = await Promise.race([answered, sending.then(() => answered, answerAfterCut(answered))]);
     const chunks: Buffer[] = [];
     for await (const chunk of res) chunks.push(chunk as Buffer);
     text = Buffer.concat(chunks).toString('utf8');
@@ -320,6 +351,13 @@ async function sendStream(
     body.destroy();
     if (signal.aborted) throw error;
     throw new TypeError(`the upload to ${url} failed: ${(error as Error).message}`, { cause: error });
+  } finally {
+    sending.catch(() => undefined);
+    // Answered before the body went whole: the rest is not sent.
+    if (!sent) {
+      body.destroy();
+      req.destroy();
+    }
   }
   let parsed: unknown = text;
   try {

@@ -72,6 +72,8 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'PATCH /collaboration/:id': { callers: U, anyOf: ['collaboration.e_glo'] },
   'DELETE /collaboration/:id': { callers: U, anyOf: ['collaboration.d_glo'] },
   'GET /algorithmstore': { callers: U },
+  'GET /algorithmstore/:id': { callers: U },
+  'GET /column': { callers: U, anyOf: ['collaboration.v_glo', 'collaboration.v_org'] },
   'POST /algorithmstore': { callers: U, anyOf: ['collaboration.e_glo'] },
   'DELETE /algorithmstore/:id': { callers: U, anyOf: ['collaboration.e_glo'] },
   'GET /collaboration/:id/organization': {
@@ -133,7 +135,16 @@ export const POLICIES: Record<string, RoutePolicy> = {
 export const V4_ONLY_POLICIES: Record<string, RoutePolicy> = {
   'GET /run': POLICIES['GET /result']!,
   'GET /run/:id': POLICIES['GET /result/:id']!,
+  'PATCH /run/:id': POLICIES['PATCH /result/:id']!,
   'GET /task/:id/status': POLICIES['GET /task/:id']!,
+  // A study is part of its collaboration: the collaboration's rules (routes/v4/study.ts).
+  'GET /study': { callers: UC, anyOf: ['collaboration.v_glo', 'collaboration.v_org'] },
+  'GET /study/:id': { callers: UC, anyOf: ['collaboration.v_glo', 'collaboration.v_org'] },
+  'POST /study': POLICIES['PATCH /collaboration/:id']!,
+  'PATCH /study/:id': POLICIES['PATCH /collaboration/:id']!,
+  'DELETE /study/:id': POLICIES['DELETE /collaboration/:id']!,
+  'POST /study/:id/organization': POLICIES['POST /collaboration/:id/organization']!,
+  'DELETE /study/:id/organization': POLICIES['DELETE /collaboration/:id/organization']!,
 };
 
 export const policyKey = (method: string, path: string): string => `${method.toUpperCase()} ${path}`;

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { TracingConfigSchema } from '@federa/common';
 
 /**
  * The server configuration: one environment of the YAML file of docs/server-configuration.md, plus Federa's own keys.
@@ -76,8 +77,13 @@ export const ServerConfigSchema = Type.Object(
     ),
     password_policy: Type.Object(
       {
+        /** Failed password checks of an account from one address that lock it for that address. */
         max_failed_attempts: Type.Integer({ minimum: 1, default: 5 }),
         inactivation_minutes: Type.Number({ minimum: 0, default: 15 }),
+        /** Failed checks of an account from all addresses after which unknown addresses are slowed (Federa). */
+        account_slow_after_failures: Type.Integer({ minimum: 1, default: 100 }),
+        /** While slowed: one check per this many seconds from an address the account was not used from. */
+        account_slow_seconds: Type.Number({ minimum: 0, default: 30 }),
         /** Failed logins allowed from one address within `address_window_minutes` (Federa). */
         max_failed_attempts_per_address: Type.Integer({ minimum: 1, default: 20 }),
         address_window_minutes: Type.Number({ minimum: 0, default: 15 }),
@@ -279,6 +285,8 @@ export const ServerConfigSchema = Type.Object(
       },
       { default: {}, additionalProperties: false },
     ),
+    /** OpenTelemetry traces sent by OTLP/HTTP (docs/observability.md#traces); absent: no tracing. */
+    tracing: Type.Optional(TracingConfigSchema),
     directories: Type.Optional(
       Type.Object({ log: Type.Optional(Type.String()), data: Type.Optional(Type.String()) }),
     ),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import { createTestDatabase, type TestDatabase } from '@federa/testing';
+import { createTestDatabase, TcpProxy, type TestDatabase } from '@federa/testing';
 import { isConnectionError, isPoolBusy, RenewablePool } from './renewable-pool.js';
 
 // Always PostgreSQL: replacing the pool must never cut a query under way nor strand a caller waiting for a
@@ -78,6 +78,39 @@ describe('a saturated pool', () => {
       expect(isPoolBusy(error)).toBe(false);
     } finally {
       await k.destroy();
+    }
+  });
+});
+
+describe('a database gone silent under a full pool', () => {
+  it('is called unreachable, not busy, for the callers waiting for a connection', async () => {
+    const target = new URL(db.uri);
+    const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432));
+    target.host = `127.0.0.1:${proxy.port}`;
+    const pool = new RenewablePool({
+      connectionString: target.toString(),
+      max: 1,
+      connectionTimeoutMillis: 300,
+      query_timeout: 3000,
+    });
+    const k = new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool }) });
+    try {
+      await sql`SELECT 1`.execute(k);
+      proxy.outage('silent');
+      // The pool's one connection waits on the silent database; the next caller finds no connection free.
+      const hanging = sql`SELECT 2`.execute(k).catch((e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 100));
+      const error = await sql`SELECT 3`.execute(k).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(isPoolBusy(error)).toBe(false);
+      expect(isConnectionError(error)).toBe(true);
+      expect(String(error)).toContain('the database did not answer');
+      await hanging;
+    } finally {
+      await k.destroy().catch(() => undefined);
+      await proxy.close();
     }
   });
 });

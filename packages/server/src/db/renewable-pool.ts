@@ -16,6 +16,7 @@ const CONNECTION_CODES = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'EAI_AGAIN',
+  'DB_SILENT',
   // PostgreSQL: admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections
   '57P01',
   '57P02',
@@ -36,6 +37,19 @@ export class PoolBusyError extends Error {
   constructor() {
     super('no database connection came free in time');
     this.name = 'PoolBusyError';
+  }
+}
+
+/**
+ * Every connection of the pool was in use for the whole `connect_timeout_ms` and the database did not answer a
+ * probe on a connection of its own either: the connections hang on a database that has gone silent (a cut cable, a
+ * firewall dropping packets). Callers are told the database is unreachable, not that the server is busy.
+ */
+export class DatabaseSilentError extends Error {
+  readonly code = 'DB_SILENT';
+  constructor() {
+    super('the database did not answer: every connection waits on it and a new one got no answer');
+    this.name = 'DatabaseSilentError';
   }
 }
 
@@ -107,10 +121,14 @@ export class RenewablePool implements PostgresPool {
   readonly #names: StatementNames | null;
   /** When a query last got its answer (ms since the epoch): a pool that answers someone is busy, not broken. */
   lastAnswer = 0;
+  readonly #config: pg.PoolConfig;
+  /** The probe under way or just made ({@link #answers}), shared by the callers that wait meanwhile. */
+  #probe: { at: number; answer: Promise<boolean> } | undefined;
 
   /** `preparedStatements`: keep the texts run again and again prepared on each connection (statement-names.ts). */
   constructor(config: pg.PoolConfig, log?: PoolLog, preparedStatements = true) {
     this.#log = log;
+    this.#config = config;
     this.#names = preparedStatements ? new StatementNames() : null;
     this.#max = config.max ?? 10;
     this.#make = () => {
@@ -158,9 +176,38 @@ export class RenewablePool implements PostgresPool {
     } catch (error) {
       const timedOut =
         error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message);
-      if (timedOut && pool.totalCount >= this.#max && pool.idleCount === 0) throw new PoolBusyError();
+      if (timedOut && pool.totalCount >= this.#max && pool.idleCount === 0) {
+        // All connections in use: saturated, or hanging on a database gone silent. Only the database can tell.
+        const waited = this.#config.connectionTimeoutMillis ?? 0;
+        if (Date.now() - this.lastAnswer <= waited || (await this.#answers())) throw new PoolBusyError();
+        throw new DatabaseSilentError();
+      }
       throw error;
     }
+  }
+
+  /**
+   * Whether the database answers `SELECT 1` on a connection of its own, within the connect time-out (at most 5 s).
+   * One probe at a time, its answer kept for a second: a crowd of waiters that time out together makes one.
+   */
+  #answers(): Promise<boolean> {
+    const now = Date.now();
+    if (this.#probe && now - this.#probe.at < 1000) return this.#probe.answer;
+    const limit = Math.min(this.#config.connectionTimeoutMillis || 5000, 5000);
+    const client = new pg.Client({ ...this.#config, connectionTimeoutMillis: limit, query_timeout: limit });
+    client.on('error', () => undefined);
+    const answer = client
+      .connect()
+      .then(() => client.query('SELECT 1'))
+      .then(
+        () => true,
+        () => false,
+      )
+      .finally(() => {
+        client.end().catch(() => undefined);
+      });
+    this.#probe = { at: now, answer };
+    return answer;
   }
 
   async connect(): Promise<PostgresPoolClient> {

@@ -118,6 +118,24 @@ export interface TaskTable {
   store_algorithm_id: number | null;
   /** The linked store it came from (`algorithm_store.id`); null: the store inside this server. */
   algorithm_store_id: number | null;
+  /** `v4`: created on the vantage6 4.x surface (migration 0022); null: on the 3.x one. */
+  api: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The study the task is scoped to (migration 0023). */
+  study_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** W3C `traceparent` of the request that created the task (migration 0026); null without one. */
+  traceparent: string | null;
+}
+
+/** A study: a named subset of a collaboration's organizations (vantage6 4.x; migration 0023). */
+export interface StudyTable {
+  id: Generated<number>;
+  name: string;
+  collaboration_id: number;
+}
+
+export interface StudyMemberTable {
+  study_id: number;
+  organization_id: number;
 }
 
 export interface ResultTable {
@@ -187,6 +205,17 @@ export interface TaskCountTable {
   version: Generated<number>;
 }
 
+/** Failed password checks of an account from one address (migration 0023, repositories/login-failures.ts). */
+export interface LoginFailureTable {
+  user_id: number;
+  /** The address as `addressKey` writes it: an IPv4 address, or the /64 prefix of an IPv6 one. */
+  address: string;
+  failures: number;
+  last_failure_at: string | null;
+  /** When the account's password was last given from this address. */
+  succeeded_at: string | null;
+}
+
 export interface Database extends StoreTables {
   authenticatable: AuthenticatableTable;
   organization: OrganizationTable;
@@ -201,12 +230,15 @@ export interface Database extends StoreTables {
   user_role: UserRoleTable;
   user_rule: UserRuleTable;
   task: TaskTable;
+  study: StudyTable;
+  study_member: StudyMemberTable;
   result: ResultTable;
   port: PortTable;
   used_token: UsedTokenTable;
   session: SessionTable;
   result_chunk: ResultChunkTable;
   task_count: TaskCountTable;
+  login_failure: LoginFailureTable;
 }
 
 export type Organization = Selectable<OrganizationTable>;

@@ -40,6 +40,22 @@ function counted(statement: SQLite.Statement, clock: ChangeClock, callerNeutral:
 }
 
 /**
+ * Kysely's `rollback` of a failed transaction, made only while one is open: on some errors (a full disk:
+ * SQLITE_FULL, SQLITE_IOERR) SQLite has rolled the transaction back itself, and a `rollback` then fails with
+ * "cannot rollback - no transaction is active", which Kysely throws in place of the error that caused it (a full
+ * disk answered 500 instead of 503).
+ */
+function rollbackIfOpen(statement: SQLite.Statement, database: SQLite.Database): SqliteStatement {
+  return {
+    reader: false,
+    all: (parameters) => statement.all(parameters),
+    run: (parameters) =>
+      database.inTransaction ? statement.run(parameters) : { changes: 0, lastInsertRowid: 0 },
+    iterate: (parameters) => statement.iterate(parameters),
+  };
+}
+
+/**
  * better-sqlite3 compiles a statement on every `prepare`; Kysely prepares each query anew. Keeping the compiled
  * statements by SQL text (queries are parameterized, so the set of texts is small) saves that work per query.
  * Statements that write are counted on the clock.
@@ -53,7 +69,12 @@ export function withStatementCache(database: SQLite.Database, clock: ChangeClock
       if (!statement) {
         if (statements.size >= 1000) statements.clear();
         const compiled = database.prepare(text);
-        statement = compiled.readonly ? compiled : counted(compiled, clock, isCallerNeutral(text));
+        // A rollback counts as reading (SQLite says so of transaction control): it is told apart first.
+        statement = /^\s*rollback\s*$/i.test(text)
+          ? rollbackIfOpen(compiled, database)
+          : compiled.readonly
+            ? compiled
+            : counted(compiled, clock, isCallerNeutral(text));
         statements.set(text, statement);
       }
       return statement;

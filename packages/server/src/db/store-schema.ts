@@ -39,6 +39,8 @@ export interface StoreFunctionTable {
   databases: string;
   /** JSON: how to show its result. */
   ui_visualizations: string;
+  /** JSON: its declared output (what its result holds), or null. */
+  output: string | null;
 }
 
 /** A user of the store, known by the server they log in to and their username there. */

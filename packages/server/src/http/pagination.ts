@@ -7,9 +7,17 @@ import {
   PreparedListing,
   countedPage,
   pageOfIds,
+  sortedIds,
   type IdQuery,
+  type ListingSort,
   type RowsQuery,
 } from '../repositories/listing.js';
+
+/**
+ * The order a listing's request asks for, when its surface lets callers choose one (vantage6 4.x's `sort=`, set by
+ * routes/v4/sorting.ts); without one a listing keeps its own order.
+ */
+export const listingSorts = new WeakMap<FastifyRequest, ListingSort>();
 
 /** Query parameters every paginated listing accepts (docs/api.md#pagination). */
 export const PaginationQuery = {
@@ -149,6 +157,8 @@ export async function paginate<T>(
   options: PaginateOptions = {},
 ): PaginatedAnswer<T> {
   const q = request.query as PageParams;
+  const sort = listingSorts.get(request);
+  if (sort) ids = ids instanceof PreparedListing ? ids.sorted(sort) : sortedIds(db, ids, sort);
   const paged = q.page !== undefined;
   const perPage = q.per_page ?? 10;
   const page = q.page ?? 1;

@@ -2,10 +2,11 @@ import type { FastifyInstance } from 'fastify';
 
 /**
  * The security headers of every answer (docs/security.md). The API's JSON is never a page: nothing may load or
- * frame it. `/apidocs` is a page whose scripts and styles all come from the server itself.
+ * frame it. `/apidocs` (and `/v4/apidocs`) is a page whose scripts and styles all come from the server itself.
  */
 export function securityHeaders(url: string, apiPath: string): Record<string, string> {
-  const page = url.startsWith('/apidocs') && !url.startsWith(`${apiPath}/`);
+  const page =
+    (url.startsWith('/apidocs') || url.startsWith('/v4/apidocs')) && !url.startsWith(`${apiPath}/`);
   return {
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',

@@ -127,6 +127,11 @@ export async function updateCollaboration(
  */
 export async function deleteCollaboration(db: Kysely<Database>, id: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    // Its studies go with it (a study is part of its collaboration); their tasks stay, detached like the others.
+    const studies = trx.selectFrom('study').select('study.id').where('study.collaboration_id', '=', id);
+    await trx.updateTable('task').set({ study_id: null }).where('study_id', 'in', studies).execute();
+    await trx.deleteFrom('study_member').where('study_id', 'in', studies).execute();
+    await trx.deleteFrom('study').where('collaboration_id', '=', id).execute();
     await trx.deleteFrom('member').where('collaboration_id', '=', id).execute();
     await trx
       .updateTable('node')
@@ -156,11 +161,21 @@ export async function removeMember(
   collaborationId: number,
   organizationId: number,
 ): Promise<void> {
-  await db
-    .deleteFrom('member')
-    .where('collaboration_id', '=', collaborationId)
-    .where('organization_id', '=', organizationId)
-    .execute();
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .deleteFrom('member')
+      .where('collaboration_id', '=', collaborationId)
+      .where('organization_id', '=', organizationId)
+      .execute();
+    // It leaves the collaboration's studies too.
+    await trx
+      .deleteFrom('study_member')
+      .where('organization_id', '=', organizationId)
+      .where('study_id', 'in', (eb) =>
+        eb.selectFrom('study').select('study.id').where('study.collaboration_id', '=', collaborationId),
+      )
+      .execute();
+  });
 }
 
 type CollaborationRow = ExpressionBuilder<Database & { c: Database['collaboration'] }, 'c'>;
@@ -242,6 +257,8 @@ export interface CollaborationFilter {
   organization_id?: number | undefined;
   name?: string | undefined;
   encrypted?: number | undefined;
+  /** The collaboration a linked store serves (none for a store of all collaborations). */
+  algorithm_store_id?: number | undefined;
 }
 
 /** The ids of the collaborations matching `filter` (with `organization_id`: those it is a member of), ascending. */
@@ -258,6 +275,14 @@ export function collaborationIds(db: Kysely<Database>, filter: CollaborationFilt
   }
   if (filter.name !== undefined) ids = ids.where('collaboration.name', 'like', filter.name);
   if (filter.encrypted !== undefined) ids = ids.where('collaboration.encrypted', '=', filter.encrypted);
+  const storeId = filter.algorithm_store_id;
+  if (storeId !== undefined)
+    ids = ids.where('collaboration.id', 'in', (eb) =>
+      eb
+        .selectFrom('algorithm_store')
+        .select('algorithm_store.collaboration_id')
+        .where('algorithm_store.id', '=', storeId),
+    );
   return ids;
 }
 

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, User } from '../db/schema.js';
 import { formatStored, nowStored } from '../db/stored-time.js';
+import { clearLoginFailures } from './login-failures.js';
 
 /** Data access for logging in and checking passwords: the account's counters, the node's API key. */
 
@@ -17,48 +18,6 @@ export async function findUserByUsernameOrEmail(
   return (by.username ? q.where('username', '=', by.username) : q.where('email', '=', by.email ?? ''))
     .orderBy('id')
     .executeTakeFirst();
-}
-
-/**
- * Counts a password check of an account before it is made, unless the account is locked (docs/security.md,
- * "Sessions, tokens and login"): locked means `max_failed_attempts` checks counted, the last within
- * `inactivation_minutes`. Returns the count with this check, or null when the account is locked (the check must not
- * be believed, whatever its outcome). One statement, so that checks made side by side are counted one by one, on
- * SQLite and on PostgreSQL alike. The count starts again at 1 once a lock has passed; a check that passes sets it to
- * 0 ({@link recordLogin}, {@link setPasswordHash}).
- */
-export async function countPasswordCheck(
-  db: Kysely<Database>,
-  userId: number,
-  policy: { max_failed_attempts: number; inactivation_minutes: number },
-  now = new Date(),
-): Promise<number | null> {
-  const lockedSince = formatStored(new Date(now.getTime() - policy.inactivation_minutes * 60_000));
-  const max = policy.max_failed_attempts;
-  const row = await db
-    .updateTable('user')
-    .set((eb) => ({
-      failed_login_attempts: eb
-        .case()
-        .when('failed_login_attempts', '>=', max)
-        .then(1)
-        .else(eb('failed_login_attempts', '+', 1))
-        .end(),
-      last_login_attempt: formatStored(now),
-    }))
-    .where('id', '=', userId)
-    .where((eb) =>
-      eb.not(
-        eb.and([
-          eb('failed_login_attempts', '>=', max),
-          eb('last_login_attempt', 'is not', null),
-          eb('last_login_attempt', '>', lockedSince),
-        ]),
-      ),
-    )
-    .returning('failed_login_attempts')
-    .executeTakeFirst();
-  return row ? Number(row.failed_login_attempts) : null;
 }
 
 /**
@@ -82,27 +41,23 @@ export async function claimResetMail(
   return row !== undefined;
 }
 
-/** A password check that passed (not a login): the account's count of checks starts afresh. */
-export async function recordPasswordCheckPassed(db: Kysely<Database>, userId: number): Promise<void> {
-  await db.updateTable('user').set({ failed_login_attempts: 0 }).where('id', '=', userId).execute();
-}
-
-/** A successful login: the failure count starts afresh and the user was seen now. */
+/** A successful login (after `recordPasswordCheckPassed`): the user was seen now. */
 export async function recordLogin(db: Kysely<Database>, userId: number): Promise<void> {
   await db
     .updateTable('user')
-    .set({ failed_login_attempts: 0, last_login_attempt: nowStored(), last_seen: nowStored() })
+    .set({ last_login_attempt: nowStored(), last_seen: nowStored() })
     .where('id', '=', userId)
     .execute();
 }
 
-/** Stores a new password hash; the failure count starts afresh. */
+/** Stores a new password hash; every failure count of the account starts afresh, so every lock ends. */
 export async function setPasswordHash(db: Kysely<Database>, userId: number, hash: string): Promise<void> {
   await db
     .updateTable('user')
     .set({ password: hash, failed_login_attempts: 0, last_login_attempt: null })
     .where('id', '=', userId)
     .execute();
+  await clearLoginFailures(db, userId);
 }
 
 /** The id of the node with this API key hash, if any. */

@@ -159,6 +159,16 @@ export const nodeRows = rowsQuery((db, ids) =>
     .where('node.id', 'in', ids),
 );
 
+/** The nodes of a collaboration with their organizations. */
+export async function nodesOfCollaboration(db: Kysely<Database>, collaborationId: number) {
+  return db
+    .selectFrom('node')
+    .select(['id', 'organization_id'])
+    .where('collaboration_id', '=', collaborationId)
+    .orderBy('id')
+    .execute();
+}
+
 /** The configuration entries of these nodes, in entry order. */
 export async function configsOfNodes(db: Kysely<Database>, nodeIds: readonly number[]) {
   return db

@@ -156,6 +156,8 @@ export interface OrganizationFilter {
   name?: string | undefined;
   country?: string | undefined;
   collaboration_id?: number | undefined;
+  /** Only the organizations of this study (vantage6 4.x). */
+  study_id?: number | undefined;
 }
 
 const organizationListing = preparedListing(
@@ -190,6 +192,14 @@ const organizationListing = preparedListing(
           .where('member.collaboration_id', '=', collaborationId),
       );
     }
+    const studyId = f.study_id;
+    if (studyId !== undefined)
+      ids = ids.where('organization.id', 'in', (eb) =>
+        eb
+          .selectFrom('study_member')
+          .select('study_member.organization_id')
+          .where('study_member.study_id', '=', studyId),
+      );
     return ids;
   },
   [],
@@ -209,7 +219,7 @@ type OrganizationListArgs = OrganizationFilter & {
  */
 function countedPartners(db: Kysely<Database>, f: OrganizationListArgs): CountQuery | undefined {
   const p = f.partners_of;
-  const others = [f.only, f.name, f.country, f.collaboration_id].some((v) => v !== undefined);
+  const others = [f.only, f.name, f.country, f.collaboration_id, f.study_id].some((v) => v !== undefined);
   if (p === undefined || others) return undefined;
   const partners = db
     .selectFrom('organization')
@@ -237,5 +247,6 @@ export function organizationIds(
     name: filter.name,
     country: filter.country,
     collaboration_id: filter.collaboration_id,
+    study_id: filter.study_id,
   });
 }

@@ -24,9 +24,13 @@ export interface RuleFilter {
   operation?: string | undefined;
   scope?: string | undefined;
   role_id?: number | undefined;
+  user_id?: number | undefined;
 }
 
-/** The ids of the rules matching `filter` (with `role_id`: those the role contains), ascending. */
+/**
+ * The ids of the rules matching `filter`, ascending: with `role_id`, those the role contains; with `user_id`, those
+ * the user has, through a role or given directly.
+ */
 export function ruleIds(db: Kysely<Database>, filter: RuleFilter): IdQuery {
   let ids = db.selectFrom('rule').select('rule.id as id').orderBy('rule.id');
   if (filter.name !== undefined) ids = ids.where('rule.name', '=', filter.name);
@@ -36,6 +40,27 @@ export function ruleIds(db: Kysely<Database>, filter: RuleFilter): IdQuery {
   if (roleId !== undefined) {
     ids = ids.where('rule.id', 'in', (eb) =>
       eb.selectFrom('role_rule').select('role_rule.rule_id').where('role_rule.role_id', '=', roleId),
+    );
+  }
+  const userId = filter.user_id;
+  if (userId !== undefined) {
+    ids = ids.where((eb) =>
+      eb.or([
+        eb(
+          'rule.id',
+          'in',
+          eb
+            .selectFrom('role_rule')
+            .innerJoin('user_role', 'user_role.role_id', 'role_rule.role_id')
+            .select('role_rule.rule_id')
+            .where('user_role.user_id', '=', userId),
+        ),
+        eb(
+          'rule.id',
+          'in',
+          eb.selectFrom('user_rule').select('user_rule.rule_id').where('user_rule.user_id', '=', userId),
+        ),
+      ]),
     );
   }
   return ids;

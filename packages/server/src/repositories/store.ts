@@ -114,6 +114,7 @@ const functionValues = (algorithmId: number, f: FunctionDescription) => ({
   arguments: JSON.stringify(f.arguments ?? []),
   databases: JSON.stringify(f.databases ?? []),
   ui_visualizations: JSON.stringify(f.ui_visualizations ?? []),
+  output: f.output ? JSON.stringify(f.output) : null,
 });
 
 /** Stores an algorithm with its functions, all or nothing; returns its id. */

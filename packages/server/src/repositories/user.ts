@@ -106,11 +106,12 @@ export async function replaceUserRules(
       .execute();
 }
 
-/** Deletes a user, its role and rule assignments and its authenticatable row; its tasks keep no creator. */
+/** Deletes a user, its role and rule assignments, its counted login failures and its authenticatable row; its tasks keep no creator. */
 export async function deleteUser(db: Kysely<Database>, userId: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('user_role').where('user_id', '=', userId).execute();
     await trx.deleteFrom('user_rule').where('user_id', '=', userId).execute();
+    await trx.deleteFrom('login_failure').where('user_id', '=', userId).execute();
     await trx.updateTable('task').set({ init_user_id: null }).where('init_user_id', '=', userId).execute();
     await trx.deleteFrom('user').where('id', '=', userId).execute();
     await trx.deleteFrom('authenticatable').where('id', '=', userId).execute();

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
-import { mkdir, open, opendir, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, opendir, readdir, rename, rm, rmdir, stat, statfs, writeFile } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 
 import {
@@ -103,6 +103,15 @@ export class FolderResultStore implements ResultStore {
     await writeFile(join(this.#dir, LAYOUT_MARK), 'outputs are in result-<id>/ (docs/large-results.md)\n', {
       mode: 0o600,
     });
+  }
+
+  async room(): Promise<number | undefined> {
+    try {
+      const disk = await statfs(this.#dir);
+      return disk.bavail * disk.bsize;
+    } catch {
+      return undefined; // not made yet, or unreadable: the write itself tells
+    }
   }
 
   async put(key: string, data: AsyncIterable<Uint8Array>): Promise<number> {

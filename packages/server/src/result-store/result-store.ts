@@ -17,6 +17,12 @@ export interface ResultStore {
    */
   put(key: string, data: AsyncIterable<Uint8Array>): Promise<number>;
 
+  /**
+   * The bytes the store has room for now, when it can tell (a folder: the free space of its disk), so that an
+   * upload declared larger is refused before its body is read. Undefined: the store cannot tell.
+   */
+  room?(): Promise<number | undefined>;
+
   /** The object under `key` and its size, or undefined when there is none. */
   get(key: string): Promise<{ size: number; stream: Readable } | undefined>;
 

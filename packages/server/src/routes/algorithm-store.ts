@@ -2,7 +2,12 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../errors.js';
 import { IdParams, errorResponses } from '../serializers/common.js';
-import { deleteLinkedStore, insertLinkedStore, linkedStoreRows } from '../repositories/store.js';
+import {
+  deleteLinkedStore,
+  findLinkedStore,
+  insertLinkedStore,
+  linkedStoreRows,
+} from '../repositories/store.js';
 
 /**
  * The algorithm stores this server's users use (vantage6 4.x `/algorithmstore`, docs/store.md): the store inside
@@ -19,6 +24,19 @@ const StoreSchema = Type.Object({
 export const algorithmStoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const ctx = app.ctx;
   const db = ctx.dbh.db;
+  /** The store inside this server, when it is on. */
+  const ownStore = () =>
+    ctx.config.algorithm_store.enabled
+      ? [
+          {
+            id: 0,
+            name: 'this server',
+            url: ctx.config.algorithm_store.path,
+            collaboration_id: null,
+            internal: true,
+          },
+        ]
+      : [];
 
   app.get(
     '/algorithmstore',
@@ -35,18 +53,25 @@ export const algorithmStoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const linked = (await linkedStoreRows(db))
         .filter((s) => wanted === undefined || s.collaboration_id === null || s.collaboration_id === wanted)
         .map((s) => ({ ...s, internal: false }));
-      const own = ctx.config.algorithm_store.enabled
-        ? [
-            {
-              id: 0,
-              name: 'this server',
-              url: ctx.config.algorithm_store.path,
-              collaboration_id: null,
-              internal: true,
-            },
-          ]
-        : [];
-      return [...own, ...linked];
+      return [...ownStore(), ...linked];
+    },
+  );
+
+  app.get(
+    '/algorithmstore/:id',
+    {
+      schema: {
+        tags: ['algorithm store'],
+        summary: 'One linked algorithm store',
+        params: IdParams,
+        response: { 200: StoreSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const store = await findLinkedStore(db, id);
+      if (!store) throw notFound('Algorithm store', id);
+      return { ...store, internal: false };
     },
   );
 

@@ -17,6 +17,7 @@ import { killRoutes } from './kill.js';
 import { passwordRoutes } from './password.js';
 import { algorithmStoreRoutes } from './algorithm-store.js';
 import { auditRoutes } from './audit.js';
+import { columnRoutes } from './column.js';
 
 /** Every resource's routes, registered under `api_path`. One file per resource. */
 export const registerRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -39,6 +40,7 @@ export const registerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     passwordRoutes,
     algorithmStoreRoutes,
     auditRoutes,
+    columnRoutes,
   ]) {
     await app.register(routes);
   }

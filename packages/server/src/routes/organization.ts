@@ -71,6 +71,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
           collaboration_id: Type.Optional(
             Type.Integer({ description: 'only members of this collaboration' }),
           ),
+          study_id: Type.Optional(Type.Integer({ description: 'only the organizations of this study' })),
           ...PaginationQuery,
         }),
         response: { 200: Paginated(OrganizationSchema), ...errorResponses },

@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError } from '../errors.js';
-import { hashPassword, passwordPolicyProblem, verifyPassword } from '../auth/passwords.js';
+import { hashPassword, passwordPolicyProblem } from '../auth/passwords.js';
 import { errorResponses, MessageSchema } from '../serializers/common.js';
 import { findUser } from '../repositories/user.js';
 import { admitFromAddress } from '../auth/login-throttle.js';
 import { endSessions } from '../auth/sessions.js';
-import { countPasswordCheck, recordPasswordCheckPassed, setPasswordHash } from '../repositories/login.js';
+import { setPasswordHash } from '../repositories/login.js';
+import { checkPassword, refusedCheckText } from '../auth/password-check.js';
 
 /** `PATCH /password/change` (docs/api.md#account-recovery-and-passwords): a user changes their own password. */
 export const passwordRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -32,22 +33,22 @@ export const passwordRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const db = ctx.dbh.db;
       const policy = ctx.config.password_policy;
       // Guessing the current password is throttled like a login: each check counted before it is made, per
-      // address and per account (docs/security.md).
+      // address, per account and address, and per account (docs/security.md).
       const address = admitFromAddress(ctx.throttle, request.ip, 'failed password checks');
       const user = await findUser(db, caller.id);
       if (!user) throw new ApiError('identity_missing', `Error loading the user ${caller.id}`);
-      const locked = (await countPasswordCheck(db, user.id, policy)) === null;
-      const matches = await verifyPassword(current, user.password);
-      if (locked || !matches) {
-        request.log.info({ event: 'password.change_refused', user_id: user.id, locked }, 'wrong password');
+      const outcome = await checkPassword(ctx, request.ip, user, current, user.password);
+      if (outcome !== 'passed') {
+        request.log.info(
+          { event: 'password.change_refused', user_id: user.id, refused: outcome },
+          'wrong password',
+        );
         throw new ApiError(
           'invalid_credentials',
-          `Your current password is not correct. After ${policy.max_failed_attempts} failures the account is locked for ${policy.inactivation_minutes} minutes.`,
+          refusedCheckText(outcome, policy, 'Your current password is not correct.'),
         );
       }
       address.succeeded();
-      // The check passed: the account's count starts again (also when the new password is refused below).
-      await recordPasswordCheckPassed(db, user.id);
       if (next === current)
         throw new ApiError(
           'not_allowed_input',

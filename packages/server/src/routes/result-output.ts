@@ -4,6 +4,7 @@
  * server holds it whole: memory stays flat whatever the size.
  */
 import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -45,6 +46,29 @@ export async function checkUploaded(
     throw badRequest(
       `Result ${resultId}: no output of ${uploaded.size} bytes with SHA-256 ${uploaded.sha256} was uploaded; upload it (PUT /result/${resultId}/output) before the report that names it.`,
     );
+}
+
+/** How long a refused upload's body is still read, so that its node reads the answer (drainThenClose). */
+const REFUSED_BODY_LINGER_MS = 3000;
+
+/**
+ * After a refusal sent while the request's body is still coming: reads the rest and throws it away for up to
+ * `lingerMs`, then closes the connection. Closed at once, the connection is reset under a node still writing,
+ * which then sees EPIPE or ECONNRESET instead of the answer (a full result store looked like a network fault). A
+ * node stops sending once it has the answer; a body that ends in time leaves the connection open for reuse.
+ */
+function drainThenClose(raw: IncomingMessage, lingerMs: number): void {
+  if (raw.complete || raw.destroyed) return;
+  const timer = setTimeout(() => raw.socket.destroy(), lingerMs);
+  timer.unref();
+  const done = (): void => clearTimeout(timer);
+  raw.once('end', done).once('close', done);
+  // Read by 'readable': an async iterator that stopped early may have left its listener, which makes resume()
+  // do nothing.
+  raw.on('readable', () => {
+    while (raw.read() !== null);
+  });
+  if (raw.readable) raw.read(0);
 }
 
 /**
@@ -104,29 +128,36 @@ export const resultOutputRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      // An upload refused before its last byte leaves a body nobody reads: its connection is closed with the
-      // answer rather than kept open for it (one upload per connection).
-      reply.header('connection', 'close');
-      const result = await findAddressedResult(db(), request.caller as Caller, request.params.id);
-      if (request.headers['content-type']?.split(';')[0]?.trim() !== 'application/octet-stream')
-        throw badRequest('The output is sent as Content-Type: application/octet-stream.');
-      if (!isOpen(result)) throw closed(result);
       const limits = ctx.config.result_store;
-      const allowance = await uploadAllowance(db(), limits, result);
-      const declared = Number(request.headers['content-length'] ?? 0);
-      if (declared > allowance.bytes) throw allowance.refuse(declared);
       const sha256 = request.headers['x-federa-sha256'];
       const started = Date.now();
+      let result: ResultRow;
       let size: number;
       try {
-        size = await ctx.results.put(outputKey(result.id, sha256), checked(request.raw, sha256, allowance));
+        result = await findAddressedResult(db(), request.caller as Caller, request.params.id);
+        if (request.headers['content-type']?.split(';')[0]?.trim() !== 'application/octet-stream')
+          throw badRequest('The output is sent as Content-Type: application/octet-stream.');
+        if (!isOpen(result)) throw closed(result);
+        const allowance = await uploadAllowance(db(), limits, result);
+        const declared = Number(request.headers['content-length'] ?? 0);
+        if (declared > allowance.bytes) throw allowance.refuse(declared);
+        // Refused before a byte is read when the store can tell it has no room for the declared size.
+        const room = await ctx.results.room?.();
+        if (room !== undefined && declared > room)
+          throw new ResultStoreFullError(`${declared} bytes declared, ${room} bytes free`);
+        // Read without destroying the request when the store stops early: its answer must still reach the node.
+        const body = request.raw.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>;
+        size = await ctx.results.put(outputKey(result.id, sha256), checked(body, sha256, allowance));
       } catch (error) {
+        // A refused upload's node may still be sending: read on for a moment, so that it reads the answer rather
+        // than a reset connection.
+        drainThenClose(request.raw, REFUSED_BODY_LINGER_MS);
         if (error instanceof ResultStoreFullError)
           throw new ApiError('result_store_full', undefined, { cause: error });
         if (error instanceof ApiError) throw error;
         if (request.raw.destroyed || request.raw.readableAborted) {
           request.log.warn(
-            { event: 'result.upload_cut', result_id: result.id },
+            { event: 'result.upload_cut', result_id: request.params.id },
             'an output upload was cut short; nothing was stored',
           );
         }

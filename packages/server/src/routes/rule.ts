@@ -25,6 +25,11 @@ const RuleListQuery = Type.Object({
     }),
   ),
   role_id: Type.Optional(Type.Integer({ description: 'rules contained in this role' })),
+  user_id: Type.Optional(
+    Type.Integer({
+      description: 'rules this user has, through a role or directly (the vantage6 4.x filter)',
+    }),
+  ),
 });
 
 /** `/rule` and `/rule/{id}` (docs/api.md#roles-and-rules): any user may read the rule catalogue. */

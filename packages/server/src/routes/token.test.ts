@@ -58,7 +58,7 @@ describe('POST /token/user', () => {
     expect(locked.status).toBe(401);
     expect(locked.body).toEqual(unknown.body);
     expect(locked.body.code).toBe('invalid_credentials');
-    expect(locked.body.msg).toMatch(/locked for 10 minutes/);
+    expect(locked.body.msg).toMatch(/locked for that address for 10 minutes/);
   });
 
   it('answers malformed JSON with 400', async () => {

@@ -3,14 +3,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import { randomUUID } from 'node:crypto';
-import { verifyPassword, hashApiKey, hashPassword } from '../auth/passwords.js';
+import { hashApiKey, hashPassword } from '../auth/passwords.js';
 import { bearerToken } from '../auth/authenticate.js';
 import { admitFromAddress } from '../auth/login-throttle.js';
 import { logOut, openSession, rotateSession, type SessionTokens } from '../auth/sessions.js';
+import { checkPassword } from '../auth/password-check.js';
 import {
   findUserByUsername,
   nodeIdByApiKeyHash,
-  countPasswordCheck,
   recordLogin,
   recordNodeLogin,
 } from '../repositories/login.js';
@@ -44,12 +44,12 @@ function answerWith(ctx: AppContext, kind: 'user' | 'node', id: number, tokens: 
 
 /**
  * The one answer to every refused login, whether the user exists, the password is wrong or the account is
- * locked: the answer must not tell which (docs/security.md).
+ * locked or slowed: the answer must not tell which (docs/security.md).
  */
 const refusedLogin = (policy: { max_failed_attempts: number; inactivation_minutes: number }): ApiError =>
   new ApiError(
     'invalid_credentials',
-    `Invalid username or password. After ${policy.max_failed_attempts} failed logins an account is locked for ${policy.inactivation_minutes} minutes; a password reset unlocks it.`,
+    `Invalid username or password. After ${policy.max_failed_attempts} failed logins from one address an account is locked for that address for ${policy.inactivation_minutes} minutes; a password reset link always works and unlocks it.`,
   );
 
 /** A login's answer: the session's tokens (also in the `jwt-token` header), the audit log's actor set. */
@@ -91,24 +91,21 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { username, password } = request.body;
-      // Every check is counted before it is made, per address and per account, and taken back once it passed:
-      // guesses sent together get no more checks than guesses sent one after the other (docs/security.md).
+      // Every check is counted before it is made, per address, per account and address, and per account, and taken
+      // back once it passed: guesses sent together get no more checks than guesses sent one after the other
+      // (docs/security.md).
       const address = admitFromAddress(ctx.throttle, request.ip, 'failed logins');
       const db = ctx.dbh.db;
       const user = await findUserByUsername(db, username);
-      const attempts = user ? await countPasswordCheck(db, user.id, policy) : null;
-      // The same work whatever the case: one bcrypt comparison, also for unknown users and locked accounts.
-      const matches = await verifyPassword(password, user?.password ?? absentUserHash);
-      const locked = user !== undefined && attempts === null;
-      if (!user || locked || !matches) {
-        if (user && !locked) {
-          request.log.info({ event: 'login.failed', user_id: user.id, attempts }, 'failed login');
-        } else {
-          request.log.info(
-            { event: 'login.failed', ...(user ? { user_id: user.id, locked } : { unknown_user: true }) },
-            'failed login',
-          );
-        }
+      const outcome = await checkPassword(ctx, request.ip, user, password, absentUserHash);
+      if (!user || outcome !== 'passed') {
+        request.log.info(
+          {
+            event: 'login.failed',
+            ...(user ? { user_id: user.id, refused: outcome } : { unknown_user: true }),
+          },
+          'failed login',
+        );
         throw refusedLogin(policy);
       }
       address.succeeded();

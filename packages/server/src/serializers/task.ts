@@ -146,6 +146,8 @@ function taskCores<R>(
       database: t.database,
       databases: readDatabases(t.databases),
       run_id: t.run_id,
+      api: t.api ?? undefined,
+      study_id: t.study_id ?? undefined,
       initiator: t.initiator_id,
       init_org: t.initiator_id,
       init_user: t.init_user_id,
@@ -157,6 +159,7 @@ function taskCores<R>(
       finished_at: toApiTime(complete && own.length > 0 ? lastFinished : null),
       created_at: toApiTime(t.created_at),
       cancel_on_failure: Number(t.cancel_on_failure) === 1,
+      traceparent: t.traceparent ?? undefined,
       results: results(resultIds),
     };
   });

@@ -3,6 +3,14 @@
  * is): checked field by field, every refusal naming the field (`functions[0].arguments[2].type`).
  */
 
+import { parseOutputDeclaration, type OutputDeclaration } from '@federa/common';
+
+import { DescriptionError } from './description-error.js';
+import { parseImage } from './image-reference.js';
+
+export { DescriptionError } from './description-error.js';
+export { parseImage } from './image-reference.js';
+
 export const PARTITIONINGS = ['horizontal', 'vertical'] as const;
 export const FUNCTION_TYPES = ['central', 'federated'] as const;
 export const ARGUMENT_TYPES = [
@@ -60,6 +68,8 @@ export interface FunctionDescription {
   databases?: DatabaseDescription[];
   arguments?: ArgumentDescription[];
   ui_visualizations?: VisualizationDescription[];
+  /** What its result holds, for the nodes' disclosure checks (docs/output-control.md#declared-outputs). */
+  output?: OutputDeclaration;
 }
 
 export interface AlgorithmDescription {
@@ -73,16 +83,6 @@ export interface AlgorithmDescription {
   documentation_url?: string;
   submission_comments?: string;
   functions: FunctionDescription[];
-}
-
-/** A description that cannot be taken; `field` is where (dotted, with list indexes). */
-export class DescriptionError extends Error {
-  constructor(
-    readonly field: string,
-    readonly problem: string,
-  ) {
-    super(`field '${field}' ${problem}`);
-  }
 }
 
 const MAX_TEXT = 10_000;
@@ -213,6 +213,7 @@ function parseFunction(input: unknown, field: string): FunctionDescription {
     'databases',
     'arguments',
     'ui_visualizations',
+    'output',
   ]);
   const name = text(o, 'name', field, true);
   if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(name))
@@ -247,11 +248,19 @@ function parseFunction(input: unknown, field: string): FunctionDescription {
       schema,
     });
   });
+  let output: OutputDeclaration | undefined;
+  if (o.output !== undefined && o.output !== null) {
+    const parsed = parseOutputDeclaration(o.output);
+    if ('error' in parsed)
+      throw new DescriptionError(`${field}.output${parsed.field ? `.${parsed.field}` : ''}`, parsed.error);
+    output = parsed.declaration;
+  }
   return strip({
     name,
     display_name: text(o, 'display_name', field, false),
     description: text(o, 'description', field, false),
     type: oneOf(o, 'type', field, FUNCTION_TYPES),
+    output,
     standalone: flag(o, 'standalone', field),
     databases,
     arguments: args,
@@ -377,18 +386,6 @@ export function matchesType(type: ArgumentType, value: unknown): boolean {
       return Array.isArray(value) && value.every((v) => matchesType(base, v));
     }
   }
-}
-
-/** An image reference split into the image (`registry/name:tag`) and its digest (`sha256:…`), when pinned. */
-export function parseImage(reference: string): { image: string; digest: string | null } {
-  const at = reference.indexOf('@');
-  const image = at < 0 ? reference : reference.slice(0, at);
-  const digest = at < 0 ? null : reference.slice(at + 1);
-  if (!/^[a-z0-9][a-z0-9._\-/:]*$/i.test(image) || image.length > 500)
-    throw new DescriptionError('image', 'is not an image reference (registry/name:tag[@sha256:…])');
-  if (digest !== null && !/^sha256:[a-f0-9]{64}$/.test(digest))
-    throw new DescriptionError('image', 'has a digest that is not sha256: followed by 64 hex digits');
-  return { image, digest };
 }
 
 function strip<T extends object>(o: T): T {

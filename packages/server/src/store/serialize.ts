@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { OutputDeclaration } from '@federa/common';
 import type { StoreAlgorithm, StoreFunction, StoreReview, StoreUser } from '../db/store-schema.js';
 import { toApiTime } from '../http/datetime.js';
 import { storedRoles } from './roles.js';
@@ -25,6 +26,8 @@ export function functionAnswer(f: StoreFunction) {
     arguments: json(f.arguments) as ArgumentDescription[],
     databases: json(f.databases) as DatabaseDescription[],
     ui_visualizations: json(f.ui_visualizations) as VisualizationDescription[],
+    // Federa's field: what the result holds, for the nodes' disclosure checks (null: nothing declared).
+    output: f.output === null ? null : (json(f.output) as OutputDeclaration),
   };
 }
 
@@ -123,6 +126,12 @@ export const FunctionSchema = Type.Object({
         schema: Type.Optional(Type.Object({}, { additionalProperties: true })),
       }),
     ),
+  ),
+  output: Type.Optional(
+    Type.Union([Type.Object({ kind: Type.String() }, { additionalProperties: true }), Type.Null()], {
+      description:
+        'Federa: what the result holds (count_table, group_means, model_coefficients and the result keys), checked by nodes against their disclosure thresholds',
+    }),
   ),
 });
 

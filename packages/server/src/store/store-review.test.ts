@@ -88,6 +88,26 @@ describe('submitting an algorithm', () => {
       allowed_values: ['none', 'two'],
     });
     expect(ok.body.functions[0].ui_visualizations[0].schema.keys).toEqual(['average']);
+    expect(ok.body.functions[0].output).toBeNull();
+  });
+
+  it("keeps a function's declared output for the nodes, and names a wrong one's field", async () => {
+    const declared = averageDescription('reg.example.org/counts:1');
+    Object.assign(declared.functions[1]!, { output: { kind: 'count_table', counts: 'counts' } });
+    const ok = await submit(declared);
+    expect(ok.status).toBe(201);
+    expect(ok.body.functions[1].output).toEqual({ kind: 'count_table', counts: 'counts' });
+    const read = await storeApi(t, 'GET', `/algorithm/${ok.body.id}`, { token: root });
+    expect(read.body.functions[1].output).toEqual({ kind: 'count_table', counts: 'counts' });
+
+    const wrongKind = averageDescription('reg.example.org/counts:2');
+    Object.assign(wrongKind.functions[0]!, { output: { kind: 'histogram', counts: 'n' } });
+    const w = await submit(wrongKind);
+    expect(w.status).toBe(400);
+    expect(w.body.msg).toContain("'functions[0].output.kind' 'kind' must be one of: count_table");
+    const missingKey = averageDescription('reg.example.org/counts:3');
+    Object.assign(missingKey.functions[0]!, { output: { kind: 'group_means', means: 'm' } });
+    expect((await submit(missingKey)).body.msg).toContain("'functions[0].output.counts'");
   });
 
   it('is for developers only; a viewer sees only approved algorithms', async () => {

@@ -72,6 +72,45 @@ describe('a task naming a store algorithm', () => {
     expect(row.store_algorithm_id).toBe(approvedId);
   });
 
+  it("gives a central function's run the master flag, and a federated function's run none", async () => {
+    const inputOf = async (taskId: number) => {
+      const run = await t.ctx.dbh.db
+        .selectFrom('result')
+        .select('input')
+        .where('task_id', '=', taskId)
+        .executeTakeFirstOrThrow();
+      const text = Buffer.from(String(run.input), 'base64').toString('utf8');
+      expect(text.startsWith('json.')).toBe(true);
+      return JSON.parse(text.slice(5)) as Record<string, unknown>;
+    };
+    const central = await task({ store_algorithm_id: approvedId }, 'central_average', { column_name: 'age' });
+    expect(central.status).toBe(201);
+    expect(await inputOf(central.body.id)).toEqual({
+      method: 'central_average',
+      args: [],
+      kwargs: { column_name: 'age' },
+      master: true,
+    });
+    // A federated function sent as master would have its central entry point called, which it does not have.
+    const federated = await t.api('POST', '/task', {
+      token: researcher,
+      body: {
+        collaboration_id: collab,
+        organizations: [
+          {
+            id: org,
+            input: Buffer.from(
+              `json.${JSON.stringify({ method: 'partial_average', master: true, kwargs: { column_name: 'age' } })}`,
+            ).toString('base64'),
+          },
+        ],
+        store_algorithm_id: approvedId,
+      },
+    });
+    expect(federated.status).toBe(201);
+    expect(await inputOf(federated.body.id)).toMatchObject({ method: 'partial_average', master: false });
+  });
+
   it('names the argument and the type expected when an argument does not fit', async () => {
     const wrong = await task({ store_algorithm_id: approvedId }, 'central_average', { column_name: 5 });
     expect(wrong.status).toBe(400);

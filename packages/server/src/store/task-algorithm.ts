@@ -21,6 +21,12 @@ export interface TaskAlgorithm {
   image: string;
   store_algorithm_id: number;
   algorithm_store_id: number | null;
+  /**
+   * The input of each organization whose input was read, with `master` set as the function's type says (true for
+   * a central function, false for a federated one): the algorithm's wrapper calls the central entry point only
+   * for a master run, so a central function sent without the flag would run as its `RPC_` part, or not at all.
+   */
+  inputs: ReadonlyMap<number, string | Record<string, unknown>>;
 }
 
 export interface TaskAlgorithmRequest {
@@ -69,13 +75,13 @@ async function describedAlgorithm(
 function readInput(
   input: string | Record<string, unknown>,
   organizationId: number,
-): { method: unknown; kwargs: unknown } {
+): { method: unknown; kwargs: unknown; parsed: Record<string, unknown> } {
   const refuse = () =>
     new ApiError(
       'invalid_argument',
       `The input for organization ${organizationId} is not JSON with a method and kwargs; a store algorithm's task input is checked against its function and must be readable (JSON, not pickle).`,
     );
-  if (typeof input !== 'string') return { method: input.method, kwargs: input.kwargs };
+  if (typeof input !== 'string') return { method: input.method, kwargs: input.kwargs, parsed: input };
   let text: string;
   try {
     text = Buffer.from(input, 'base64').toString('utf8');
@@ -85,8 +91,8 @@ function readInput(
   if (text.startsWith('json.')) text = text.slice(5);
   try {
     const parsed = JSON.parse(text) as Record<string, unknown>;
-    if (typeof parsed !== 'object' || parsed === null) throw refuse();
-    return { method: parsed.method, kwargs: parsed.kwargs ?? {} };
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw refuse();
+    return { method: parsed.method, kwargs: parsed.kwargs ?? {}, parsed };
   } catch {
     throw refuse();
   }
@@ -112,9 +118,10 @@ export async function resolveTaskAlgorithm(
       { extra: { message: { image: 'does not match the store algorithm' } } },
     );
   const collaboration = await findCollaboration(ctx.dbh.db, body.collaboration_id);
+  const inputs = new Map<number, string | Record<string, unknown>>();
   if (collaboration && collaboration.encrypted === 0) {
     for (const o of body.organizations) {
-      const { method, kwargs } = readInput(o.input, o.id);
+      const { method, kwargs, parsed } = readInput(o.input, o.id);
       const fn = algorithm.functions.find((f) => f.name === method);
       if (!fn)
         throw new ApiError(
@@ -132,11 +139,20 @@ export async function resolveTaskAlgorithm(
           });
         throw error;
       }
+      const master = fn.type === 'central';
+      if (parsed.master !== master)
+        inputs.set(
+          o.id,
+          typeof o.input === 'string'
+            ? Buffer.from(`json.${JSON.stringify({ ...parsed, master })}`, 'utf8').toString('base64')
+            : { ...parsed, master },
+        );
     }
   }
   return {
     image: pinned,
     store_algorithm_id: algorithm.id,
     algorithm_store_id: body.algorithm_store_id ?? null,
+    inputs,
   };
 }

@@ -4,8 +4,11 @@ import type { StoreAlgorithm } from '@federa/client';
 
 import { client } from '../api.js';
 import { SelectField, TextField } from '../components/fields.js';
-import { ErrorBox, Progress, Status } from '../components/ui.js';
+import { ErrorBox, Progress } from '../components/ui.js';
 import { useAsync } from '../hooks.js';
+import { Link } from '../router.js';
+import { StoreStatus } from './StoreStatus.js';
+import './store.css';
 
 const STATUSES = [
   'approved',
@@ -39,7 +42,13 @@ export function Catalogue() {
   );
   return (
     <section>
-      <h1>Algorithm store</h1>
+      <div className="titlebar">
+        <h1>Algorithm store</h1>
+        <Link to="/store/reviews">Reviews</Link>
+      </div>
+      <p>
+        Reviewed algorithms: choose one to read what it does, then create a task from one of its functions.
+      </p>
       <form className="card form-grid" role="search" onSubmit={(e) => e.preventDefault()}>
         <TextField label="Search" type="search" value={search} onChange={setSearch} />
         <SelectField
@@ -65,15 +74,26 @@ export function Catalogue() {
       <ul className="catalogue" aria-label="Algorithms">
         {catalogueOrder(list.data ?? []).map((a) => (
           <li key={a.id} className="card">
-            <h2>{a.display_name || a.name}</h2>
+            <h2>
+              <Link to={`/store/algorithm/${a.id}`}>{a.display_name || a.name}</Link>
+            </h2>
             <p>{a.description}</p>
             <p>
-              <Status value={a.status} /> · {a.partitioning} ·{' '}
-              <code className="mono">
+              <StoreStatus value={a.status} /> · {a.partitioning} ·{' '}
+              <code className="mono break">
                 {a.image}
-                {a.digest ? `@${a.digest}` : ' (no digest)'}
+                {a.digest ? `@${a.digest.slice(0, 19)}…` : ' (no digest)'}
               </code>
             </p>
+            {a.status === 'approved' && a.digest && a.functions.some((f) => f.standalone) ? (
+              <a
+                className="button"
+                href={`#/store/new-task?algorithm=${a.id}`}
+                aria-label={`Create a task with ${a.display_name || a.name}`}
+              >
+                Create a task
+              </a>
+            ) : null}
           </li>
         ))}
       </ul>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoreArgument } from '@federa/client';
 
-import { collectArguments, initialValue, parseArgument } from './arguments.js';
+import { collectArguments, initialValue, isAsked, parseArgument } from './arguments.js';
 
 const arg = (type: string, more: Partial<StoreArgument> = {}): StoreArgument => ({
   name: 'x',
@@ -51,5 +51,37 @@ describe('the generated task form reads arguments by type', () => {
     expect(collectArguments([arg('column', { name: 'column' })], {})).toEqual({
       errors: { column: `'column' is required.` },
     });
+  });
+
+  it('asks a conditional argument only while its condition holds, and never sends a frontend-only one', () => {
+    const method = arg('string', { name: 'method', allowed_values: ['mean', 'quantile'] });
+    const q = arg('float', {
+      name: 'q',
+      has_default_value: true,
+      default_value: '0.5',
+      conditional_on: 'method',
+      conditional_operator: '==',
+      conditional_value: 'quantile',
+    });
+    const big = arg('integer', {
+      name: 'big',
+      has_default_value: true,
+      conditional_on: 'n',
+      conditional_operator: '>=',
+      conditional_value: '10',
+    });
+    const n = arg('integer', { name: 'n' });
+    const args = [method, q, n, big];
+    expect(isAsked(q, args, { method: 'mean' })).toBe(false);
+    expect(isAsked(q, args, { method: 'quantile' })).toBe(true);
+    // Numbers compare as numbers: 9 < 10 although "9" > "10".
+    expect(isAsked(big, args, { n: '9' })).toBe(false);
+    expect(isAsked(big, args, { n: '10' })).toBe(true);
+    expect(isAsked(big, args, { n: 'x' })).toBe(false);
+    expect(collectArguments(args, { method: 'mean', n: '3', q: 'not a number' })).toEqual({
+      kwargs: { method: 'mean', n: 3 },
+    });
+    const shown = arg('boolean', { name: 'show_plot', has_default_value: true, is_frontend_only: true });
+    expect(collectArguments([n, shown], { n: '1', show_plot: true })).toEqual({ kwargs: { n: 1 } });
   });
 });

@@ -93,7 +93,46 @@ export function parseArgument(a: StoreArgument, field: FieldValue): Parsed {
   return { value };
 }
 
-/** The keyword arguments of the whole form, or the message of each argument that is wrong (by name). */
+/**
+ * Whether an argument is asked: one that is `conditional_on` another is asked only while the other's value
+ * compares to `conditional_value` as its operator says (numbers as numbers, other values as text). It has a
+ * default (the store insists), which the algorithm uses when it is not asked.
+ */
+export function isAsked(
+  a: StoreArgument,
+  args: readonly StoreArgument[],
+  fields: Readonly<Record<string, FieldValue>>,
+): boolean {
+  if (!a.conditional_on || !a.conditional_operator) return true;
+  const other = args.find((x) => x.name === a.conditional_on);
+  if (!other) return true;
+  const parsed = parseArgument(other, fields[other.name] ?? initialValue(other));
+  if (!('value' in parsed)) return false;
+  const left = parsed.value;
+  const right = a.conditional_value ?? '';
+  const numeric = typeof left === 'number' && number(right, 'float') !== null;
+  const l = numeric ? (left as number) : typeof left === 'string' ? left : JSON.stringify(left);
+  const r = numeric ? Number(right) : right;
+  switch (a.conditional_operator) {
+    case '==':
+      return l === r;
+    case '!=':
+      return l !== r;
+    case '>':
+      return l > r;
+    case '<':
+      return l < r;
+    case '>=':
+      return l >= r;
+    case '<=':
+      return l <= r;
+  }
+}
+
+/**
+ * The keyword arguments of the whole form, or the message of each argument that is wrong (by name). Arguments
+ * not asked, and those for the user interface only, are not sent.
+ */
 export function collectArguments(
   args: readonly StoreArgument[],
   fields: Readonly<Record<string, FieldValue>>,
@@ -101,9 +140,10 @@ export function collectArguments(
   const kwargs: Record<string, unknown> = {};
   const errors: Record<string, string> = {};
   for (const a of args) {
+    if (!isAsked(a, args, fields)) continue;
     const parsed = parseArgument(a, fields[a.name] ?? initialValue(a));
     if ('error' in parsed) errors[a.name] = parsed.error;
-    else if ('value' in parsed) kwargs[a.name] = parsed.value;
+    else if ('value' in parsed && !a.is_frontend_only) kwargs[a.name] = parsed.value;
   }
   return Object.keys(errors).length > 0 ? { errors } : { kwargs };
 }

@@ -63,6 +63,12 @@ export function toStatus(value: string | undefined): ContainerStatus {
     case 'exited':
     case 'dead':
       return value;
+    // Podman's own states: `stopped` is a process that has ended, before Podman's clean-up makes it `exited`;
+    // `configured` a container created but not yet prepared to start.
+    case 'stopped':
+      return 'exited';
+    case 'configured':
+      return 'created';
     default:
       return 'dead';
   }

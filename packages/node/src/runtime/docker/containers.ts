@@ -163,6 +163,11 @@ export async function inspectContainer(
     startedAt: info.State.StartedAt.startsWith('0001-') ? undefined : info.State.StartedAt,
     finishedAt: !stopped || info.State.FinishedAt.startsWith('0001-') ? undefined : info.State.FinishedAt,
     labels: { ...(info.Config.Labels ?? {}) },
+    addresses: Object.fromEntries(
+      Object.entries(info.NetworkSettings?.Networks ?? {})
+        .filter(([, n]) => typeof n?.IPAddress === 'string' && n.IPAddress !== '')
+        .map(([name, n]) => [name, n.IPAddress]),
+    ),
   };
 }
 

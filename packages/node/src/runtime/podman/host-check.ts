@@ -21,6 +21,8 @@ export interface HostCheckOptions {
   readonly path?: string;
   /** From Podman's info, when it answered: resource limits need cgroup v2 with these controllers delegated. */
   readonly cgroup?: { readonly version: string; readonly controllers: readonly string[] };
+  /** From Podman's info, when it answered: its storage driver and network backend. */
+  readonly engine?: { readonly storageDriver: string; readonly networkBackend: string };
 }
 
 const readText = (file: string): Promise<string | undefined> => readFile(file, 'utf8').catch(() => undefined);
@@ -99,6 +101,20 @@ export async function missingRootlessFeatures(options: HostCheckOptions): Promis
         fix: 'boot with systemd.unified_cgroup_hierarchy=1 and delegate controllers to user sessions (Delegate=cpu memory pids)',
       });
     }
+  }
+  const engine = options.engine;
+  if (engine !== undefined && engine.storageDriver === 'vfs') {
+    missing.push({
+      feature:
+        'overlay storage (Podman uses vfs here, which copies an image whole for every run: seconds per run for a large image)',
+      fix: 'put [storage] driver = "overlay" in ~/.config/containers/storage.conf (kernel 5.13 or newer, else add mount_program = "/usr/bin/fuse-overlayfs" under [storage.options.overlay]), then podman system reset and load the images again',
+    });
+  }
+  if (engine !== undefined && engine.networkBackend !== '' && engine.networkBackend !== 'netavark') {
+    missing.push({
+      feature: `the netavark network backend (Podman uses ${engine.networkBackend} here: its networks have no names for their containers)`,
+      fix: 'apt-get install netavark aardvark-dns; put [network] network_backend = "netavark" in ~/.config/containers/containers.conf; restart the API service',
+    });
   }
   return missing;
 }

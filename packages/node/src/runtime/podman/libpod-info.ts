@@ -1,5 +1,5 @@
 /**
- * The two calls of Podman's own API (beside the Docker-compatible one on the same socket) that the node needs: its
+ * Two calls of Podman's own API (beside the Docker-compatible one on the same socket) that the node needs: its
  * description of its host (`GET /libpod/info`: version, rootless or not, cgroups; an engine that is not Podman
  * answers 404), and a forced removal that takes the containers sharing a namespace with it along.
  */
@@ -36,18 +36,25 @@ export function parseLibpodInfo(body: unknown): LibpodInfo {
   };
 }
 
-function dial(
+export function dial(
   docker: Docker,
   method: string,
   path: string,
   statusCodes: Record<number, boolean | string>,
-  query: Record<string, string | boolean> = {},
+  query: Record<string, string | boolean | readonly string[]> = {},
+  abortSignal?: AbortSignal,
 ): Promise<unknown> {
-  // docker-modem appends the query to a path that ends in '?'.
+  // docker-modem appends the query to a path that ends in '?' (an array repeats its key).
   const withQuery = Object.keys(query).length > 0 ? `${path}?` : path;
   return new Promise<unknown>((resolve, reject) => {
     docker.modem.dial(
-      { path: withQuery, method, statusCodes, options: query },
+      {
+        path: withQuery,
+        method,
+        statusCodes,
+        options: query,
+        ...(abortSignal !== undefined ? { abortSignal } : {}),
+      },
       (err: unknown, data: unknown) => (err ? reject(err) : resolve(data)),
     );
   });

@@ -167,7 +167,8 @@ describe('missingRootlessFeatures', () => {
       ['newuidmap', 'newgidmap', 'slirp4netns'],
     );
     const cgroup = { version: 'v2', controllers: ['cpu', 'memory', 'pids', 'io'] };
-    expect(await missingRootlessFeatures({ user, root, path: '/usr/bin', cgroup })).toEqual([]);
+    const engine = { storageDriver: 'overlay', networkBackend: 'netavark' };
+    expect(await missingRootlessFeatures({ user, root, path: '/usr/bin', cgroup, engine })).toEqual([]);
   });
 
   it('names each missing feature with what to do', async () => {
@@ -184,6 +185,7 @@ describe('missingRootlessFeatures', () => {
       root,
       path: '/usr/bin',
       cgroup: { version: 'v1', controllers: [] },
+      engine: { storageDriver: 'vfs', networkBackend: 'cni' },
     });
     expect(missing.map((m) => m.feature)).toEqual([
       'user namespaces (user.max_user_namespaces is 0 or unreadable)',
@@ -194,6 +196,8 @@ describe('missingRootlessFeatures', () => {
       'slirp4netns (the network of rootless containers)',
       '/dev/net/tun, readable and writable by this user (slirp4netns opens it)',
       'cgroup v2 (this host has v1): rootless containers get no resource limits',
+      'overlay storage (Podman uses vfs here, which copies an image whole for every run: seconds per run for a large image)',
+      'the netavark network backend (Podman uses cni here: its networks have no names for their containers)',
     ]);
     expect(missing.find((m) => m.feature.startsWith('newuidmap'))?.fix).toBe('apt-get install uidmap');
   });

@@ -10,12 +10,21 @@ import { userInfo } from 'node:os';
 import { delimiter, join } from 'node:path';
 import Docker from 'dockerode';
 
-import type { EngineInfo, RegistryCredentials, RuntimeLogger } from '../container-runtime.js';
+import type {
+  ContainerHandle,
+  EngineInfo,
+  ExitResult,
+  RegistryCredentials,
+  RuntimeLogger,
+  WaitOptions,
+} from '../container-runtime.js';
 import { DockerRuntime } from '../docker/docker-runtime.js';
-import { ContainerRuntimeError, RuntimeUnavailableError } from '../errors.js';
+import { Engine } from '../docker/engine.js';
+import { ContainerRuntimeError, RuntimeTimeoutError, RuntimeUnavailableError } from '../errors.js';
 import { missingRootlessFeatures, type HostFeature } from './host-check.js';
 import { registryUnreachable } from './registry-probe.js';
 import { libpodInfo, removeWithDependents, type LibpodInfo } from './libpod-info.js';
+import { exitDirectory, waitStopped, watchExitFile } from './libpod-wait.js';
 
 /** Oldest Podman whose Docker-compatible API has what the node needs (netavark internal networks, API 1.40+). */
 export const MIN_PODMAN_VERSION = '4.0.0';
@@ -75,15 +84,18 @@ const START_SERVICE = (socket: string): string =>
 export class PodmanRuntime extends DockerRuntime {
   readonly socketPath: string;
   readonly #docker: Docker;
+  readonly #engine: Engine;
   readonly #rootless: boolean;
   #info: LibpodInfo | undefined;
+  #exitDir: Promise<string | undefined> | undefined;
 
   constructor(options: PodmanRuntimeOptions = {}) {
     const socketPath = options.socketPath ?? defaultPodmanSocket();
     const docker = new Docker({ socketPath });
+    const engineLabel = { name: `Podman (${socketPath})`, hint: START_SERVICE(socketPath) };
     super({
       docker,
-      engineLabel: { name: `Podman (${socketPath})`, hint: START_SERVICE(socketPath) },
+      engineLabel,
       distribution: false,
       registryUnreachable: (ref) =>
         registryUnreachable(ref, Math.min(options.registryTimeoutMs ?? 20_000, 5_000)),
@@ -93,6 +105,7 @@ export class PodmanRuntime extends DockerRuntime {
     });
     this.socketPath = socketPath;
     this.#docker = docker;
+    this.#engine = new Engine(docker, options.logger, engineLabel);
     this.#rootless = options.rootless ?? true;
   }
 
@@ -154,7 +167,10 @@ export class PodmanRuntime extends DockerRuntime {
     return missingRootlessFeatures({
       user: { name: username, uid },
       ...(info !== undefined
-        ? { cgroup: { version: info.cgroupVersion, controllers: info.cgroupControllers } }
+        ? {
+            cgroup: { version: info.cgroupVersion, controllers: info.cgroupControllers },
+            engine: { storageDriver: info.storageDriver, networkBackend: info.networkBackend },
+          }
         : {}),
     });
   }
@@ -170,6 +186,33 @@ export class PodmanRuntime extends DockerRuntime {
       if (!(err instanceof ContainerRuntimeError) || !/dependent containers/.test(err.message)) throw err;
       await removeWithDependents(this.#docker, nameOrId);
       return true;
+    }
+  }
+
+  /**
+   * Through Podman's own wait (libpod-wait.ts), its Docker-compatible one keeping a core busy and answering late;
+   * raced with conmon's exit file where this process can read it, which tells the exit first.
+   */
+  override async waitForExit(handle: ContainerHandle, options: WaitOptions = {}): Promise<ExitResult> {
+    const context = { container: handle.name, id: handle.id };
+    const ms = options.timeoutMs;
+    const timeout = ms === undefined ? undefined : AbortSignal.timeout(ms);
+    const finished = new AbortController();
+    const signal = timeout ? AbortSignal.any([timeout, finished.signal]) : finished.signal;
+    this.#exitDir ??= exitDirectory(this.socketPath);
+    const exitDir = await this.#exitDir;
+    try {
+      const exitCode = await Promise.race([
+        this.#engine.call('waitForExit', context, () => waitStopped(this.#docker, handle.id, signal)),
+        ...(exitDir !== undefined ? [watchExitFile(exitDir, handle.id, signal)] : []),
+      ]);
+      return { exitCode };
+    } catch (err) {
+      if (timeout?.aborted)
+        throw new RuntimeTimeoutError('waitForExit', `still running after ${ms} ms`, { context, cause: err });
+      throw err;
+    } finally {
+      finished.abort();
     }
   }
 }

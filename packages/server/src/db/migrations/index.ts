@@ -21,6 +21,11 @@ import { taskSetVersion } from './0018-task-set-version.js';
 import { resultHeldBytes } from './0019-result-held-bytes.js';
 import { algorithmStore } from './0020-algorithm-store.js';
 import { taskDatabases } from './0021-task-databases.js';
+import { taskApi } from './0022-task-api.js';
+import { studies } from './0023-studies.js';
+import { storeFunctionOutput } from './0024-store-function-output.js';
+import { loginFailures } from './0025-login-failures.js';
+import { taskTraceparent } from './0026-task-traceparent.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -48,6 +53,11 @@ export class FederaMigrations implements MigrationProvider {
       '0019-result-held-bytes': resultHeldBytes,
       '0020-algorithm-store': algorithmStore(this.dialect),
       '0021-task-databases': taskDatabases,
+      '0022-task-api': taskApi,
+      '0023-studies': studies(this.dialect),
+      '0024-store-function-output': storeFunctionOutput,
+      '0025-login-failures': loginFailures,
+      '0026-task-traceparent': taskTraceparent,
     });
   }
 }

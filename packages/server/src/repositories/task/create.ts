@@ -117,6 +117,12 @@ export interface NewTask {
   /** The store algorithm it runs (docs/store.md). */
   store_algorithm_id?: number | null;
   algorithm_store_id?: number | null;
+  /** `v4` for a task created on the vantage6 4.x surface. */
+  api?: string | null;
+  /** The study it is scoped to. */
+  study_id?: number | null;
+  /** W3C `traceparent` of the creating request (docs/observability.md#traces). */
+  traceparent?: string | null;
 }
 
 /** One run of a new task: the receiving organization and its input. */
@@ -186,4 +192,25 @@ export async function insertTaskWithRuns(
       .execute();
     return task.id;
   });
+}
+
+/** The database labels each of these nodes reported (`database_labels` of its `node_info_update`); absent: none. */
+export async function reportedDatabaseLabels(
+  db: Kysely<Database>,
+  nodeIds: readonly number[],
+): Promise<Map<number, Set<string>>> {
+  const labels = new Map<number, Set<string>>();
+  if (nodeIds.length === 0) return labels;
+  const rows = await db
+    .selectFrom('node_config')
+    .select(['node_id', 'value'])
+    .where('node_id', 'in', nodeIds)
+    .where('key', '=', 'database_labels')
+    .execute();
+  for (const r of rows) {
+    let set = labels.get(r.node_id);
+    if (!set) labels.set(r.node_id, (set = new Set()));
+    set.add(r.value);
+  }
+  return labels;
 }

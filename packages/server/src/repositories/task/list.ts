@@ -10,6 +10,7 @@ export interface TaskFilter {
   collaboration_id?: number | undefined;
   parent_id?: number | undefined;
   run_id?: number | undefined;
+  study_id?: number | undefined;
   result_id?: number | undefined;
   name?: string | undefined;
   image?: string | undefined;
@@ -27,7 +28,14 @@ const taskListing = preparedListing(
   (db, f: TaskListArgs) => {
     let ids = db.selectFrom('task').select('task.id').orderBy('task.id', 'desc');
     if (f.scope !== undefined) ids = ids.where('task.collaboration_id', 'in', f.scope);
-    for (const key of ['initiator_id', 'init_user_id', 'collaboration_id', 'parent_id', 'run_id'] as const) {
+    for (const key of [
+      'initiator_id',
+      'init_user_id',
+      'collaboration_id',
+      'parent_id',
+      'run_id',
+      'study_id',
+    ] as const) {
       const value = f[key];
       if (value !== undefined) ids = ids.where(`task.${key}`, '=', value);
     }
@@ -85,6 +93,7 @@ export function taskIds(db: Kysely<Database>, scope: number[] | null, filter: Ta
     collaboration_id: f.collaboration_id,
     parent_id: f.parent_id,
     run_id: f.run_id,
+    study_id: f.study_id,
     result_id: f.result_id,
     name: f.name,
     image: f.image,

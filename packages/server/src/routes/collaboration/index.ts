@@ -91,6 +91,11 @@ export const collaborationRoutes: FastifyPluginAsyncTypebox = async (app) => {
           organization_id: Type.Optional(
             Type.Integer({ description: 'only collaborations this organization is a member of' }),
           ),
+          algorithm_store_id: Type.Optional(
+            Type.Integer({
+              description: 'the collaboration a linked algorithm store serves (none when it serves all)',
+            }),
+          ),
           ...PaginationQuery,
         }),
         response: { 200: Paginated(CollaborationSchema), ...errorResponses },
@@ -113,6 +118,7 @@ export const collaborationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         organization_id: organizationId,
         name: q.name,
         encrypted: q.encrypted === undefined ? undefined : encryptedFilter(q.encrypted),
+        algorithm_store_id: q.algorithm_store_id,
       });
       return paginate(db(), request, reply, ids, (page) => loadCollaborations(ctx, page));
     },

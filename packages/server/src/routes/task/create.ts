@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import type { Caller } from '../../auth/caller.js';
-import { SocketRooms, TaskDatabasesSchema, imageReferenceProblem } from '@federa/common';
+import { SocketRooms, SpanKind, TaskDatabasesSchema, imageReferenceProblem, type Span } from '@federa/common';
 import { resolveTaskAlgorithm } from '../../store/task-algorithm.js';
 import { ApiError, badRequest, forbidden, notFound } from '../../errors.js';
 import { can } from '../../auth/caller.js';
@@ -19,6 +19,7 @@ import {
   type TaskAudience,
 } from '../../repositories/task/index.js';
 import { findOrganization } from '../../repositories/organization.js';
+import { assertInStudy, refuseMissingDatabases } from './task-scope.js';
 
 /**
  * `POST /task` (docs/api.md#tasks): the checks of steps 1–11 in their order, then the task and one result per
@@ -60,6 +61,12 @@ export const CreateTaskBody = Type.Object({
     Type.Integer({
       minimum: 1,
       description: "the linked store of store_algorithm_id (GET /algorithmstore); left out: this server's",
+    }),
+  ),
+  study_id: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: 'scope the task to a study of its collaboration: only its organizations may receive it',
     }),
   ),
   cancel_on_failure: Type.Optional(
@@ -118,6 +125,9 @@ export async function createTask(
   ctx: AppContext,
   caller: Caller,
   body: CreateTaskInput,
+  /** `v4`: created on the vantage6 4.x surface, whose rules add to the 3.x ones (docs/vantage6-4.md). */
+  options: { api?: 'v4' } = {},
+  traceparent: string | null = null,
 ): Promise<CreatedTask> {
   const db = ctx.dbh.db;
   const collaborationId = body.collaboration_id;
@@ -176,6 +186,17 @@ export async function createTask(
     );
   }
 
+  // 3a. A study: of this collaboration, and every receiving organization is part of it.
+  if (body.study_id !== undefined) await assertInStudy(ctx, body.study_id, collaborationId, orgIds);
+
+  // 3b. On the 4.x surface: every receiving node that reported its databases has each one asked for.
+  if (options.api === 'v4')
+    await refuseMissingDatabases(
+      ctx,
+      databases.length > 0 ? databases.map((d) => d.label) : body.database ? [body.database] : [],
+      nodeOf,
+    );
+
   // 4. Users: the receiving nodes' policies (allowed_users / allowed_orgs) admit the caller.
   if (caller.kind === 'user') {
     const refused = await policyRefusals(db, caller, nodeOf);
@@ -229,9 +250,12 @@ export async function createTask(
 
   // 9 (checked before anything is stored, unlike vantage6 which kept the task row): `master` keeps only the
   // user's own organization.
-  let receivers = body.organizations;
+  // A store function's input carries the master flag its type calls for (store/task-algorithm.ts).
+  let receivers = fromStore
+    ? body.organizations.map((o) => ({ id: o.id, input: fromStore.inputs.get(o.id) ?? o.input }))
+    : body.organizations;
   if (caller.kind === 'user' && body.master === true) {
-    receivers = body.organizations.filter((o) => o.id === caller.organizationId);
+    receivers = receivers.filter((o) => o.id === caller.organizationId);
     if (receivers.length === 0) {
       throw badRequest(
         `A master task must include your own organization (id=${caller.organizationId}) among the organizations.`,
@@ -258,6 +282,9 @@ export async function createTask(
       cancel_on_failure: body.cancel_on_failure ? 1 : 0,
       store_algorithm_id: fromStore?.store_algorithm_id ?? null,
       algorithm_store_id: fromStore?.algorithm_store_id ?? null,
+      api: options.api ?? null,
+      study_id: body.study_id ?? null,
+      traceparent,
     },
     // 10. One result per receiving organization, holding that organization's input.
     receivers.map((o) => ({
@@ -311,12 +338,23 @@ export function announceTask(
   collaborationId: number,
   taskId: number,
   organizationIds: readonly number[],
+  requestSpan: Span | null = null,
 ): void {
   let sent = false;
   const send = (): void => {
     if (sent) return;
     sent = true;
+    // The event itself carries only the task's id (the vantage6 contract): the nodes find the trace context on
+    // the task they fetch. This span marks when the event went out.
+    const span = requestSpan
+      ? ctx.tracing?.start('new_task', {
+          parent: requestSpan,
+          kind: SpanKind.PRODUCER,
+          attributes: { 'federa.task.id': taskId, 'federa.task.organizations': organizationIds.length },
+        })
+      : undefined;
     ctx.events.emit(SocketRooms.audience(collaborationId, organizationIds), 'new_task', taskId);
+    span?.end();
   };
   response.once('finish', send);
   response.once('close', send);

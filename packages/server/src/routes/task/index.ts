@@ -1,3 +1,4 @@
+import { requestTraceparent } from '../../http/request-tracing.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
@@ -29,6 +30,7 @@ import {
   taskIds,
 } from '../../repositories/task/index.js';
 import { tasksWithVisibleResults } from '../../repositories/result.js';
+import { V4_API_PATH } from '../../http/api-surfaces.js';
 import { CreateTaskBody, announceTask, createTask, offlineNodeHint } from './create.js';
 
 const TaskItem = Type.Union([TaskWithResultsSchema, TaskSchema]);
@@ -40,6 +42,7 @@ const TaskListQuery = Type.Object({
   collaboration_id: Type.Optional(Type.Integer()),
   parent_id: Type.Optional(Type.Integer()),
   run_id: Type.Optional(Type.Integer()),
+  study_id: Type.Optional(Type.Integer({ description: 'the tasks scoped to this study' })),
   result_id: Type.Optional(Type.Integer({ description: 'the task owning this result' })),
   name: Type.Optional(Type.String({ description: 'SQL LIKE pattern (`%` and `_` are wildcards)' })),
   image: Type.Optional(Type.String({ description: 'SQL LIKE pattern' })),
@@ -112,14 +115,28 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const created = await createTask(ctx, request.caller as Caller, request.body);
+      // The surface the task is made on: the 4.x one adds its rules, and its nodes answer its algorithm in 4.x.
+      const v4 = request.routeOptions.url?.startsWith(`${V4_API_PATH}/`) ?? false;
+      const caller = request.caller as Caller;
+      const created = await createTask(
+        ctx,
+        caller,
+        request.body,
+        v4 ? { api: 'v4' } : {},
+        requestTraceparent(ctx, request),
+      );
       const taskId = created.id;
+      request.traceSpan?.setAttributes({
+        'federa.task.id': taskId,
+        ...(caller.container ? { 'federa.parent_task.id': caller.container.task_id } : {}),
+      });
       announceTask(
         ctx,
         reply.raw,
         request.body.collaboration_id,
         taskId,
         request.body.organizations.map((o) => o.id),
+        request.traceSpan,
       );
       const [task] = await loadTasks(ctx, [taskId]);
       if (!task) throw notFound('Task', taskId);

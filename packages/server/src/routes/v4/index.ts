@@ -17,8 +17,17 @@ import { roleRoutes } from '../role.js';
 import { ruleRoutes } from '../rule.js';
 import { killRoutes } from '../kill.js';
 import { passwordRoutes } from '../password.js';
+import { algorithmStoreRoutes } from '../algorithm-store.js';
+import { vpnRoutes } from '../vpn.js';
+import { portRoutes } from '../port.js';
 import { samePaths, sharedRoutes } from './shared-routes.js';
 import { taskStatusRoute } from './task-status.js';
+import { studyRoutes } from './study.js';
+import { answerIn4x, answerOf, fourQuery } from './answers.js';
+import { V4_API_PATH } from '../../http/api-surfaces.js';
+import { fourInput } from './bodies.js';
+import { fourSort } from './sorting.js';
+import type { V4ApiDocs } from './api-docs.js';
 
 /** Each 3.x route plugin with the routes vantage6 4.14 has too, by method and path. */
 const SHARED: [FastifyPluginAsync, Record<string, string>][] = [
@@ -45,6 +54,10 @@ const SHARED: [FastifyPluginAsync, Record<string, string>][] = [
       'GET /collaboration/:id',
       'PATCH /collaboration/:id',
       'DELETE /collaboration/:id',
+      'POST /collaboration/:id/organization',
+      'DELETE /collaboration/:id/organization',
+      'POST /collaboration/:id/node',
+      'DELETE /collaboration/:id/node',
     ),
   ],
   [
@@ -62,34 +75,59 @@ const SHARED: [FastifyPluginAsync, Record<string, string>][] = [
   ],
   // 4.x's run is Federa's result; 4.x keeps `/result` for reading outputs.
   [resultRoutes as FastifyPluginAsync, samePaths('GET /result', 'GET /result/:id')],
-  [resultRoutes as FastifyPluginAsync, { 'GET /result': '/run', 'GET /result/:id': '/run/:id' }],
+  [
+    resultRoutes as FastifyPluginAsync,
+    { 'GET /result': '/run', 'GET /result/:id': '/run/:id', 'PATCH /result/:id': '/run/:id' },
+  ],
   [killRoutes as FastifyPluginAsync, samePaths('POST /kill/task', 'POST /kill/node/tasks')],
+  // The VPN of algorithms (docs/vpn.md): as at /api.
+  [
+    vpnRoutes as FastifyPluginAsync,
+    samePaths('GET /vpn', 'POST /vpn/update', 'GET /vpn/algorithm/addresses'),
+  ],
+  [portRoutes as FastifyPluginAsync, samePaths('POST /port', 'DELETE /port')],
+  [
+    algorithmStoreRoutes as FastifyPluginAsync,
+    samePaths(
+      'GET /algorithmstore',
+      'GET /algorithmstore/:id',
+      'POST /algorithmstore',
+      'DELETE /algorithmstore/:id',
+    ),
+  ],
 ];
 
-/** Whether the route answers a paginated listing (its answer is the `Paginated` union: a list or `{data, links}`). */
-function isListing(request: FastifyRequest): boolean {
-  const response = (request.routeOptions.schema?.response as Record<string, unknown> | undefined)?.['200'];
-  return ((response as { anyOf?: unknown[] } | undefined)?.anyOf?.length ?? 0) === 2;
-}
+/** The route's path relative to the surface. */
+const relPath = (request: FastifyRequest): string =>
+  request.routeOptions.url?.slice(V4_API_PATH.length) ?? '';
 
 /**
  * 4.x listings: always `{data, links}`, and page 1 of 10 items when no page is asked for (a 3.x listing without
- * `page` gives every item). Set before the query is validated, so the route reads them as if the caller sent them.
+ * `page` gives every item); 4.x's names of includes and filters (answers.ts). Set before the query is validated, so
+ * the route reads them as if the caller sent them.
  */
-async function fourListing(request: FastifyRequest): Promise<void> {
-  if (request.method !== 'GET' || !isListing(request)) return;
+async function fourRequest(request: FastifyRequest): Promise<void> {
+  const rel = relPath(request);
+  fourQuery(request, rel);
+  fourSort(request, rel);
+  await fourInput(request, rel);
+  if (request.method !== 'GET' || rel.includes(':') || !answerOf({ method: 'GET', url: rel })) return;
   const query = request.query as Record<string, unknown>;
   const include = query.include === undefined ? [] : [query.include].flat();
   query.include = [...include, 'metadata'];
   if (query.page === undefined) query.page = '1';
 }
 
-export const registerV4Routes: FastifyPluginAsyncTypebox = async (app) => {
-  app.addHook('preValidation', fourListing);
-  // The 3.x OpenAPI document (/apidocs) describes the 3.x surface only.
+/** `docs` collects the surface's routes for its OpenAPI document (api-docs.ts). */
+export const registerV4Routes: FastifyPluginAsyncTypebox<{ docs?: V4ApiDocs }> = async (app, options) => {
+  app.addHook('preValidation', fourRequest);
   app.addHook('onRoute', (route) => {
+    answerIn4x(route);
+    options.docs?.add(route);
+    // The 3.x OpenAPI document (/apidocs) describes the 3.x surface only.
     route.schema = { ...(route.schema ?? {}), hide: true };
   });
   for (const [plugin, paths] of SHARED) await app.register(sharedRoutes(plugin, paths));
   await app.register(taskStatusRoute);
+  await app.register(studyRoutes);
 };

@@ -90,7 +90,7 @@ describe('the vantage6 4.x surface', () => {
       }),
     });
     expect(posted.status, JSON.stringify(posted.body)).toBe(201);
-    expect(posted.body.databases).toEqual([{ label: 'other', parameters: { query: 'q' } }]);
+    expect(posted.body.databases).toEqual([{ label: 'other', parameters: '{"query":"q"}' }]);
 
     const status = await v4('GET', `/task/${posted.body.id}/status`, { token: w.token });
     expect(status).toEqual({ status: 200, body: { status: 'pending' } });
@@ -119,12 +119,12 @@ describe('the vantage6 4.x surface', () => {
 
   it('answers a call made on the wrong surface with a 404 naming the other path', async () => {
     const root = t.rootToken;
-    const threeOnly = await v4('GET', '/port', { token: root });
+    const threeOnly = await v4('GET', '/role/1/rule', { token: root });
     expect(threeOnly).toEqual({
       status: 404,
       body: {
         code: 'route_not_found',
-        msg: 'No such endpoint: GET /v4/api/port. It is part of the vantage6 3.x contract: GET /api/port',
+        msg: 'No such endpoint: GET /v4/api/role/1/rule. It is part of the vantage6 3.x contract: GET /api/role/1/rule',
       },
     });
     const fourOnly = await t.api('GET', '/run', { token: root });
@@ -138,6 +138,20 @@ describe('the vantage6 4.x surface', () => {
     );
     const nowhere = await v4('GET', '/nothing', { token: root });
     expect(nowhere.body.msg).toBe('No such endpoint: GET /v4/api/nothing');
+  });
+
+  it('serves the VPN routes 4.x kept, as at /api', async () => {
+    const root = t.rootToken;
+    for (const [method, path] of [
+      ['GET', '/vpn'],
+      ['GET', '/vpn/algorithm/addresses'],
+      ['POST', '/port'],
+    ] as const) {
+      const four = await v4(method, path, { token: root, ...(method === 'POST' ? { body: {} } : {}) });
+      const three = await t.api(method, path, { token: root, ...(method === 'POST' ? { body: {} } : {}) });
+      expect([path, four.status, four.body]).toEqual([path, three.status, three.body]);
+      expect(four.status).not.toBe(404);
+    }
   });
 
   it('leaves the 3.x listings as they were: a bare list of every item', async () => {

@@ -1,0 +1,33 @@
+import type { TestApp } from './test-app.js';
+
+/** The socket tests' usual federation: two organizations in a collaboration, each with a node. */
+export async function socketNetwork(t: TestApp): Promise<{
+  orgs: number[];
+  collab: number;
+  nodes: Awaited<ReturnType<TestApp['fx']['node']>>[];
+}> {
+  const orgs = [await t.fx.organization(), await t.fx.organization()];
+  const collab = await t.fx.collaboration(orgs);
+  const nodes = [await t.fx.node(orgs[0]!, collab), await t.fx.node(orgs[1]!, collab)];
+  return { orgs, collab, nodes };
+}
+
+/** The user's stored online status. */
+export async function userStatus(t: TestApp, id: number): Promise<string | null> {
+  const row = await t.ctx.dbh.db
+    .selectFrom('user')
+    .select('status')
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return row.status;
+}
+
+/** The node as the API shows it to root. */
+export async function nodeView(
+  t: TestApp,
+  id: number,
+): Promise<{ status: string | null; last_seen: string | null; config: { key: string; value: string }[] }> {
+  const r = await t.api('GET', `/node/${id}`, { token: t.rootToken });
+  if (r.status !== 200) throw new Error(`GET /node/${id} answered ${r.status}: ${JSON.stringify(r.body)}`);
+  return r.body;
+}

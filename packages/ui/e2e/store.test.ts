@@ -1,0 +1,450 @@
+/**
+ * The algorithm store in Debian's Chromium, at a laptop's width (1440×900) and a phone's (390×844): a store
+ * manager assigns a reviewer, the reviewer approves with a comment (a rejection without one is refused at the
+ * field), and a researcher creates a task from the form the store generates (a wrong argument is named with the
+ * type expected). Every store page: no horizontal scroll, no console error, no serious or critical accessibility
+ * violation (axe-core). No Docker: the task's runs stay pending. Screenshots go to
+ * .data/ui-screenshots/layout/store-*.png.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import {
+  createFederation,
+  type E2eServer,
+  type Federation,
+  ROOT_PASSWORD,
+  startE2eServer,
+} from '@federa/testing';
+
+const ROOT = join(import.meta.dirname, '../../..');
+const UI = join(ROOT, 'packages/ui');
+const SHOTS = join(ROOT, '.data/ui-screenshots/layout');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
+const WIDTHS = [
+  { name: 'wide', width: 1440, height: 900 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
+const PASSWORD = 'Store-Test-Pw-1!';
+const DIGEST = `sha256:${'ab12'.repeat(16)}`;
+
+const tag = `st${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
+let server: E2eServer;
+let fed: Federation;
+let browser: Browser;
+let rootToken = '';
+
+/** An author's description with one argument of most types: the form must draw each. */
+const description = (image: string, name: string) => ({
+  name,
+  display_name: `Summary ${name}`,
+  description: 'Counts and summarises a numeric column at every organization.',
+  image,
+  partitioning: 'horizontal',
+  vantage6_version: '3.11',
+  code_url: 'https://example.org/summary',
+  documentation_url: 'https://example.org/summary/docs',
+  functions: [
+    {
+      name: 'central_summary',
+      display_name: 'Summary',
+      description: 'Starts partial_summary at each organization and combines the answers.',
+      type: 'central',
+      standalone: true,
+      databases: [{ name: 'Data', description: 'A table with the column' }],
+      arguments: [
+        { name: 'column', display_name: 'Column', type: 'column', description: 'The numeric column' },
+        { name: 'min_count', display_name: 'Minimum count', type: 'integer' },
+        { name: 'threshold', type: 'float', has_default_value: true, default_value: '0.5' },
+        { name: 'statistic', type: 'string', allowed_values: ['mean', 'median'] },
+        {
+          name: 'trim',
+          type: 'float',
+          has_default_value: true,
+          default_value: '0.1',
+          conditional_on: 'statistic',
+          conditional_operator: '==',
+          conditional_value: 'mean',
+        },
+        { name: 'drop_missing', type: 'boolean', has_default_value: true, default_value: 'false' },
+        { name: 'groups', type: 'string_list', has_default_value: true },
+        { name: 'organizations', type: 'organization_list', has_default_value: true },
+        { name: 'options', type: 'json', has_default_value: true },
+      ],
+      ui_visualizations: [
+        { name: 'Summary', type: 'table', schema: { location: [], keys: ['mean', 'count'] } },
+        {
+          name: 'Survival',
+          description: 'share alive by day',
+          type: 'line',
+          schema: { location: ['curve'], x: 'day', y: ['alive'] },
+        },
+        { name: 'Ages', type: 'histogram', schema: { location: ['bins'] } },
+      ],
+    },
+    {
+      name: 'partial_summary',
+      type: 'federated',
+      standalone: false,
+      databases: [{ name: 'Data' }],
+      arguments: [{ name: 'column', type: 'column' }],
+    },
+  ],
+});
+
+async function storeCall<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${server.url}/store/api${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${rootToken}` },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status > 210) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+async function nodeCall(token: string, method: string, path: string, body?: unknown): Promise<unknown> {
+  const res = await fetch(`${server.url}/api${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (res.status > 210) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+async function must<T>(r: Promise<{ status: number; body: T }>, what: string): Promise<T> {
+  const { status, body } = await r;
+  if (status > 210) throw new Error(`${what}: ${status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+async function newUser(name: string, orgId: number, role: string): Promise<string> {
+  const roles = await must(server.api<{ id: number; name: string }[]>('GET', '/role'), 'roles');
+  const username = `${name}-${tag}`;
+  await must(
+    server.api('POST', '/user', {
+      username,
+      firstname: name,
+      lastname: 'Store',
+      email: `${username}@example.org`,
+      password: PASSWORD,
+      organization_id: orgId,
+      roles: [roles.find((r) => r.name === role)!.id],
+    }),
+    name,
+  );
+  return username;
+}
+
+let researcher = '';
+let reviewer = '';
+let approvedId = 0;
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  if (!existsSync(join(UI, 'dist/index.html')))
+    execFileSync('npx', ['vite', 'build'], { cwd: UI, stdio: 'ignore' });
+  server = await startE2eServer();
+  fed = await createFederation(server, false, tag, ['a', 'b']);
+  const login = await fetch(`${server.url}/api/token/user`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'root', password: ROOT_PASSWORD }),
+  });
+  rootToken = ((await login.json()) as { access_token: string }).access_token;
+  researcher = await newUser('rosa', fed.orgs[0]!.id, 'Researcher');
+  reviewer = await newUser('vera', fed.orgs[1]!.id, 'Researcher');
+  const vera = await storeCall<{ id: number }>('POST', '/user', { username: reviewer, roles: ['reviewer'] });
+  // One reviewer from one organization is enough here (the default asks two of each).
+  await storeCall('PATCH', '/policy', { min_reviewers: 1, min_reviewing_organizations: 1 });
+  // An approved version for the researcher; versions to review are submitted by each test.
+  const a = await storeCall<{ id: number }>(
+    'POST',
+    '/algorithm',
+    description(`example/summary:1@${DIGEST}`, `summary-${tag}`),
+  );
+  const review = await storeCall<{ id: number }>('POST', '/review', {
+    algorithm_id: a.id,
+    reviewer_id: vera.id,
+  });
+  const veraToken = (
+    (await (
+      await fetch(`${server.url}/api/token/user`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: reviewer, password: PASSWORD }),
+      })
+    ).json()) as { access_token: string }
+  ).access_token;
+  const approved = await fetch(`${server.url}/store/api/review/${review.id}/approve`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${veraToken}` },
+    body: '{}',
+  });
+  expect(approved.status).toBe(200);
+  approvedId = a.id;
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+}, 60_000);
+
+/** What a user would notice: the page is wider than the screen, the console reports an error, or axe does. */
+async function check(page: Page, errors: string[], name: string): Promise<void> {
+  await page.waitForLoadState('networkidle');
+  const overflow = (await page.evaluate(
+    'document.documentElement.scrollWidth - window.innerWidth',
+  )) as number;
+  expect(overflow, `${name} scrolls sideways by ${overflow} px`).toBeLessThanOrEqual(0);
+  expect(errors, `${name}: console errors`).toEqual([]);
+  if (!(await page.evaluate("'axe' in window"))) await page.evaluate(AXE);
+  const result = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as {
+    violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
+  };
+  const violations = result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  expect(violations, `${name}: accessibility`).toEqual([]);
+}
+
+async function open(width: number, height: number, username: string, password = PASSWORD) {
+  const context = await browser.newContext({ viewport: { width, height } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    // A refusal the page shows to the user (a 400 for a wrong argument) is logged by the browser, not the page.
+    if (m.type() === 'error' && !/status of 400/.test(m.text())) errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${server.url}/`);
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await expect.poll(() => page.getByRole('heading', { name: 'Collaborations' }).isVisible()).toBe(true);
+  const shot = (name: string) =>
+    page.screenshot({ path: join(SHOTS, `store-${name}-${width}.png`), fullPage: true });
+  return { context, page, errors, shot };
+}
+
+for (const size of WIDTHS)
+  describe(`the store at ${size.width}×${size.height}`, () => {
+    it('a store manager assigns a reviewer, who approves with a comment', async () => {
+      const name = `summary-${tag}-${size.width}`;
+      const submitted = await storeCall<{ id: number }>(
+        'POST',
+        '/algorithm',
+        // Another image repository: approving it must not replace the researcher's algorithm.
+        description(`example/review-${size.width}:1@${DIGEST}`, name),
+      );
+      const manager = await open(size.width, size.height, 'root', ROOT_PASSWORD);
+      await manager.page.goto(`${server.url}/#/store/reviews`);
+      const card = manager.page.getByRole('article', {
+        name: `Summary ${name} (#${submitted.id}) in review`,
+      });
+      await card
+        .getByLabel('Reviewer', { exact: true })
+        .selectOption({ label: `${reviewer} (organization ${fed.orgs[1]!.id})` });
+      await card.getByRole('button', { name: 'Assign' }).click();
+      await expect
+        .poll(() => card.getByRole('status').textContent())
+        .toBe(`${reviewer} now reviews Summary ${name}.`);
+      await expect.poll(() => card.getByText(`Reviewing now: ${reviewer}.`).isVisible()).toBe(true);
+      await check(manager.page, manager.errors, 'reviews (manager)');
+      await manager.shot('reviews-manager');
+      await manager.context.close();
+
+      const { context, page, errors, shot } = await open(size.width, size.height, reviewer);
+      await page.goto(`${server.url}/#/store/reviews`);
+      const review = page.getByRole('article', { name: `Review of Summary ${name} (#${submitted.id})` });
+      await expect.poll(() => review.isVisible()).toBe(true);
+      expect(await page.title()).toBe('Store reviews · Federa');
+      await check(page, errors, 'reviews');
+      await shot('reviews');
+      // A rejection without a comment is refused at the field, and nothing is sent.
+      await review.getByRole('button', { name: 'Reject' }).click();
+      await expect
+        .poll(() => review.getByRole('alert').textContent())
+        .toBe('A rejection needs a comment that tells the author why.');
+      await review
+        .getByLabel('Your comment (required to reject)')
+        .fill('Read the code: it sums and counts only.');
+      await review.getByRole('button', { name: 'Approve' }).click();
+      await expect
+        .poll(() => page.getByRole('status').textContent())
+        .toBe(`Summary ${name} (#${submitted.id}): You approved it. The algorithm is now approved.`);
+      await expect.poll(() => review.count()).toBe(0);
+
+      // The algorithm page: approved, with the review and its comment in the table and the history.
+      await page.goto(`${server.url}/#/store/algorithm/${submitted.id}`);
+      await expect
+        .poll(() => page.getByRole('heading', { level: 1, name: `Summary ${name}` }).isVisible())
+        .toBe(true);
+      await expect.poll(() => page.locator('h1 + .status').textContent()).toBe('approved');
+      const row = page.getByRole('row', { name: new RegExp(`^${reviewer} approved Read the code`) });
+      await expect.poll(() => row.isVisible()).toBe(true);
+      const steps = await page
+        .getByRole('list', { name: 'Steps of this version' })
+        .getByRole('listitem')
+        .allTextContents();
+      expect(steps.map((s) => s.replace(/^[^:]+:\d\d:\d\d[^:]*: /, ''))).toEqual([
+        'Submitted',
+        `root assigned ${reviewer} to review`,
+        `${reviewer} approved it: “Read the code: it sums and counts only.”`,
+        'Approved: researchers can run it',
+      ]);
+      expect(await page.getByText(DIGEST).count()).toBeGreaterThan(0);
+      await check(page, errors, 'algorithm');
+      await shot('algorithm');
+      await context.close();
+    }, 90_000);
+
+    it('a researcher creates a task from the generated form; a wrong argument names itself and its type', async () => {
+      const { context, page, errors, shot } = await open(size.width, size.height, researcher);
+      if (size.width < 800) await page.getByRole('button', { name: 'Menu' }).click();
+      await page.getByRole('link', { name: 'Store' }).click();
+      const card = page.getByRole('listitem').filter({
+        has: page.getByRole('heading', { name: `Summary summary-${tag}`, exact: true }),
+      });
+      await expect.poll(() => card.isVisible()).toBe(true);
+      await check(page, errors, 'catalogue');
+      await shot('catalogue');
+      await card.getByRole('link', { name: 'Create a task' }).click();
+      await expect
+        .poll(() =>
+          page.getByRole('heading', { level: 1, name: `New task: Summary summary-${tag}` }).isVisible(),
+        )
+        .toBe(true);
+      expect(page.url()).toContain(`#/store/new-task?algorithm=${approvedId}`);
+
+      const form = page.getByRole('form', { name: 'New task' });
+      await form.getByLabel('Collaboration').selectOption({ label: `collab-${tag}` });
+      // A central function: one organization runs the central part.
+      await form.getByRole('radio', { name: `org-${tag}` }).check();
+      await form.getByLabel('Column', { exact: true }).fill('age');
+      await form.getByLabel('Minimum count').fill('4.5');
+      // "trim" is asked only for a mean.
+      expect(await form.getByLabel('trim').count()).toBe(0);
+      await form.getByLabel('statistic').selectOption('mean');
+      await expect.poll(() => form.getByLabel('trim').inputValue()).toBe('0.1');
+      await form.getByLabel('statistic').selectOption('median');
+      await expect.poll(() => form.getByLabel('trim').count()).toBe(0);
+      await form.getByLabel('groups').fill('a, , b');
+      await form.getByRole('checkbox', { name: `org-${tag}` }).check();
+      await form.getByRole('button', { name: 'Create task' }).click();
+      const minCount = form.getByLabel('Minimum count');
+      await expect.poll(() => minCount.getAttribute('aria-invalid')).toBe('true');
+      // The first wrong field has the focus.
+      await expect
+        .poll(() => page.evaluate('document.activeElement?.id'))
+        .toBe(await minCount.getAttribute('id'));
+      expect(await form.getByText(`'Minimum count' must be a whole number, not "4.5".`).count()).toBe(2);
+      expect(await form.getByRole('alert').textContent()).toBe(
+        `Check these arguments: 'Minimum count' must be a whole number, not "4.5". 'groups' is a list separated by commas, with no empty item.`,
+      );
+      await check(page, errors, 'new task (errors)');
+      await shot('new-task-errors');
+
+      await minCount.fill('5');
+      await form.getByLabel('groups').fill('a, b');
+      await form.getByLabel('options').fill('{"decimals": 2}');
+      await form.getByLabel('Data: node database label').fill('cohort');
+      await form.getByLabel('Name', { exact: true }).fill(`summary ${size.width}`);
+      await shot('new-task');
+      await form.getByRole('button', { name: 'Create task' }).click();
+      await page.waitForURL(/#\/task\/\d+$/);
+      const taskId = Number(/task\/(\d+)$/.exec(page.url())![1]);
+      await expect
+        .poll(() =>
+          page.getByRole('heading', { level: 1, name: new RegExp(`summary ${size.width}`) }).isVisible(),
+        )
+        .toBe(true);
+
+      // What the server holds: the approved digest, a master task at the one organization, the typed arguments.
+      const task = await must(
+        server.api<{ image: string; databases: { label: string }[] }>('GET', `/task/${taskId}`),
+        'task',
+      );
+      expect(task.image).toBe(`example/summary:1@${DIGEST}`);
+      expect(task.databases).toEqual([{ label: 'cohort' }]);
+      const runs = await must(
+        server.api<{ id: number; input: string; organization: number | { id: number } }[]>(
+          'GET',
+          `/result?task_id=${taskId}`,
+        ),
+        'runs',
+      );
+      expect(
+        runs.map((r) => (typeof r.organization === 'number' ? r.organization : r.organization.id)),
+      ).toEqual([fed.orgs[1]!.id]);
+      const input = JSON.parse(
+        Buffer.from(runs[0]!.input, 'base64')
+          .toString()
+          .replace(/^json\./, ''),
+      ) as unknown;
+      expect(input).toEqual({
+        method: 'central_summary',
+        args: [],
+        kwargs: {
+          column: 'age',
+          min_count: 5,
+          threshold: 0.5,
+          statistic: 'median',
+          drop_missing: false,
+          groups: ['a', 'b'],
+          organizations: [fed.orgs[1]!.id],
+          options: { decimals: 2 },
+        },
+        master: true,
+        output_format: 'json',
+      });
+
+      // The node reports the central part's output; the page draws it with the views the function declares.
+      const org = fed.orgs[1]!;
+      const { access_token: nodeToken } = (await nodeCall('', 'POST', '/token/node', {
+        api_key: org.apiKey,
+      })) as { access_token: string };
+      const at = new Date().toISOString().replace('Z', '');
+      await nodeCall(nodeToken, 'PATCH', `/result/${runs[0]!.id}`, { started_at: at });
+      const output = {
+        mean: 35.142857,
+        count: 7,
+        curve: [
+          { day: 0, alive: 1 },
+          { day: 30, alive: 0.9 },
+          { day: 60, alive: 0.75 },
+        ],
+        bins: { '20-29': 2, '30-39': 2, '40-49': 2, '50-59': 1 },
+      };
+      await nodeCall(nodeToken, 'PATCH', `/result/${runs[0]!.id}`, {
+        result: Buffer.from(`json.${JSON.stringify(output)}`).toString('base64'),
+        finished_at: at,
+        status: 'completed',
+      });
+      await page.goto(`${server.url}/#/store/results/${taskId}`);
+      const summary = page.getByRole('table', { name: 'Summary' });
+      await expect.poll(() => summary.getByRole('row').allTextContents()).toEqual(['meancount', '35.14297']);
+      expect(
+        await page
+          .getByRole('img', {
+            name: /^Survival: share alive by day, day against value: alive: \(0, 1\) \(30, 0\.9\) \(60, 0\.75\)$/,
+          })
+          .count(),
+      ).toBe(1);
+      expect(await page.getByRole('img', { name: 'Ages: 20-29 2, 30-39 2, 40-49 2, 50-59 1' }).count()).toBe(
+        1,
+      );
+      expect(await page.title()).toBe(`Results of task ${taskId} · Federa`);
+      await check(page, errors, 'results');
+      await shot('results');
+      await context.close();
+    }, 90_000);
+  });
