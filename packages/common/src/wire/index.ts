@@ -14,3 +14,4 @@ export * from './port.js';
 export * from './task.js';
 export * from './task-databases.js';
 export * from './run-report.js';
+export * from './container-token.js';
