@@ -53,7 +53,7 @@ export function algorithmIds(db: Kysely<Database>, filter: AlgorithmFilter): IdQ
   return ids;
 }
 
-/** The number that moves with every change of the catalogue and the policies (migration 0025). */
+/** The number that moves with every change of the catalogue and the policies (migration 0027). */
 export async function catalogueVersion(db: Kysely<Database>): Promise<string> {
   const row = await db
     .selectFrom('store_catalogue_version')

@@ -11,7 +11,7 @@ export interface KeptPage {
 /**
  * What the store's reads compute, kept in memory while what they read is unchanged (docs/store.md#speed,
  * bench/store-list):
- * - the policies and the catalogue's public listings belong to the catalogue's version (migration 0025: a number
+ * - the policies and the catalogue's public listings belong to the catalogue's version (migration 0027: a number
  *   that triggers move with every change of algorithms, functions and policies, whoever writes them, this
  *   instance or another), read by primary key once per request;
  * - the callers tokens name belong to the reading of the database's clock (db/change-clock.ts), which moves with
