@@ -19,7 +19,8 @@ const entryAliases = (name: string): { find: string; replacement: string }[] => 
     }));
 };
 
-// One configuration for every package. Tests live beside the code as `*.test.ts`.
+// One configuration for every package. Tests live beside the code as `*.test.ts`; the system tests (a real server
+// with real nodes, Docker, registries) in e2e/.
 // FEDERA_TEST_DB selects the SQL dialect the database and API tests run against (sqlite | postgres);
 // scripts/test-all.sh runs the suite once per dialect.
 export default defineConfig({
@@ -37,6 +38,7 @@ export default defineConfig({
       'packages/*/src/**/*.test.ts',
       'packages/ui/src/**/*.test.tsx',
       'packages/ui/e2e/**/*.test.ts',
+      'e2e/**/*.test.ts',
       'bench/**/*.test.ts',
       'scripts/**/*.test.ts',
     ],

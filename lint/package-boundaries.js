@@ -18,7 +18,7 @@ const TEST_FILES = ['**/*.test.ts', '**/*.test.tsx', 'packages/*/e2e/**'];
 
 /**
  * The files that are not shipped, which may use `devDependencies`: tests, and what each package's build leaves out
- * (`exclude` of its tsconfig.json, e.g. the node's `src/e2e/**`).
+ * (`exclude` of its tsconfig.json, e.g. files named `*.e2e.ts`).
  * @param {string} root
  * @param {string[]} dirs
  */

@@ -23,6 +23,7 @@ const ROOT = new Set([
   'bench',
   'clients',
   'docs',
+  'e2e',
   'eslint.config.js',
   'images',
   'lint',

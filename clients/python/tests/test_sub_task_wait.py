@@ -1,6 +1,6 @@
 """How federa_algorithm_tools waits for a sub-task: one long-poll at a proxy that holds them (``x-federa-wait``),
 polling at a proxy that does not (vantage6 3.x) or that holds too many waits (503). The stand-in proxies here only
-show what the client sends; the node's e2e test (packages/node/src/e2e/sub-task-wait.test.ts) runs the real one."""
+show what the client sends; the system test e2e/sub-task-wait.test.ts runs the real one."""
 import base64
 import json
 import os

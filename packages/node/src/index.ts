@@ -13,6 +13,8 @@ export { buildAlgorithmEnv, resolveDatabaseLabel } from './runs/environment.js';
 export * from './runs/naming.js';
 export { RunStatus, type RunStatusValue } from './runs/run-status.js';
 export { WrongApiKeyError, StartupError, ServerRequestError } from './errors.js';
+// The store of a node's runs, read by the system tests to see what a node kept across a restart.
+export { RunStore, type RunRecord, type StoredReport } from './runs/run-store.js';
 export { NODE_VERSION } from './version.js';
 export * from './runtime/index.js';
 export { removeHostGuard } from './runs/host-guard.js';

@@ -37,6 +37,11 @@ export interface SocketApp {
    * travels behind it on the same connection. The "no more events" check: after it, an event not heard will not come.
    */
   quiet(c: TasksClient): Promise<void>;
+  /**
+   * Waits until the server has identified the connected socket `c` and put it in its rooms (they are joined after
+   * the handshake, so a `connect` on the client does not mean the rooms' events reach it yet).
+   */
+  joined(c: TasksClient): Promise<void>;
   /** Waits until `count` sockets are in `room` (sockets join their rooms after the handshake). */
   inRoom(room: string, count: number): Promise<void>;
   /** Waits until this instance has handled every connect and disconnect of the node's sockets. */
@@ -91,6 +96,19 @@ export async function startSocketApp(options: Omit<TestAppOptions, 'events'> = {
       const arrived = received(c, 'message', (m) => m === text);
       t.ctx.events.emit(id, 'message', text);
       await arrived;
+    },
+    async joined(c) {
+      const id = c.id;
+      if (id === undefined) throw new Error('joined() needs a connected socket');
+      // Its own room, then its identity's presence room at once, with the joining of the rest queued behind it.
+      await until(
+        `socket ${id} identified`,
+        () => sockets.nsp.sockets.get(id)?.rooms.size ?? 0,
+        (n) => n >= 2,
+        5000,
+        20,
+      );
+      await presence.idle();
     },
     inRoom,
     async settled(nodeId, liveSockets) {

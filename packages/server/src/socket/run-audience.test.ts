@@ -4,14 +4,9 @@
  * collaboration and, among those with only *event view organization*, the users of the run's organization and of
  * the organization that posted the task, and nobody else. Real server on port 0, real socket.io clients.
  */
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { io as connectClient, type Socket } from 'socket.io-client';
-import type { ClientToServerEvents, ServerToClientEvents } from '@federa/common';
-import { startTestApp, type TestApp } from '@federa/testing';
-import { SocketServer } from './socket-server.js';
+import { connected, hear, startSocketApp, type SocketApp, type TestApp } from '@federa/testing';
 
-type Client = Socket<ServerToClientEvents, ClientToServerEvents>;
 type RunEvent = 'status_update' | 'algorithm_status_change' | 'run_log_update' | 'kill_containers';
 const RUN_EVENTS: RunEvent[] = [
   'status_update',
@@ -20,48 +15,29 @@ const RUN_EVENTS: RunEvent[] = [
   'kill_containers',
 ];
 
+let s: SocketApp;
 let t: TestApp;
-let sockets: SocketServer;
-let url: string;
-const clients: Client[] = [];
 
 beforeAll(async () => {
-  sockets = new SocketServer();
-  t = await startTestApp({ events: sockets.events });
-  sockets.bind(t.ctx);
-  sockets.attach(t.app.server);
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  s = await startSocketApp();
+  t = s.t;
 });
-afterEach(() => {
-  for (const c of clients.splice(0)) c.disconnect();
-});
-afterAll(async () => {
-  await sockets.close();
-  await t.close();
-});
+afterEach(() => s.disconnectAll());
+afterAll(() => s.close());
 
-async function connect(token: string): Promise<Client> {
-  const c: Client = connectClient(`${url}/tasks`, {
-    forceNew: true,
-    reconnection: false,
-    transports: ['websocket'],
-    extraHeaders: { Authorization: `Bearer ${token}` },
-  });
-  clients.push(c);
-  await new Promise<void>((resolve, reject) => {
-    c.once('connect', () => resolve());
-    c.once('connect_error', reject);
-  });
+/** A socket in its rooms. */
+async function connect(token: string) {
+  const c = s.connect(token);
+  await connected(c);
+  await s.joined(c);
   return c;
 }
 
-/** A socket that records the names of the run events it receives, in order. */
-async function listen(token: string): Promise<RunEvent[]> {
-  const got: RunEvent[] = [];
+/** A socket in its rooms that records the run events it receives, in order. */
+async function listen(token: string) {
   const c = await connect(token);
-  for (const event of RUN_EVENTS) c.on(event, () => got.push(event));
-  return got;
+  const heard = hear(c, RUN_EVENTS);
+  return { c, names: (): string[] => heard.map(([event]) => event) };
 }
 
 const patch = async (token: string, id: number, body: Record<string, unknown>): Promise<void> => {
@@ -95,7 +71,6 @@ describe("a run's events", () => {
     );
     const nodeToken = await node.token();
     const n = await connect(nodeToken);
-    await new Promise((r) => setTimeout(r, 300)); // the sockets' rooms are joined
 
     await patch(nodeToken, runId, { status: 'active' });
     n.emit('algorithm_status_change', {
@@ -123,14 +98,14 @@ describe("a run's events", () => {
       'run_log_update',
       'kill_containers',
     ];
-    await expect.poll(() => initiators.length).toBe(all.length);
-    await expect.poll(() => watcher.length).toBe(all.length);
-    await expect.poll(() => runners.length).toBe(all.length);
-    await new Promise((r) => setTimeout(r, 300)); // anything else on its way arrives
-    expect([...initiators].sort()).toEqual([...all].sort());
-    expect([...runners].sort()).toEqual([...all].sort());
-    expect([...watcher].sort()).toEqual([...all].sort());
-    expect(bystanders).toEqual([]);
-    expect(bystanderViewer).toEqual([]);
+    const everyone = [initiators, runners, bystanders, bystanderViewer, watcher];
+    // The relay and the live batch are handled apart from the requests: wait for them, then for nothing more.
+    await expect.poll(() => initiators.names().length).toBe(all.length);
+    await Promise.all(everyone.map(({ c }) => s.quiet(c)));
+    expect(initiators.names().sort()).toEqual([...all].sort());
+    expect(runners.names().sort()).toEqual([...all].sort());
+    expect(watcher.names().sort()).toEqual([...all].sort());
+    expect(bystanders.names()).toEqual([]);
+    expect(bystanderViewer.names()).toEqual([]);
   });
 });

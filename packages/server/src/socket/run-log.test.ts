@@ -2,56 +2,34 @@
  * `run_log` (docs/run-logs.md): a node streams an active run's log in batches over its socket and each batch is
  * answered. Real server on port 0, real socket.io clients, the test database of the dialect under test.
  */
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { io as connectClient, type Socket } from 'socket.io-client';
-import type {
-  ClientToServerEvents,
-  RunLogAck,
-  RunLogUpdatePayload,
-  ServerToClientEvents,
-} from '@federa/common';
+import type { RunLogAck, RunLogUpdatePayload } from '@federa/common';
 import { SEALED_LOG_HEADER } from '@federa/common';
-import { startTestApp, type TestApp } from '@federa/testing';
-import { SocketServer } from './socket-server.js';
-
-type Client = Socket<ServerToClientEvents, ClientToServerEvents>;
+import {
+  connected,
+  startSocketApp,
+  type SocketApp,
+  type TasksClient as Client,
+  type TestApp,
+} from '@federa/testing';
 
 /** The cap of this test's server: 1 KiB of characters per run. */
 const CAP = 1024;
+let s: SocketApp;
 let t: TestApp;
-let sockets: SocketServer;
-let url: string;
-const clients: Client[] = [];
 
 beforeAll(async () => {
-  sockets = new SocketServer();
-  t = await startTestApp({ events: sockets.events, config: { run_log_max_kb: CAP / 1024 } });
-  sockets.bind(t.ctx);
-  sockets.attach(t.app.server);
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  s = await startSocketApp({ config: { run_log_max_kb: CAP / 1024 } });
+  t = s.t;
 });
-afterEach(() => {
-  for (const c of clients.splice(0)) c.disconnect();
-});
-afterAll(async () => {
-  await sockets.close();
-  await t.close();
-});
+afterEach(() => s.disconnectAll());
+afterAll(() => s.close());
 
+/** A socket in its rooms. */
 async function connect(token: string): Promise<Client> {
-  const c: Client = connectClient(`${url}/tasks`, {
-    forceNew: true,
-    reconnection: false,
-    transports: ['websocket'],
-    extraHeaders: { Authorization: `Bearer ${token}` },
-  });
-  clients.push(c);
-  await new Promise<void>((resolve, reject) => {
-    c.once('connect', () => resolve());
-    c.once('connect_error', reject);
-  });
+  const c = s.connect(token);
+  await connected(c);
+  await s.joined(c);
   return c;
 }
 
@@ -113,23 +91,25 @@ describe('run_log', () => {
     const { task, nodes, nodeToken, researcherToken, outsiderToken } = await world();
     const id = task.resultIds[0]!;
     await patch(nodeToken, id, { status: 'active' });
+    const sockets: Client[] = [];
     const listen = async (token: string): Promise<RunLogUpdatePayload[]> => {
       const got: RunLogUpdatePayload[] = [];
-      (await connect(token)).on('run_log_update', (p) => got.push(p));
+      const c = await connect(token);
+      sockets.push(c);
+      c.on('run_log_update', (p) => got.push(p));
       return got;
     };
     // A researcher (event view organization only) of a member, a node of another member, an outsider.
     const researcher = await listen(researcherToken);
     const otherNode = await listen(await nodes[1]!.token());
     const outsider = await listen(outsiderToken);
-    await new Promise((r) => setTimeout(r, 300)); // the sockets' rooms are joined
     const c = await connect(nodeToken);
     await send(c, id, 0, 'secret line 1\n');
     await send(c, id, 0, 'secret line 1\n'); // sent again: taken before, not announced again
     await send(c, id, 14, 'line 2\n');
     await send(c, id, 99, 'misplaced\n'); // refused: not announced
-    await expect.poll(() => researcher.length).toBe(2);
-    await new Promise((r) => setTimeout(r, 200));
+    // Each answer comes after its announcement was sent: nothing more is on its way to anyone once they have arrived.
+    await Promise.all(sockets.map((x) => s.quiet(x)));
     const expected = [
       { result_id: id, task_id: task.id, offset: 14 },
       { result_id: id, task_id: task.id, offset: 21 },

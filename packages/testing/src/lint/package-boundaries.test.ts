@@ -42,7 +42,7 @@ describe('package boundaries', () => {
 
   it('refuse the node importing the server, in its tests too', async () => {
     expect(
-      await lint('packages/node/src/e2e/fixture.test.ts', "export { startServer } from '@federa/server';\n"),
+      await lint('packages/node/src/fixture.test.ts', "export { startServer } from '@federa/server';\n"),
     ).toEqual([
       'import-x/no-restricted-paths: Unexpected path "@federa/server" imported in restricted zone. packages/node does not depend on @federa/server (dependencies and devDependencies of packages/node/package.json).',
     ]);

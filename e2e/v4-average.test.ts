@@ -22,7 +22,7 @@ import {
   until,
 } from '@federa/testing';
 
-const ROOT = join(import.meta.dirname, '../../../..');
+const ROOT = join(import.meta.dirname, '..');
 const IMAGE = 'federa/average-v4:local';
 const CSV_A = 'age,weight\n30,70\n40,80\n50,\n';
 const CSV_B = 'age,weight\n20,60\n25,65\n35,75\n45,85\n';

@@ -21,7 +21,7 @@ import {
   until,
 } from '@federa/testing';
 
-const ROOT = join(import.meta.dirname, '../../../..');
+const ROOT = join(import.meta.dirname, '..');
 const START_LINE = 'federa/start-line:local';
 const BURST = 8;
 const tag = `fi${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;

@@ -20,7 +20,7 @@ import {
   type StartedNode,
 } from '@federa/testing';
 
-const ROOT = join(import.meta.dirname, '../../../..');
+const ROOT = join(import.meta.dirname, '..');
 const IMAGE = 'federa/average-python:local';
 const tag = `kill${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 

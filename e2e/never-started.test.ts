@@ -11,7 +11,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeBase64 } from '@federa/common';
 
-import { createContainerRuntime, type ContainerRuntime, type ContainerSpec } from '../runtime/index.js';
+import { createContainerRuntime, type ContainerRuntime, type ContainerSpec } from '@federa/node';
 import {
   createFederation,
   type E2eServer,
@@ -22,7 +22,7 @@ import {
   until,
 } from '@federa/testing';
 
-const ROOT = join(import.meta.dirname, '../../../..');
+const ROOT = join(import.meta.dirname, '..');
 const START_LINE = 'federa/start-line:local';
 const tag = `ns${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 let server: E2eServer;

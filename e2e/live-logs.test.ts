@@ -21,7 +21,7 @@ import {
   type Federation,
   type StartedNode,
 } from '@federa/testing';
-import { loadNodeConfig } from '../config/node-config.js';
+import { loadNodeConfig } from '@federa/node/config';
 
 const tag = `ll${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 /**

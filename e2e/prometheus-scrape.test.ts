@@ -21,7 +21,7 @@ import {
   until,
 } from '@federa/testing';
 
-const ROOT = join(import.meta.dirname, '../../../..');
+const ROOT = join(import.meta.dirname, '..');
 const tag = `prom${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 
 let server: E2eServer;

@@ -20,7 +20,7 @@ import {
   until,
 } from '@federa/testing';
 
-const ROOT = join(import.meta.dirname, '../../../..');
+const ROOT = join(import.meta.dirname, '..');
 const CSV_A = 'age\n30\n40\n50\n';
 const CSV_B = 'age\n20\n25\n35\n45\n';
 const EXPECTED = (30 + 40 + 50 + 20 + 25 + 35 + 45) / 7;

@@ -21,7 +21,7 @@ import {
   until,
 } from '@federa/testing';
 
-const ROOT = join(import.meta.dirname, '../../../..');
+const ROOT = join(import.meta.dirname, '..');
 const TAG = process.env.FEDERA_ALGORITHM_TAG ?? 'local';
 const CSV_A = 'age\n30\n40\n50\n';
 const CSV_B = 'age\n20\n25\n35\n45\n';

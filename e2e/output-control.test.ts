@@ -27,7 +27,7 @@ import {
 
 const tag = `oc${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
 const IMAGE = `output-${tag}-echo:local`;
-const VNODE = fileURLToPath(new URL('../../../cli/dist/bin/vnode.js', import.meta.url));
+const VNODE = fileURLToPath(new URL('../packages/cli/dist/bin/vnode.js', import.meta.url));
 
 const policy = (onFailure: 'refuse' | 'suppress'): string => `  share_logs: true
   policies:

@@ -7,8 +7,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeBase64 } from '@federa/common';
 
-import { StartupError, WrongApiKeyError } from '../errors.js';
-import { RunStore } from '../runs/run-store.js';
+import { RunStore, StartupError, WrongApiKeyError } from '@federa/node';
 import {
   buildImage,
   createFederation,

@@ -25,7 +25,7 @@ import {
   until,
 } from '@federa/testing';
 
-const ROOT = join(import.meta.dirname, '../../../..');
+const ROOT = join(import.meta.dirname, '..');
 const START_LINE = 'federa/start-line:local';
 const AVERAGE = 'federa/average-python:local';
 const CSV = 'age\n30\n40\n';
