@@ -52,8 +52,24 @@ PID_FILE=$RUN_DIR/podman/federa-service.pid
 install -d -m 700 -o "$USER_NAME" -g "$(id -g "$USER_NAME")" "$RUN_DIR" "$RUN_DIR/podman"
 as_user() { runuser -u "$USER_NAME" -- env XDG_RUNTIME_DIR="$RUN_DIR" HOME="$(getent passwd "$USER_NAME" | cut -d: -f6)" "$@"; }
 
+answers() { curl -sf --max-time 3 --unix-socket "$SOCKET" http://d/_ping >/dev/null 2>&1; }
+# The API service reads the configuration when it starts: one that runs is stopped before the configuration
+# changes. It is found by the socket it listens on, and stopped only when it is this user's.
+service_pid() { ss -xlpn 2>/dev/null | grep -F " $SOCKET " | grep -o 'pid=[0-9]*' | head -n 1 | cut -d= -f2; }
+stop_own_service() {
+  answers || return 0
+  local pid
+  pid=$(service_pid)
+  [ -n "$pid" ] && [ "$(stat -c %U "/proc/$pid" 2>/dev/null)" = "$USER_NAME" ] ||
+    die "the Podman API service on $SOCKET must be stopped to $1, and it is not a process of $USER_NAME: stop it, then run this script again"
+  kill "$pid"
+  log "stopped the Podman API service of $USER_NAME (process $pid) to $1"
+  for _ in $(seq 1 50); do answers || break; sleep 0.1; done
+  ! answers || die "the Podman API service on $SOCKET still answers after it was stopped"
+}
+
 if [ "${1:-}" = "--stop" ]; then
-  if [ -f "$PID_FILE" ] && kill "$(cat "$PID_FILE")" 2>/dev/null; then log "stopped the API service of $USER_NAME"; fi
+  stop_own_service "end it, as asked"
   rm -f "$PID_FILE"
   exit 0
 fi
@@ -64,18 +80,6 @@ if ! runuser -u "$USER_NAME" -- test -r /dev/net/tun -a -w /dev/net/tun; then
   log "making /dev/net/tun usable by unprivileged users (mode 0666, as most distributions ship it)"
   chmod 0666 /dev/net/tun
 fi
-
-answers() { curl -sf --max-time 3 --unix-socket "$SOCKET" http://d/_ping >/dev/null 2>&1; }
-# The API service reads the configuration when it starts: one that runs is stopped (if this script started it)
-# before the configuration changes.
-stop_own_service() {
-  answers || return 0
-  [ -f "$PID_FILE" ] && kill "$(cat "$PID_FILE")" 2>/dev/null ||
-    die "the Podman API service on $SOCKET was not started by this script and must be stopped to $1: stop it, then run this script again"
-  log "stopped the Podman API service of $USER_NAME to $1"
-  for _ in $(seq 1 50); do answers || break; sleep 0.1; done
-  ! answers || die "the Podman API service on $SOCKET still answers after it was stopped"
-}
 
 # Podman keeps the network backend it first used while CNI networks exist; the user's configuration names netavark.
 HOME_DIR=$(getent passwd "$USER_NAME" | cut -d: -f6)

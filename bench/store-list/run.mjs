@@ -154,6 +154,33 @@ for (const [name, path, headers] of targets) {
   console.log(`${name}…`);
   report(name, await cannon(`${origin}${path}`, { headers, duration, connections }));
 }
+// The same reads right after a change of the catalogue (an algorithm approved, edited or replaced), which drops
+// what the store keeps: each request computes its answer afresh. One at a time, between writes. Writes of the rest
+// of the server (tasks, runs, nodes seen) do not drop the kept listings.
+const fresh = [];
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+for (const [name, path, headers] of targets) {
+  const ms = [];
+  for (let i = 0; i < 200; i++) {
+    await ctx.dbh.db
+      .updateTable('store_policy')
+      .set({ value: '1' })
+      .where('key', '=', 'min_reviewers')
+      .execute();
+    const start = performance.now();
+    const answer = await fetch(`${origin}${path}`, { headers });
+    await answer.arrayBuffer();
+    ms.push(performance.now() - start);
+    if (answer.status !== 200) throw new Error(`${name}: HTTP ${answer.status}`);
+  }
+  ms.sort((a, b) => a - b);
+  fresh.push({
+    name: `${name}, after a change`,
+    'p50 ms': +pct(ms, 50).toFixed(2),
+    'p99 ms': +pct(ms, 99).toFixed(2),
+    [`p99 < ${CEILING_MS} ms`]: pct(ms, 99) < CEILING_MS ? 'yes' : 'NO',
+  });
+}
 await app.close();
 await ctx.dbh.close();
 await db.drop();
@@ -161,6 +188,8 @@ rmSync(dir, { recursive: true, force: true });
 
 console.log(`\n${header}`);
 console.table(results);
+console.log('one request at a time, each right after a change of the catalogue (nothing kept):');
+console.table(fresh);
 const worst = Math.max(...results.slice(1).map((r) => r['p99 ms']));
 console.log(
   `worst store p99: ${worst} ms (ceiling ${CEILING_MS} ms): ${worst < CEILING_MS ? 'met' : 'NOT met'}`,

@@ -83,6 +83,12 @@ const podmanNode: PodmanNode | undefined = onPodman
       csv: fed.orgs[1]!.csv,
       name: `${tag}-podman`,
       image: IMAGE,
+    }).catch(async (error: unknown) => {
+      // The Docker node and the server are stopped, and their objects removed, before the failure is told.
+      await Promise.all([started.node.stop(), second?.node.stop()]);
+      await server.close();
+      removeNodeObjects(`${tag}-0`);
+      throw error;
     })
   : undefined;
 // The node made a 2048-bit key for speed of the test suite; the bench uses the node's key as the researcher's.

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { databaseUri, parseCsv } from './data.js';
 import { decodeJsonPayload, detectFormat, encodeJsonPayload, PayloadFormatError } from './payload.js';
+import { decodeResults } from './sub-task-results.js';
 import { runAlgorithm } from './wrapper.js';
 
 describe('payloads', () => {
@@ -17,7 +18,24 @@ describe('payloads', () => {
       args: [1],
     });
     expect(() => decodeJsonPayload(Buffer.from([0x80, 0x04]))).toThrow(PayloadFormatError);
-    expect(() => detectFormat(Buffer.from('yaml.x'))).toThrow(/unknown payload format 'yaml'/);
+  });
+
+  it('names an unknown prefix as its format, as every reader does, and refuses to read it as JSON', () => {
+    expect(detectFormat(Buffer.from('yaml.a: 1'))).toEqual({
+      format: 'yaml',
+      body: Buffer.from('a: 1'),
+    });
+    expect(() => decodeJsonPayload(Buffer.from('YAML.a: 1'))).toThrow(
+      "the payload is in the unknown format 'yaml'; the TypeScript tools read 'json.' + JSON only",
+    );
+    expect(() => decodeJsonPayload(Buffer.from('pickle.\x80'))).toThrow(/is a pickle \('pickle\.' prefix\)/);
+    // More than ten bytes before the dot, or not letters only: no prefix at all, so the legacy pickle.
+    expect(detectFormat(Buffer.from('abcdefghijk.x')).format).toBe('legacy');
+    expect(detectFormat(Buffer.from('js0n.x')).format).toBe('legacy');
+    // A sub-task's output in an unknown format is handed over as its bytes, not refused.
+    const yaml = Buffer.from('yaml.a: 1');
+    const [result] = decodeResults([{ id: 1, organization: 2, result: yaml.toString('base64') }]);
+    expect(result?.output).toEqual(yaml);
   });
 });
 

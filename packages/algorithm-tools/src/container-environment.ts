@@ -3,6 +3,8 @@
  * environment, docs/container-environment.md#environment-variables).
  */
 import { readFileSync } from 'node:fs';
+// Types only: erased from the build, so a container loads nothing of @federa/common for them.
+import type { ContainerTokenIdentity } from '@federa/common';
 
 import { DEFAULT_ERRORS, type AlgorithmClientErrors } from './algorithm-client-errors.js';
 
@@ -68,10 +70,10 @@ export function containerIdentity(
   }
   const raw = (
     typeof claims.identity === 'object' && claims.identity !== null ? claims.identity : claims.sub
-  ) as Record<string, unknown> | undefined;
+  ) as Partial<Record<keyof ContainerTokenIdentity, unknown>> | undefined;
   if (typeof raw !== 'object' || raw === null)
     throw errors.invalid('The token is not a container token: its identity is not an object.');
-  const int = (key: string): number => {
+  const int = (key: keyof ContainerTokenIdentity): number => {
     const v = raw[key];
     if (typeof v === 'number' && Number.isInteger(v)) return v;
     if (typeof v === 'string' && /^\d+$/.test(v)) return Number(v);

@@ -4,7 +4,10 @@
  * write JSON; pickle is for Python algorithms.
  */
 
-export type PayloadFormat = 'json' | 'pickle' | 'legacy';
+import { detectPayloadFormat, type PayloadFormatName } from '@federa/common/payload-format';
+
+/** `json`, `pickle`, another prefix name (lower-cased), or `legacy` when there is no prefix. */
+export type PayloadFormat = PayloadFormatName;
 
 export interface AlgorithmInput {
   readonly method: string;
@@ -22,26 +25,26 @@ export class PayloadFormatError extends Error {
   }
 }
 
-/** The format of a payload and where its body starts. */
-export function detectFormat(bytes: Uint8Array): { format: PayloadFormat; body: Uint8Array } {
-  const head = Buffer.from(bytes.subarray(0, 10)).toString('latin1');
-  const dot = head.indexOf('.');
-  if (dot > 0 && /^[A-Za-z]+$/.test(head.slice(0, dot))) {
-    const name = head.slice(0, dot).toLowerCase();
-    if (name === 'json' || name === 'pickle') return { format: name, body: bytes.subarray(dot + 1) };
-    throw new PayloadFormatError(`unknown payload format '${name}' (expected json or pickle)`);
-  }
-  return { format: 'legacy', body: bytes };
+/**
+ * The format of a payload and where its body starts: the rule of `@federa/common` (any short prefix name is a
+ * format; no prefix is the legacy pickle), the same as the Python tools'. Reading is what refuses a format.
+ */
+export const detectFormat = (bytes: Uint8Array): { format: PayloadFormat; body: Uint8Array } =>
+  detectPayloadFormat(bytes);
+
+/** Why these tools refuse a payload of `format` (anything but JSON). */
+function refusal(format: PayloadFormat): string {
+  if (format === 'legacy')
+    return "the payload has no format prefix: it is a Python pickle, which the TypeScript tools do not read; send it as 'json.' + JSON";
+  if (format === 'pickle')
+    return "the payload is a pickle ('pickle.' prefix), which the TypeScript tools do not read; send it as 'json.' + JSON";
+  return `the payload is in the unknown format '${format}'; the TypeScript tools read 'json.' + JSON only`;
 }
 
 /** Decodes a payload that must be JSON (prefixed `json.`). */
 export function decodeJsonPayload<T = unknown>(bytes: Uint8Array): T {
   const { format, body } = detectFormat(bytes);
-  if (format !== 'json') {
-    throw new PayloadFormatError(
-      `the payload is ${format === 'legacy' ? 'a Python pickle (no format prefix)' : 'a pickle'}; the TypeScript tools read JSON only: send it as 'json.' + JSON`,
-    );
-  }
+  if (format !== 'json') throw new PayloadFormatError(refusal(format));
   return JSON.parse(Buffer.from(body).toString('utf8')) as T;
 }
 

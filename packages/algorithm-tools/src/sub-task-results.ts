@@ -11,13 +11,7 @@ const idOf = (ref: number | { id: number }): number => (typeof ref === 'number' 
 
 /** Output bytes: `json.` payloads become their value; anything else (a pickle, other formats) stays bytes. */
 function decodeOutput(bytes: Buffer): unknown {
-  let format: string;
-  let body: Uint8Array;
-  try {
-    ({ format, body } = detectFormat(bytes));
-  } catch {
-    return bytes;
-  }
+  const { format, body } = detectFormat(bytes);
   return format === 'json' ? (JSON.parse(Buffer.from(body).toString('utf8')) as unknown) : bytes;
 }
 

@@ -92,4 +92,25 @@ describe('client.store for the web UI', () => {
       { label: 'extra' },
     ]);
   });
+
+  it('reads the column names the nodes of a collaboration shared', async () => {
+    const root = await clientFor('root', ROOT_PASSWORD);
+    const [a, b] = [await t.fx.organization(), await t.fx.organization()];
+    const collab = await t.fx.collaboration([a, b]);
+    const node = await t.fx.node(a, collab);
+    await t.fx.node(b, collab);
+    await t.ctx.dbh.db
+      .insertInto('node_config')
+      .values(['age', 'sex'].map((value) => ({ node_id: node.id, key: 'columns.cohort', value })))
+      .execute();
+    expect(await root.collaboration.columns(collab, 'cohort')).toEqual({
+      data: [
+        { name: 'age', organization_ids: [a] },
+        { name: 'sex', organization_ids: [a] },
+      ],
+      database: 'cohort',
+      not_shared: [b],
+    });
+    expect((await root.collaboration.columns(collab)).data).toEqual([]);
+  });
 });

@@ -10,6 +10,14 @@ export const SOCKET_PATH = '/socket.io';
 /** The only namespace nodes and clients use. */
 export const SOCKET_NAMESPACE = '/tasks';
 
+/**
+ * Handshake header by which a client says it comes back when a `server_busy` refusal's `retry_after_ms` says, on the
+ * same connection (the Federa node sends it with the value {@link ADMISSION_RETRY_AFTER}). Without it, the server
+ * closes a refused client's connection so that its own reconnection brings it back (docs/socket-protocol.md#admission).
+ */
+export const ADMISSION_HEADER = 'x-federa-admission';
+export const ADMISSION_RETRY_AFTER = 'retry-after';
+
 /** `node-online` / `node-offline`. */
 export interface NodePresencePayload {
   id: number;

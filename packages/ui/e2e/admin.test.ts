@@ -205,6 +205,24 @@ describe('administration', () => {
       await expect.poll(() => success(page)).toBe(`Collaboration study-${t} deleted.`);
       await expect.poll(() => page.getByRole('link', { name: `study-${t}` }).count()).toBe(0);
       await shot('collaboration-deleted');
+
+      // The audit log: what root just did, found by what and who; the chain verified intact.
+      await page.goto(`${server.url}/#/audit`);
+      const search = page.getByRole('form', { name: 'Search the audit log' });
+      await search.getByLabel('Event starts with').fill('task.deleted');
+      await search.getByLabel('Who').selectOption({ label: 'a user' });
+      await search.getByLabel('Their id').fill('1');
+      await search.getByRole('button', { name: 'Search' }).click();
+      const deleted = page.getByRole('row', { name: /task\.deleted/ });
+      await expect.poll(() => deleted.count()).toBeGreaterThan(0);
+      expect(await deleted.first().getByRole('cell', { name: 'user root (1)' }).isVisible()).toBe(true);
+      expect(await page.getByRole('row', { name: /user\.login/ }).count()).toBe(0);
+      await page.getByRole('button', { name: 'Verify the chain' }).click();
+      await expect
+        .poll(() => page.locator('.notice.success').first().textContent())
+        .toMatch(/^Intact\. OK: chain 'server': \d+ entries intact/);
+      await check(page, errors, 'audit');
+      await shot('audit');
       expect(errors).toEqual([]);
       await context.close();
     }, 120_000);

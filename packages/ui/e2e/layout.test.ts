@@ -161,6 +161,7 @@ describe('every page at a laptop and a phone width', () => {
         ['users', '/users', /^Users$/],
         ['roles', '/roles', /^Roles and rules$/],
         ['health', '/health', /^Server health$/],
+        ['audit', '/audit', /^Audit log$/],
         ['account', '/account', /^My account$/],
       ];
       const titles = new Set<string>();

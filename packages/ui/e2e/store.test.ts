@@ -189,6 +189,11 @@ beforeAll(async () => {
   });
   expect(approved.status).toBe(200);
   approvedId = a.id;
+  // What the node of the second organization shared when it connected: the column names of its database.
+  await server.ctx.dbh.db
+    .insertInto('node_config')
+    .values(['age', 'bmi'].map((value) => ({ node_id: fed.orgs[1]!.nodeId, key: 'columns.default', value })))
+    .execute();
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
 }, 120_000);
 
@@ -329,6 +334,7 @@ for (const size of WIDTHS)
       await form.getByLabel('Collaboration').selectOption({ label: `collab-${tag}` });
       // A central function: one organization runs the central part.
       await form.getByRole('radio', { name: `org-${tag}` }).check();
+      await expect.poll(() => form.getByText('Columns the nodes shared: age, bmi').isVisible()).toBe(true);
       await form.getByLabel('Column', { exact: true }).fill('age');
       await form.getByLabel('Minimum count').fill('4.5');
       // "trim" is asked only for a mean.
@@ -355,6 +361,9 @@ for (const size of WIDTHS)
 
       await minCount.fill('5');
       await form.getByLabel('groups').fill('a, b');
+      // Put right, the fields and the summary lose their messages.
+      await expect.poll(() => form.getByRole('alert').count()).toBe(0);
+      expect(await minCount.getAttribute('aria-invalid')).toBeNull();
       await form.getByLabel('options').fill('{"decimals": 2}');
       await form.getByLabel('Data: node database label').fill('cohort');
       await form.getByLabel('Name', { exact: true }).fill(`summary ${size.width}`);

@@ -5,6 +5,7 @@ import { client, endSession, errorText, logout, resumeSession, saveSession } fro
 import { ErrorBox, Progress } from './components/ui.js';
 import { takeFlash } from './flash.js';
 import { Account, HealthPage } from './pages/Account.js';
+import { Audit } from './pages/admin/Audit.js';
 import { NodePage } from './pages/admin/NodePage.js';
 import { Nodes } from './pages/admin/Nodes.js';
 import { Organizations } from './pages/admin/Organizations.js';
@@ -33,6 +34,7 @@ async function loadMe(): Promise<Me> {
   return makeMe(
     user,
     [...rules.values()].sort((a, b) => a.id - b.id),
+    rules.size === catalogue!.length,
   );
 }
 
@@ -49,6 +51,7 @@ const TITLES: Record<string, string> = {
   users: 'Users',
   roles: 'Roles',
   health: 'Server health',
+  audit: 'Audit log',
   account: 'My account',
 };
 
@@ -127,6 +130,7 @@ export function App() {
     ['/users', 'Users', can('user', 'VIEW')],
     ['/roles', 'Roles', can('role', 'VIEW')],
     ['/health', 'Health', can('user', 'VIEW', ['GLOBAL'])],
+    ['/audit', 'Audit', me.root],
   ];
   let page;
   switch (first) {
@@ -163,6 +167,9 @@ export function App() {
       break;
     case 'roles':
       page = <Roles />;
+      break;
+    case 'audit':
+      page = <Audit />;
       break;
     case 'health':
       page = <HealthPage />;

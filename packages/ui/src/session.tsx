@@ -5,14 +5,17 @@ import type { Rule, User } from '@federa/client';
 export interface Me {
   user: User;
   rules: Rule[];
+  /** Whether the user holds every rule (the root role): what the server asks of audit-log readers. */
+  root: boolean;
   /** Whether a rule for `name` with `operation` exists at any scope (or at one of `scopes`). */
   can(name: string, operation: Rule['operation'], scopes?: Rule['scope'][]): boolean;
 }
 
-export function makeMe(user: User, rules: Rule[]): Me {
+export function makeMe(user: User, rules: Rule[], root = false): Me {
   return {
     user,
     rules,
+    root,
     can: (name, operation, scopes) =>
       rules.some(
         (r) => r.name === name && r.operation === operation && (!scopes || scopes.includes(r.scope)),

@@ -83,6 +83,21 @@ export class CollaborationResource extends ResourceGroup {
     return this.send('DELETE', `/collaboration/${id}/organization`, { id: organizationId });
   }
 
+  /**
+   * The column names a tabular database has at the collaboration's nodes (`GET /column`), for a task form's column
+   * pickers: names only, each with the organizations that have it, and the organizations whose node shared none.
+   */
+  columns(
+    id: number,
+    database = 'default',
+  ): Promise<{
+    data: { name: string; organization_ids: number[] }[];
+    database: string;
+    not_shared: number[];
+  }> {
+    return this.getJson('/column', { collaboration_id: id, database });
+  }
+
   /** Lists the nodes of the collaboration (in the API's short form). */
   nodes(id: number, options?: ListOptions): Promise<Node[]> {
     return this.listAt(`/collaboration/${id}/node`, {}, options);

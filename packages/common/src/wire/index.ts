@@ -13,3 +13,5 @@ export * from './rule.js';
 export * from './port.js';
 export * from './task.js';
 export * from './task-databases.js';
+export * from './run-report.js';
+export * from './container-token.js';

@@ -8,7 +8,8 @@ import { detectPayloadFormat, type OutputDeclaration } from '@federa/common';
 import type { OutputPolicy } from '../config/output-policy.js';
 import type { Finding } from './checks/finding.js';
 import { inspectOutput, suppressible, suppressOutput } from './disclosure.js';
-import { scannedInspection } from './fast-inspect.js';
+import { scannedInspection, suppressedInPlace } from './fast-inspect.js';
+import type { Places } from './checks/scan-cells.js';
 
 /** The rules of an output policy, as named in the run's log, the node's log and the audit log. */
 export type OutputRule =
@@ -74,12 +75,17 @@ export function gateOutput(
   // Read from the bytes when it can be (no JSON.parse: fast-inspect.ts); parsed when the scan gives up, or when
   // cells must be suppressed, which rewrites the result.
   let parsed: unknown;
-  let inspection = scannedInspection(body, declaration, policy.thresholds);
+  const places: Places = { spans: [], close: -1, taken: false };
+  let inspection = scannedInspection(body, declaration, policy.thresholds, places);
   const rewrite =
     inspection?.ok === true &&
     inspection.findings.length > 0 &&
     policy.onFailure === 'suppress' &&
     suppressible(inspection.findings);
+  if (rewrite && inspection?.ok && declaration.kind === 'count_table') {
+    const output = suppressedInPlace(body, places, inspection.findings);
+    if (output) return { kind: 'pass', output, checks: inspection.rules, suppressed: inspection.findings };
+  }
   if (inspection === undefined || rewrite) {
     try {
       parsed = JSON.parse(Buffer.from(body).toString('utf8'));

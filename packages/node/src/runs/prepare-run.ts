@@ -10,7 +10,7 @@ import { declarationFor, functionOfInput } from '../output/declaration-source.js
 import { DeclarationUnavailable } from '../output/store-declarations.js';
 import { persist } from '../server-client/persist.js';
 import { type WireResultWithTask } from '../server-client/wire.js';
-import { requestedDatabases } from '@federa/common';
+import { requestedDatabases, type ContainerTokenAnswer, type ContainerTokenRequest } from '@federa/common';
 
 import { fallbackNote, missingDatabases, resolveDatabases } from './environment.js';
 import { tmpVolumeName } from './naming.js';
@@ -103,7 +103,10 @@ export async function prepareRun(
   const tmpVolume = tmpVolumeName(o.names, run.runId);
   const [{ container_token: token }, pull] = await Promise.all([
     again('container token', () =>
-      rest.post<{ container_token: string }>('/token/container', { task_id: run.taskId, image: run.image }),
+      rest.post<ContainerTokenAnswer>('/token/container', {
+        task_id: run.taskId,
+        image: run.image,
+      } satisfies ContainerTokenRequest),
     ),
     runtime.pullIfNewer(run.image),
     runtime.ensureVolume(tmpVolume, { 'federa.node': o.names.node, 'federa.run_id': String(run.runId) }),

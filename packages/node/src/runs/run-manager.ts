@@ -7,6 +7,8 @@
  * (reattach), kills them on request and, at every connection, stops those the server killed meanwhile (reconcile). One run's course is run-execution.ts (prepare-run.ts, container-spec.ts),
  * its end run-finisher.ts.
  */
+import type { RunReportBody } from '@federa/common';
+
 import { NodeStoppedError, ServerRequestError } from '../errors.js';
 import type { ContainerHandle } from '../runtime/index.js';
 import { persist } from '../server-client/persist.js';
@@ -250,7 +252,10 @@ export class RunManager {
         );
     log.info({ event: 'run.killed', result_id: resultId, why, running: handle !== undefined }, 'run killed');
     const confirmed = await rest
-      .request('PATCH', `/result/${resultId}`, { body: { status: RunStatus.killed }, allowError: true })
+      .request('PATCH', `/result/${resultId}`, {
+        body: { status: RunStatus.killed } satisfies RunReportBody,
+        allowError: true,
+      })
       .catch(() => undefined);
     if (confirmed && confirmed.status > 210)
       log.debug(

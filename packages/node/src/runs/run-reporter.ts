@@ -10,7 +10,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { sealLog, type Cryptor } from '@federa/common';
+import { sealLog, type Cryptor, type RunReportBody } from '@federa/common';
 
 import { ServerRequestError } from '../errors.js';
 import { persist } from '../server-client/persist.js';
@@ -64,7 +64,7 @@ export class RunReporter {
   }
 
   /** PATCH a status change of a run that goes on (initializing, active); retried while the server answers 5xx. */
-  async status(resultId: number, fields: Record<string, unknown>): Promise<void> {
+  async status(resultId: number, fields: RunReportBody): Promise<void> {
     await this.#persist(`status of result ${resultId}`, () =>
       this.#rest.patch(`/result/${resultId}`, fields),
     );
@@ -154,7 +154,7 @@ export class RunReporter {
    */
   async deliver(resultId: number, report: StoredReport): Promise<boolean> {
     const { upload, ...stored } = report;
-    let body: Omit<StoredReport, 'upload'> = stored;
+    let body: RunReportBody = stored;
     if (upload !== undefined && stored.result_stored) {
       const uploaded = await this.#upload(resultId, upload, stored.result_stored);
       if (uploaded === 'refused') return false;

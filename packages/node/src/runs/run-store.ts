@@ -4,12 +4,13 @@
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { StoredOutputRef } from '@federa/common';
 
 export type RunPhase = 'starting' | 'running' | 'reporting';
 
 /**
- * A finished run's report, exactly as it is sent (PATCH /result/<id>): kept until the server accepts it, and sent
- * again after a restart (docs/reliability.md).
+ * A finished run's report, exactly as it is sent (PATCH /result/<id>, `RunReportBody` of `@federa/common`) but for
+ * `upload`: kept until the server accepts it, and sent again after a restart (docs/reliability.md).
  */
 export interface StoredReport {
   readonly status: string;
@@ -18,7 +19,7 @@ export interface StoredReport {
   readonly log: string;
   readonly finished_at: string;
   /** A large output (docs/large-results.md): uploaded from `upload` before the report, which names it. */
-  readonly result_stored?: { readonly sha256: string; readonly size: number };
+  readonly result_stored?: StoredOutputRef;
   /** The file of the encrypted large output (on this node; never sent in the report). */
   readonly upload?: string;
 }

@@ -9,6 +9,8 @@
 import type { Logger } from 'pino';
 import { io, type Socket } from 'socket.io-client';
 import {
+  ADMISSION_HEADER,
+  ADMISSION_RETRY_AFTER,
   SOCKET_NAMESPACE,
   SOCKET_PATH,
   type ClientToServerEvents,
@@ -85,7 +87,8 @@ export class SocketChannel {
     const url = `${options.serverBase.replace(/\/$/, '')}${SOCKET_NAMESPACE}`;
     this.#socket = io(url, {
       path: SOCKET_PATH,
-      extraHeaders: { Authorization: `Bearer ${options.token}` },
+      // The server's retry hint is honoured (#retry): the server may keep the connection open after a refusal.
+      extraHeaders: { Authorization: `Bearer ${options.token}`, [ADMISSION_HEADER]: ADMISSION_RETRY_AFTER },
       // A WebSocket at once (one HTTP upgrade instead of a polling handshake, its requests and then the upgrade);
       // long-polling only when the WebSocket cannot be opened (a proxy that does not pass it).
       transports: ['websocket', 'polling'],

@@ -119,3 +119,31 @@ describe('a lock keeps out the address that guessed, not the owner', () => {
     expect(left).toEqual([]);
   });
 });
+
+describe('the account-wide slowing', () => {
+  it('slows, never locks: an unknown address gets a check once account_slow_seconds have passed', async () => {
+    const t = await startTestApp({
+      config: {
+        password_policy: {
+          max_failed_attempts: 3,
+          max_failed_attempts_per_address: 1000,
+          account_slow_after_failures: 4,
+          account_slow_seconds: 1,
+        },
+      },
+    });
+    try {
+      const u = await t.fx.user(await t.fx.organization());
+      const login = (password: string, from: string) =>
+        t.api('POST', '/token/user', { body: { username: u.username, password }, remoteAddress: from });
+      for (let a = 1; a <= 2; a++)
+        for (let i = 0; i < 2; i++)
+          expect((await login(`Guess-${i}-Aa!`, `203.0.113.${a}`)).status).toBe(401);
+      expect((await login(u.password, '198.51.100.30')).status).toBe(401);
+      await new Promise((r) => setTimeout(r, 1100));
+      expect((await login(u.password, '198.51.100.30')).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -37,6 +37,9 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'POST /recover/node': { callers: U, anyOf: ['node.e_glo', 'node.e_org'] },
   'PATCH /password/change': { callers: U },
   'GET /health': { callers: 'public' },
+  // The root user only (every rule), checked by the handler: no rule of its own.
+  'GET /audit': { callers: U },
+  'GET /audit/verify': { callers: U },
   'GET /health/fix': { callers: 'public' },
   'POST /health/fix': { callers: 'public' },
   'GET /version': { callers: 'public' },

@@ -1,22 +1,12 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import type { TaskDatabase } from '@federa/common';
+import type { ContainerTokenIdentity } from '@federa/common';
 import { ApiError } from '../errors.js';
 
 export type ClientType = 'user' | 'node' | 'container' | 'reset';
 
-/** The identity object of a container token (docs/access-control.md#tokens). */
-export interface ContainerIdentity {
-  client_type: 'container';
-  node_id: number;
-  organization_id: number;
-  collaboration_id: number;
-  task_id: number;
-  image: string;
-  database: string | null;
-  /** The databases the task asks for (`{label, type, parameters}`), read by vantage6 4.x algorithms' `@metadata`. */
-  databases?: TaskDatabase[];
-}
+/** The identity object of a container token, as `@federa/common` declares it. */
+export type ContainerIdentity = ContainerTokenIdentity;
 
 export interface TokenClaims {
   iat: number;

@@ -79,6 +79,12 @@ export interface AlgorithmStoreTable {
   collaboration_id: number | null;
 }
 
+/** One row (id 1): moves, by trigger, with every change of algorithms, functions and policies. */
+export interface StoreCatalogueVersionTable {
+  id: number;
+  version: number | string | bigint;
+}
+
 export interface StoreTables {
   store_algorithm: StoreAlgorithmTable;
   store_function: StoreFunctionTable;
@@ -86,6 +92,7 @@ export interface StoreTables {
   store_review: StoreReviewTable;
   store_policy: StorePolicyTable;
   algorithm_store: AlgorithmStoreTable;
+  store_catalogue_version: StoreCatalogueVersionTable;
 }
 
 export type StoreAlgorithm = Selectable<StoreAlgorithmTable>;

@@ -53,6 +53,16 @@ export function algorithmIds(db: Kysely<Database>, filter: AlgorithmFilter): IdQ
   return ids;
 }
 
+/** The number that moves with every change of the catalogue and the policies (migration 0027). */
+export async function catalogueVersion(db: Kysely<Database>): Promise<string> {
+  const row = await db
+    .selectFrom('store_catalogue_version')
+    .select('version')
+    .where('id', '=', 1)
+    .executeTakeFirst();
+  return String(row?.version ?? '');
+}
+
 export async function algorithmRows(db: Kysely<Database>, ids: readonly number[]): Promise<StoreAlgorithm[]> {
   if (ids.length === 0) return [];
   return db.selectFrom('store_algorithm').selectAll().where('id', 'in', ids).execute();

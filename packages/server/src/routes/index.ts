@@ -16,6 +16,7 @@ import { vpnRoutes } from './vpn.js';
 import { killRoutes } from './kill.js';
 import { passwordRoutes } from './password.js';
 import { algorithmStoreRoutes } from './algorithm-store.js';
+import { auditRoutes } from './audit.js';
 import { columnRoutes } from './column.js';
 
 /** Every resource's routes, registered under `api_path`. One file per resource. */
@@ -38,6 +39,7 @@ export const registerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     killRoutes,
     passwordRoutes,
     algorithmStoreRoutes,
+    auditRoutes,
     columnRoutes,
   ]) {
     await app.register(routes);

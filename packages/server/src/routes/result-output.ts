@@ -10,7 +10,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Caller } from '../auth/caller.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
-import { OPEN_RUN_STATUSES } from '@federa/common';
+import { OPEN_RUN_STATUSES, StoredOutputSchema } from '@federa/common';
 import { findResult, findRunOutput, type ResultRow } from '../repositories/result.js';
 import { setHeldBytes } from '../repositories/result-held.js';
 import { oneAtATime, uploadAllowance, type Allowance } from '../result-store/quota.js';
@@ -18,21 +18,6 @@ import { ResultStoreFullError, outputKey, type ResultStore } from '../result-sto
 import type { StoredOutput } from '../runs/run-update.js';
 import { IdParams, errorResponses } from '../serializers/common.js';
 import { findAddressedResult, findVisibleResult } from './result-access.js';
-
-const SHA256 = '^[0-9a-f]{64}$';
-
-/** An uploaded output, named by its checksum and size (the answer of the upload; `result_stored` of a report). */
-export const StoredOutputSchema = Type.Object(
-  {
-    sha256: Type.String({
-      pattern: SHA256,
-      maxLength: 64,
-      description: 'SHA-256 of the uploaded bytes, hex',
-    }),
-    size: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'bytes uploaded' }),
-  },
-  { additionalProperties: false },
-);
 
 /** 400 unless the output `uploaded` names was uploaded whole for result `resultId`. */
 export async function checkUploaded(
@@ -122,7 +107,10 @@ export const resultOutputRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Upload the output of a run as a stream (nodes only; Content-Type application/octet-stream, header x-federa-sha256); a report then names it in result_stored',
         params: IdParams,
         headers: Type.Object({
-          'x-federa-sha256': Type.String({ pattern: SHA256, description: 'SHA-256 of the body, hex' }),
+          'x-federa-sha256': Type.String({
+            pattern: '^[0-9a-f]{64}$',
+            description: 'SHA-256 of the body, hex',
+          }),
         }),
         response: { 201: StoredOutputSchema, ...errorResponses },
       },

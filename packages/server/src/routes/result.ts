@@ -1,4 +1,4 @@
-import { SocketRooms } from '@federa/common';
+import { RunReportBodySchema, SocketRooms } from '@federa/common';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { can, type Caller } from '../auth/caller.js';
@@ -26,7 +26,7 @@ import {
   visibleResultIds,
 } from '../repositories/result.js';
 import { findAddressedResultWithOutput, findVisibleResult } from './result-access.js';
-import { StoredOutputSchema, checkUploaded } from './result-output.js';
+import { checkUploaded } from './result-output.js';
 import { removeUnnamedUploads } from '../result-store/remove-unnamed.js';
 import { findNode } from '../repositories/node.js';
 
@@ -77,19 +77,6 @@ function rangeBound(key: DateRangeKey, value: string): string {
     );
   return stored;
 }
-
-/** A string or null, without the coercion of `null` to `""` an `anyOf` would get from the validator. */
-const NullableString = (description: string) =>
-  Type.Unsafe<string | null>({ type: ['string', 'null'], description });
-
-const PatchResultBody = Type.Object({
-  started_at: Type.Optional(NullableString('YYYY-MM-DDTHH:MM:SS[.ffffff]; kept when absent')),
-  finished_at: Type.Optional(NullableString('YYYY-MM-DDTHH:MM:SS[.ffffff]; set to null when absent')),
-  result: Type.Optional(NullableString('output (encrypted, or base64); set to null when absent')),
-  log: Type.Optional(NullableString('container log; set to null when absent')),
-  status: Type.Optional(NullableString('run status (docs/run-statuses.md); kept when absent')),
-  result_stored: Type.Optional(StoredOutputSchema),
-});
 
 /** A timestamp sent by a node, in the stored form; invalid → 400 naming the field. */
 function bodyTime(field: string, value: string | null): string | null {
@@ -189,7 +176,7 @@ export const resultRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary:
           'Update a run (nodes only): started_at and status are kept when absent; finished_at, result and log are overwritten',
         params: IdParams,
-        body: PatchResultBody,
+        body: RunReportBodySchema,
         response: { 200: ResultSchema, ...errorResponses },
       },
     },

@@ -16,7 +16,7 @@ import {
 } from '../repositories/login.js';
 import { roleNamesOfUser } from '../repositories/role.js';
 import { findTask, hasRunOf, hasRuns, isTaskComplete, readDatabases } from '../repositories/task/index.js';
-import { requestedDatabases } from '@federa/common';
+import { ContainerTokenAnswerSchema, ContainerTokenRequestSchema, requestedDatabases } from '@federa/common';
 import { MessageSchema, errorResponses } from '../serializers/common.js';
 import type { AppContext } from '../context.js';
 
@@ -216,8 +216,8 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['token'],
         summary: 'A token for an algorithm container (nodes only)',
-        body: Type.Object({ task_id: Type.Integer(), image: Type.String() }),
-        response: { 200: Type.Object({ container_token: Type.String() }), ...errorResponses },
+        body: ContainerTokenRequestSchema,
+        response: { 200: ContainerTokenAnswerSchema, ...errorResponses },
       },
     },
     async (request) => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { io as connectClient, type Socket } from 'socket.io-client';
+import { ADMISSION_HEADER, ADMISSION_RETRY_AFTER } from '@federa/common';
 import { startTestApp, type TestApp } from '@federa/testing';
 import { Admission, MAX_RETRY_MS, MIN_RETRY_MS } from './admission.js';
 import { SocketServer } from './socket-server.js';
@@ -80,7 +81,8 @@ describe('socket admission on a real server', () => {
           forceNew: true,
           reconnection: false,
           transports: ['websocket'],
-          extraHeaders: { Authorization: `Bearer ${token}` },
+          // As the Federa node: it says it honours the hint, so the connection stays open after a refusal.
+          extraHeaders: { Authorization: `Bearer ${token}`, [ADMISSION_HEADER]: ADMISSION_RETRY_AFTER },
         });
         clients.push(c);
         c.on('connect', () => resolve());

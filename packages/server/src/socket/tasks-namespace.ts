@@ -1,4 +1,6 @@
 import {
+  ADMISSION_HEADER,
+  ADMISSION_RETRY_AFTER,
   isFailedRunStatus,
   SocketRooms,
   type AlgorithmStatusChangePayload,
@@ -34,6 +36,17 @@ const announced = (rooms: Iterable<string>, socketId: string): string[] =>
   [...rooms].filter((r) => r !== socketId && r !== SocketRooms.allNodes && !r.startsWith('federa:'));
 
 /**
+ * Closes the connection of a socket refused `server_busy` once the refusal has gone out. A client that does not
+ * say it honours the hint may not ask again: python-socketio 5.x (what vantage6 3.x nodes run), connected with
+ * `wait=False`, drops a refused namespace while still counting itself connected, and retries only when its
+ * connection drops. Closed, it reconnects on its own back-off (docs/socket-protocol.md#admission).
+ */
+function closeAfterRefusal(socket: TasksSocket): void {
+  // The refusal is written on the next tick (socket.io's middleware); the connection closes once it has gone.
+  setTimeout(() => socket.conn.close(), 50);
+}
+
+/**
  * Installs the protocol of namespace `/tasks` (docs/socket-protocol.md): the handshake
  * middleware, the rooms, the online status and the client events.
  */
@@ -62,6 +75,7 @@ export function installTasksNamespace(
       );
       busy.data = { code: 'server_busy', retry_after_ms: answer.retryAfterMs };
       next(busy);
+      if (socket.handshake.headers[ADMISSION_HEADER] !== ADMISSION_RETRY_AFTER) closeAfterRefusal(socket);
     });
   });
   // Authentication: never refuses; a socket without identity is told `expired_token` once connected.

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import { findStoreUser, upsertStoreUser } from '../repositories/store.js';
 import { normalizeServerUrl } from './identity.js';
+import { tokenExpiry } from './catalogue-cache.js';
 import { STORE_ROLES, storedRoles, type StoreRole } from './roles.js';
 import type { StoreCaller, StoreContext } from './context.js';
 
@@ -10,6 +11,18 @@ import type { StoreCaller, StoreContext } from './context.js';
  * of them (organization, e-mail) is kept current. Users the configuration names as managers hold every role.
  */
 export async function storeCaller(sctx: StoreContext, request: FastifyRequest): Promise<StoreCaller> {
+  // Kept only for this server's own tokens: another server's logout is not a change of this database.
+  const local = request.headers['server-url'] === undefined;
+  const key = request.headers.authorization ?? '';
+  const reading = local ? await sctx.cache?.look(request) : undefined;
+  const kept = sctx.cache?.caller(reading, key);
+  if (kept) return kept;
+  const caller = await identifiedCaller(sctx, request);
+  sctx.cache?.keepCaller(reading, key, caller, tokenExpiry(request.headers.authorization));
+  return caller;
+}
+
+async function identifiedCaller(sctx: StoreContext, request: FastifyRequest): Promise<StoreCaller> {
   const identity = await sctx.identify(request);
   const known = await findStoreUser(sctx.db, identity.server_url, identity.username);
   const user =

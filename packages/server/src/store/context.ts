@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { StoreUser } from '../db/store-schema.js';
 import type { StoreRole } from './roles.js';
+import type { CatalogueCache } from './catalogue-cache.js';
 
 /** Who the server behind a request says the caller is (`POST /token/user/validate` of 4.x, or in-process). */
 export interface ServerIdentity {
@@ -46,4 +47,6 @@ export interface StoreContext {
   audit: StoreAuditSink | null;
   log: FastifyBaseLogger;
   version: string;
+  /** Reads kept while the database is unchanged (catalogue-cache.ts); absent: nothing is kept. */
+  cache?: CatalogueCache;
 }

@@ -1,6 +1,8 @@
 import type { AppContext } from '../context.js';
 import { identityResolver, localIdentity } from './identity.js';
 import { LOCAL_SERVER, type StoreContext } from './context.js';
+import { CatalogueCache } from './catalogue-cache.js';
+import { catalogueVersion } from '../repositories/store.js';
 
 /**
  * The store inside a server: its tables are in the server's database, its users are the server's (checked
@@ -20,5 +22,6 @@ export function embeddedStore(ctx: AppContext): StoreContext {
     audit: ctx.audit,
     log: ctx.log,
     version: ctx.version,
+    cache: new CatalogueCache(ctx.dbh.changes, () => catalogueVersion(ctx.dbh.db)),
   };
 }

@@ -16,6 +16,7 @@ export async function storePage<T>(
   reply: FastifyReply,
   ids: IdQuery,
   load: (ids: number[]) => Promise<T[]>,
+  counted?: (total: number) => void,
 ): Promise<{ data: T[]; links: Record<string, string> }> {
   const q = request.query as { page?: number; per_page?: number };
   const page = q.page ?? 1;
@@ -35,5 +36,6 @@ export async function storePage<T>(
   if (page > 1) links.previous = url(Math.min(page - 1, last));
   if (page < last) links.next = url(page + 1);
   void reply.header('total-count', String(total));
+  counted?.(total);
   return { data: await load(pageIds), links };
 }

@@ -9,6 +9,8 @@ import { ServerAudit } from '../audit/server-audit.js';
 import { SERVER_VERSION } from '../version.js';
 import { identityResolver, normalizeServerUrl } from './identity.js';
 import { storeRoutes } from './routes/index.js';
+import { CatalogueCache } from './catalogue-cache.js';
+import { catalogueVersion } from '../repositories/store.js';
 import type { ConfiguredManager, StoreContext } from './context.js';
 
 /**
@@ -69,6 +71,7 @@ export async function startStore(options: StandaloneStoreOptions): Promise<Store
       audit,
       log: options.log,
       version: SERVER_VERSION,
+      cache: new CatalogueCache(dbh.changes, () => catalogueVersion(dbh.db)),
     };
     const app = Fastify({
       loggerInstance: options.log,

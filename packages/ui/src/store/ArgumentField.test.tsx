@@ -13,7 +13,7 @@ const ORGS = [
   { id: 4, name: 'Hospital B' },
 ];
 
-function field(argument: StoreArgument, value?: FieldValue, error?: string) {
+function field(argument: StoreArgument, value?: FieldValue, error?: string, columns?: string[]) {
   const onChange = vi.fn();
   render(
     <ArgumentField
@@ -22,6 +22,7 @@ function field(argument: StoreArgument, value?: FieldValue, error?: string) {
       onChange={onChange}
       error={error}
       organizations={ORGS}
+      columns={columns}
     />,
   );
   return onChange;
@@ -87,5 +88,23 @@ describe('one field of the generated task form per argument type', () => {
       .split(' ')
       .map((id) => document.getElementById(id)?.textContent);
     expect(described).toContain(`'age' must be a whole number, not "4.5".`);
+  });
+
+  it('a column field suggests the names the nodes shared, and still takes any name', () => {
+    field({ name: 'col', type: 'column' }, '', undefined, ['age', 'bmi']);
+    const input = screen.getByLabelText('col') as HTMLInputElement;
+    expect(input.tagName).toBe('INPUT');
+    const list = document.getElementById(input.getAttribute('list') ?? '');
+    expect([...(list?.querySelectorAll('option') ?? [])].map((o) => o.getAttribute('value'))).toEqual([
+      'age',
+      'bmi',
+    ]);
+    expect(input.getAttribute('aria-describedby')).toContain(
+      screen.getByText('Columns the nodes shared: age, bmi').id,
+    );
+    cleanup();
+    field({ name: 'cols', type: 'column_list' }, '', undefined, ['age']);
+    expect(screen.getByText('Columns the nodes shared: age')).toBeTruthy();
+    expect(screen.getByLabelText('cols').getAttribute('list')).toBeNull();
   });
 });

@@ -31,13 +31,28 @@ export interface ArgumentFieldProps {
   error?: string | undefined;
   /** The organizations of the chosen collaboration, for the organization types. */
   organizations: readonly { id: number; name: string }[];
+  /** Column names the nodes shared (names only), offered for the column types. */
+  columns?: readonly string[];
 }
 
-export function ArgumentField({ argument: a, value, onChange, error, organizations }: ArgumentFieldProps) {
+export function ArgumentField({
+  argument: a,
+  value,
+  onChange,
+  error,
+  organizations,
+  columns = [],
+}: ArgumentFieldProps) {
   const id = useId();
   const label = a.display_name || a.name;
   const required = !a.has_default_value;
-  const describedBy = [a.description ? `${id}-d` : '', `${id}-t`, error ? `${id}-e` : '']
+  const shared = (a.type === 'column' || a.type === 'column_list') && columns.length > 0;
+  const describedBy = [
+    a.description ? `${id}-d` : '',
+    shared ? `${id}-c` : '',
+    `${id}-t`,
+    error ? `${id}-e` : '',
+  ]
     .filter(Boolean)
     .join(' ');
   const text = typeof value === 'string' ? value : '';
@@ -111,8 +126,10 @@ export function ArgumentField({ argument: a, value, onChange, error, organizatio
       </div>
     );
 
-  const allowed = a.allowed_values ?? [];
   const list = a.type.endsWith('_list');
+  const allowed = a.allowed_values ?? [];
+  // A column field suggests the names the nodes shared; any name may still be typed (a node may share none).
+  const suggestions = allowed.length > 0 ? allowed : shared && !list ? columns : [];
   if (allowed.length > 0 && !list)
     return (
       <div className="field">
@@ -148,17 +165,18 @@ export function ArgumentField({ argument: a, value, onChange, error, organizatio
         // and the researcher should see which argument is wrong and why.
         type="text"
         inputMode={numeric ? (a.type === 'integer' ? 'numeric' : 'decimal') : undefined}
-        list={allowed.length > 0 ? `${id}-l` : undefined}
+        list={suggestions.length > 0 ? `${id}-l` : undefined}
         value={text}
         onChange={(e) => onChange(e.target.value)}
       />
-      {allowed.length > 0 ? (
+      {suggestions.length > 0 ? (
         <datalist id={`${id}-l`}>
-          {allowed.map((v) => (
+          {suggestions.map((v) => (
             <option key={String(v)} value={String(v)} />
           ))}
         </datalist>
       ) : null}
+      {shared ? <small id={`${id}-c`}>Columns the nodes shared: {columns.join(', ')}</small> : null}
       {notes}
     </div>
   );

@@ -88,11 +88,27 @@ function Form({
     () => (collaboration ? client.collaboration.organizations(collaboration) : Promise.resolve([])),
     [collaboration],
   );
+  // The column names the nodes shared for the function's first database, offered in the column fields.
+  const firstLabel = fn?.databases[0] ? labels[fn.databases[0].name]?.trim() || 'default' : 'default';
+  const columns = useAsync(
+    () =>
+      collaboration
+        ? client.collaboration.columns(collaboration, firstLabel).catch(() => null)
+        : Promise.resolve(null),
+    [collaboration, firstLabel],
+  );
+  const columnNames = useMemo(() => (columns.data?.data ?? []).map((c) => c.name), [columns.data]);
   const orgChoices = useMemo(
     () => (orgs.data ?? []).map((o) => ({ id: o.id, name: o.name ?? `organization ${o.id}` })),
     [orgs.data],
   );
   const central = fn?.type === 'central';
+  // Shown while any argument is wrong; it goes as the fields are put right.
+  const wrong = Object.values(errors);
+  const summary =
+    wrong.length > 0
+      ? `Check ${wrong.length === 1 ? 'this argument' : 'these arguments'}: ${wrong.join(' ')}`
+      : null;
   const blocked = notRunnable(a);
 
   const chooseFunction = (name: string): void => {
@@ -131,9 +147,7 @@ function Form({
           )
           ?.focus(),
       );
-      return setFormError(
-        `Check ${Object.keys(collected.errors).length === 1 ? 'this argument' : 'these arguments'}: ${Object.values(collected.errors).join(' ')}`,
-      );
+      return;
     }
     const databases = fn.databases.map((d) => ({ label: labels[d.name]?.trim() || 'default' }));
     const created = await action.run(() =>
@@ -240,6 +254,7 @@ function Form({
                     onChange={(v) => setField(arg.name, v)}
                     error={errors[arg.name]}
                     organizations={orgChoices}
+                    columns={columnNames}
                   />
                 ))}
             </div>
@@ -265,7 +280,7 @@ function Form({
         <TextField label="Name" value={name} placeholder={fn ? fnLabel(fn) : ''} onChange={setName} />
         <TextField label="Description" value={description} onChange={setDescription} />
         <div className="wide">
-          <ErrorBox error={formError ?? action.error ?? collabs.error} />
+          <ErrorBox error={formError ?? summary ?? action.error ?? collabs.error} />
         </div>
         <div className="wide">
           <button type="submit" className="primary" disabled={action.busy || blocked !== null || !fn}>

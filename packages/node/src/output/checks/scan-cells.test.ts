@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { OutputDeclaration } from '@federa/common';
 
-import { DATASHIELD_DEFAULTS, inspectOutput } from '../disclosure.js';
+import { normaliseOutputPolicy } from '../../config/output-policy.js';
+import { DATASHIELD_DEFAULTS, inspectOutput, suppressOutput } from '../disclosure.js';
+import { gateOutput } from '../output-gate.js';
 import { scannedInspection } from '../fast-inspect.js';
 import { scanDeclared } from './scan-cells.js';
 
@@ -109,5 +111,42 @@ describe('checks read from the bytes', () => {
       const value = { x: random(2) ? [1, 'a'] : null, t: cell(0) };
       agree(random(2) ? JSON.stringify(value) : JSON.stringify(value, null, random(3)));
     }
+  });
+});
+
+describe('suppression in place', () => {
+  const policy = normaliseOutputPolicy(
+    { on_failure: 'suppress', checks: { max_levels: null } } as never,
+    't.yaml',
+  )!;
+  const thresholds = { ...DATASHIELD_DEFAULTS, maxLevels: null };
+  /** What the parsed path writes: the result with its small cells null and the marks at the end. */
+  const slow = (text: string) => {
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    const inspection = inspectOutput(parsed, table, thresholds);
+    if (!inspection.ok) throw new Error(inspection.error);
+    return suppressOutput(parsed, table, inspection.findings);
+  };
+  const fast = (text: string) => {
+    const verdict = gateOutput(policy, bytes(`json.${text}`), table);
+    if (verdict.kind !== 'pass') throw new Error(verdict.reason);
+    return JSON.parse(verdict.output.subarray(5).toString('utf8')) as unknown;
+  };
+
+  it('writes what the parsed path writes', () => {
+    for (const text of [
+      '{"t": [5, 2, 1, 0]}',
+      '{ "x" : [1, 2] , "t" : { "a" : 2 , "b" : [ 1 , 40 ] } }',
+      '{"t": 2, "y": "z"}',
+      '{"t": [1e0, 2]}',
+      '{"t": {"caf\\u00e9": 1}}',
+    ])
+      expect(fast(text), text).toEqual(slow(text));
+  });
+
+  it('goes the slow way when the result already has the key of the marks', () => {
+    const text = '{"federa_suppressed": "mine", "t": [2, 9]}';
+    expect(fast(text)).toEqual(slow(text));
+    expect(fast(text)).toMatchObject({ federa_suppressed: [{ cells: [['0']] }] });
   });
 });

@@ -1,24 +1,14 @@
 /**
  * The cells of declared fields read straight from the output's bytes, in one pass, with no object built
- * (docs/output-control.md#cost): `JSON.parse` of a megabyte alone takes longer than the checks may add to a run. The
- * scan checks that the whole body is JSON and reads the declared keys of its top-level object as cells.ts does.
- *
- * It answers only when the body is valid JSON and every declared field was read: for anything else (invalid JSON, a
- * key missing or repeated, a cell that is not a count, nesting too deep) it gives up, and the caller parses the body
- * as before, which words the refusal. A key repeated inside a table counts each time it appears, where `JSON.parse`
- * keeps the last: stricter, and right, since a reader that keeps the first would see the other value.
+ * (docs/output-control.md#cost): `JSON.parse` of a megabyte alone takes longer than the checks may add to a run.
+ * It answers only when the whole body is valid JSON and every declared field was read as cells.ts reads it; else
+ * (invalid JSON, a key missing or repeated, a cell that is not a count, nesting too deep) it gives up, and the
+ * caller parses the body, which words the refusal. A key repeated inside a table counts each time it appears, where
+ * `JSON.parse` keeps the last: stricter, and right, since a reader that keeps the first would see the other value.
  */
 import type { Cells } from './cells.js';
-
-/** What to read at a top-level key: a table of cells, or one number. */
-export type Wanted =
-  | {
-      readonly key: string;
-      readonly as: 'cells';
-      readonly counts: boolean;
-      readonly below: number | undefined;
-    }
-  | { readonly key: string; readonly as: 'number' };
+import type { Places, Wanted } from './scan-types.js';
+export type { Places, Wanted } from './scan-types.js';
 
 /** Deeper nesting is refused by cells.ts; the scan gives up there too. */
 const MAX_DEPTH = 8;
@@ -30,8 +20,6 @@ const BACKSLASH = 0x5c;
 const MINUS = 0x2d;
 const ZERO = 0x30;
 const NINE = 0x39;
-
-class GiveUp extends Error {}
 
 /** What {@link intRun} read: how many cells, and whether it stopped after a cell (else at the start of one). */
 const run = { count: 0, after: false };
@@ -93,15 +81,22 @@ function skipWs(b: Uint8Array, i: number, n: number): number {
   }
   return i;
 }
-const giveUp = new GiveUp();
 
-/** The values read at each wanted key (cells or a number), or undefined when the caller must parse the body. */
+class GiveUp extends Error {}
+const giveUp = new GiveUp();
+const RESERVED = Buffer.from('federa_suppressed');
+
+/**
+ * The values read at each wanted key (cells or a number), or undefined when the caller must parse the body. With
+ * `places`, where its small cells and the top level's end are.
+ */
 export function scanDeclared(
   body: Uint8Array,
   wanted: readonly Wanted[],
+  places?: Places,
 ): Map<string, Cells | number> | undefined {
   try {
-    return new Scanner(body).top(wanted);
+    return new Scanner(body, places).top(wanted);
   } catch (error) {
     if (error instanceof GiveUp || error instanceof RangeError) return undefined;
     throw error;
@@ -113,7 +108,10 @@ class Scanner {
   readonly b: Uint8Array;
   readonly n: number;
 
-  constructor(body: Uint8Array) {
+  constructor(
+    body: Uint8Array,
+    readonly places?: Places,
+  ) {
     this.b = body;
     this.n = body.length;
   }
@@ -139,13 +137,16 @@ class Scanner {
         this.expect(0x3a);
         const at = keys.findIndex((k) => this.sameKey(start, end, k));
         const w = at < 0 ? undefined : wanted[at]!;
-        if (w === undefined) this.skip(0);
-        else {
+        if (w === undefined) {
+          if (this.places && this.sameKey(start, end, RESERVED)) this.places.taken = true;
+          this.skip(0);
+        } else {
           if (found.has(w.key)) throw giveUp;
           found.set(w.key, w.as === 'cells' ? this.cells(w.counts, w.below) : this.numberValue());
         }
         const c = this.ws();
         this.i++;
+        if (c === 0x7d && this.places) this.places.close = this.i - 1;
         if (c === 0x7d) break;
         if (c !== 0x2c) throw giveUp;
       }
@@ -311,7 +312,10 @@ class Scanner {
         const v = this.numberValue();
         if (!Number.isFinite(v) || (counts && (v < 0 || !Number.isInteger(v)))) throw giveUp;
         count++;
-        if (v > 0 && v < limit) small.push([]);
+        if (v > 0 && v < limit) {
+          small.push([]);
+          this.places?.spans.push([i, this.i]);
+        }
         return;
       }
       if (depth >= MAX_DEPTH) throw giveUp;
@@ -367,7 +371,10 @@ class Scanner {
             } else if (c === MINUS) v = -v;
             if (!Number.isFinite(v) || (counts && (v < 0 || !Number.isInteger(v)))) throw giveUp;
             count++;
-            if (v > 0 && v < limit) small.push(place(at));
+            if (v > 0 && v < limit) {
+              small.push(place(at));
+              this.places?.spans.push([start, i]);
+            }
           } else if (c === 0x7b || c === 0x5b) {
             path.push(at);
             this.i = i;

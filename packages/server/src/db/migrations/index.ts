@@ -26,6 +26,7 @@ import { studies } from './0023-studies.js';
 import { storeFunctionOutput } from './0024-store-function-output.js';
 import { loginFailures } from './0025-login-failures.js';
 import { taskTraceparent } from './0026-task-traceparent.js';
+import { storeCatalogueVersion } from './0027-store-catalogue-version.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -58,6 +59,7 @@ export class FederaMigrations implements MigrationProvider {
       '0024-store-function-output': storeFunctionOutput,
       '0025-login-failures': loginFailures,
       '0026-task-traceparent': taskTraceparent,
+      '0027-store-catalogue-version': storeCatalogueVersion(this.dialect),
     });
   }
 }

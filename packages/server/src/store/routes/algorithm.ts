@@ -86,7 +86,10 @@ export function algorithmRoutes(sctx: StoreContext, apiPath: string): FastifyPlu
 
     /** The caller, who must be known when the store does not show approved algorithms to everyone. */
     const reader = async (request: Parameters<typeof storeCaller>[1]) => {
-      const policies = await readPolicies(db);
+      const cache = sctx.cache;
+      const policies = cache
+        ? await cache.policies(await cache.version(request), () => readPolicies(db))
+        : await readPolicies(db);
       return policies.algorithm_view === 'public'
         ? optionalStoreCaller(sctx, request)
         : storeCaller(sctx, request);
@@ -164,7 +167,25 @@ export function algorithmRoutes(sctx: StoreContext, apiPath: string): FastifyPlu
             descriptionRefused(error);
           }
         }
-        return storePage(db, request, reply, algorithmIds(db, filter), answers);
+        // The approved catalogue reads the same for everyone: its pages are kept while the database is unchanged.
+        if (!onlyApproved) return storePage(db, request, reply, algorithmIds(db, filter), answers);
+        const version = await sctx.cache?.version(request);
+        let page = sctx.cache?.page(version, request.url);
+        if (!page) {
+          let total = 0;
+          const answer = await storePage(db, request, reply, algorithmIds(db, filter), answers, (n) => {
+            total = n;
+          });
+          page = { body: JSON.stringify(answer), total };
+          sctx.cache?.keepPage(version, request.url, page);
+        }
+        return (
+          reply
+            .header('total-count', String(page.total))
+            .type('application/json; charset=utf-8')
+            // Written already: a string typed as JSON goes out as it is, past the response schema.
+            .send(page.body as never)
+        );
       },
     );
 
