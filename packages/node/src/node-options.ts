@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { GenerateKeyOptions, Tracing } from '@federa/common';
+import type { GenerateKeyOptions } from '@federa/common';
+import type { Tracing } from '@federa/common/tracing';
 import type { NodeConfig } from './config/node-config.js';
 import type { RunManager } from './runs/run-manager.js';
 import type { ContainerRuntime } from './runtime/index.js';

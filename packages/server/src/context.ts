@@ -11,7 +11,7 @@ import type { ReadCache } from './http/read-cache.js';
 import type { VpnService } from './vpn/vpn-service.js';
 import type { ServerAudit } from './audit/server-audit.js';
 import type { ResultStore } from './result-store/result-store.js';
-import type { Tracing } from '@federa/common';
+import type { Tracing } from '@federa/common/tracing';
 import type { ServerMetrics } from './metrics/server-metrics.js';
 
 /**

@@ -17,7 +17,7 @@ import { ServerAudit } from './audit/server-audit.js';
 import { createResultStore } from './result-store/create-result-store.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
 import { meteredResultStore } from './metrics/metered-result-store.js';
-import { Tracing } from '@federa/common';
+import { Tracing } from '@federa/common/tracing';
 
 export interface ContextOptions {
   config: ServerConfig;

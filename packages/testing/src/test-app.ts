@@ -11,7 +11,7 @@ import {
   type Mailer,
   type ServerConfig,
 } from '@federa/server';
-import type { Tracing } from '@federa/common';
+import type { Tracing } from '@federa/common/tracing';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { Fixtures } from './fixtures.js';
 

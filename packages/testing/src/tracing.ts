@@ -1,5 +1,6 @@
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { TRACE_ATTRIBUTE_NAMES, Tracing } from '@federa/common';
+import { TRACE_ATTRIBUTE_NAMES } from '@federa/common';
+import { Tracing } from '@federa/common/tracing';
 
 export type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 

@@ -5,15 +5,8 @@
  * and each call to the server sends its span's `traceparent`. Without tracing every method does nothing.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  SpanKind,
-  decodeJwt,
-  failSpan,
-  parseTraceparent,
-  type Span,
-  type TraceAttributes,
-  type Tracing,
-} from '@federa/common';
+import { decodeJwt, parseTraceparent, type TraceAttributes } from '@federa/common';
+import { SpanKind, failSpan, type Span, type Tracing } from '@federa/common/tracing';
 import { proxyRoute } from '../metrics/proxy-observer.js';
 
 /** What a run's span is made from: its ids and the context its task carries. */

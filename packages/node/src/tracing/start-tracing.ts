@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { Tracing } from '@federa/common';
+import { Tracing } from '@federa/common/tracing';
 import type { NodeConfig } from '../config/node-config.js';
 import type { StartNodeOptions } from '../node-options.js';
 import { NODE_VERSION } from '../version.js';

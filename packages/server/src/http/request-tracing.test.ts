@@ -4,7 +4,7 @@
  * container's call; and no span holds a task's input or anything but the listed attributes.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SpanKind } from '@federa/common';
+import { SpanKind } from '@federa/common/tracing';
 import {
   memoryTracing,
   RecordingEventBus,

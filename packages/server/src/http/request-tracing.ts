@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
-import { SpanKind, cleanTraceparent, failSpan, parseTraceparent, type Span } from '@federa/common';
+import { cleanTraceparent, parseTraceparent } from '@federa/common';
+import { SpanKind, failSpan, type Span } from '@federa/common/tracing';
 import type { AppContext } from '../context.js';
 import { V4_API_PATH } from './api-surfaces.js';
 import { UNMATCHED_ROUTE } from '../metrics/http-metrics.js';

@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import type { Caller } from '../../auth/caller.js';
-import { SocketRooms, SpanKind, TaskDatabasesSchema, imageReferenceProblem, type Span } from '@federa/common';
+import { SocketRooms, TaskDatabasesSchema, imageReferenceProblem } from '@federa/common';
+import { SpanKind, type Span } from '@federa/common/tracing';
 import { resolveTaskAlgorithm } from '../../store/task-algorithm.js';
 import { ApiError, badRequest, forbidden, notFound } from '../../errors.js';
 import { can } from '../../auth/caller.js';
