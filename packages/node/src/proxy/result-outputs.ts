@@ -21,17 +21,28 @@ export async function inlineStored(
 ): Promise<unknown> {
   const one = async (item: unknown): Promise<unknown> => {
     if (!item || typeof item !== 'object') return item;
-    const r = item as { id?: unknown; result?: unknown; result_stored?: unknown };
-    if (r.result !== null || !r.result_stored || typeof r.id !== 'number') return item;
-    const read = await readStoredOutput(o, r.id, auth);
+    const r = item as {
+      id?: unknown;
+      result?: unknown;
+      result_stored?: unknown;
+      blob_storage_used?: unknown;
+    };
+    // The server's 4.x surface shows a stored output as a blob: its UUID in `result`, read from `/blobstream`.
+    const blob = r.blob_storage_used === true && typeof r.result === 'string' ? r.result : null;
+    if (typeof r.id !== 'number' || (blob === null && (r.result !== null || !r.result_stored))) return item;
+    const path = blob === null ? `/result/${r.id}/output` : `/blobstream/${encodeURIComponent(blob)}`;
+    const read = await readStoredOutput(o, path, auth);
     if ('note' in read) {
       o.log.warn(
         { event: 'proxy.output_unread', result_id: r.id, status: read.status, reason: read.note },
         `cannot read the stored output of result ${r.id}: ${read.note}; passing the result on without it`,
       );
-      return item;
+      return blob === null ? item : { ...r, result: null, blob_storage_used: false };
     }
-    return { ...r, result: read.text };
+    // Inline for the algorithm, as a 4.x algorithm reads a result whose blob is not used.
+    return blob === null
+      ? { ...r, result: read.text }
+      : { ...r, result: read.text, blob_storage_used: false };
   };
   if (Array.isArray(parsed)) return Promise.all(parsed.map(one));
   if (parsed && typeof parsed === 'object' && Array.isArray((parsed as { data?: unknown }).data)) {
@@ -41,19 +52,19 @@ export async function inlineStored(
 }
 
 /**
- * The text of a stored output (`GET /result/{id}/output`), checked against `x-federa-sha256`. A large output over a
- * slow link takes as long as it needs: the read is bounded by idleness (no byte for the time limit of a call), as
- * the node's upload is (server-client/idle-request.ts), not by the time limit of the whole call. A connection
- * failure, a stall, a 5xx or a wrong checksum is tried again up to `attempts` times; the answer is a note then.
+ * The text of a stored output at `path` (`/result/{id}/output`, or `/blobstream/{uuid}` at the 4.x surface),
+ * checked against `x-federa-sha256`. A large output over a slow link takes as long as it needs: the read is
+ * bounded by idleness (no byte for the time limit of a call), as the node's upload is
+ * (server-client/idle-request.ts), not by the time limit of the whole call. A connection failure, a stall, a 5xx or a wrong checksum is tried again up to `attempts` times; the answer is a note then.
  */
 async function readStoredOutput(
   o: ProxyOptions,
-  resultId: number,
+  path: string,
   auth: string | undefined,
 ): Promise<{ text: string } | { note: string; status?: number }> {
   const attempts = o.attempts ?? 3;
   const idleMs = o.requestTimeoutMs ?? 60_000;
-  const url = buildUrl(o.apiBase, `/result/${resultId}/output`);
+  const url = buildUrl(o.apiBase, path);
   const headers: Record<string, string> = { accept: 'application/octet-stream' };
   if (auth) headers.authorization = auth;
   let failure = '';

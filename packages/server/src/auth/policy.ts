@@ -145,6 +145,9 @@ export const V4_ONLY_POLICIES: Record<string, RoutePolicy> = {
   'DELETE /study/:id': POLICIES['DELETE /collaboration/:id']!,
   'POST /study/:id/organization': POLICIES['POST /collaboration/:id/organization']!,
   'DELETE /study/:id/organization': POLICIES['DELETE /collaboration/:id/organization']!,
+  // A blob is a run's output held in the result store: read as that output is (routes/v4/blobstream.ts).
+  'GET /blobstream/status': { callers: UNC },
+  'GET /blobstream/:uuid': POLICIES['GET /result/:id/output']!,
 };
 
 export const policyKey = (method: string, path: string): string => `${method.toUpperCase()} ${path}`;

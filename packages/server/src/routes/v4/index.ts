@@ -23,6 +23,7 @@ import { portRoutes } from '../port.js';
 import { samePaths, sharedRoutes } from './shared-routes.js';
 import { taskStatusRoute } from './task-status.js';
 import { studyRoutes } from './study.js';
+import { blobstreamRoutes } from './blobstream.js';
 import { answerIn4x, answerOf, fourQuery } from './answers.js';
 import { V4_API_PATH } from '../../http/api-surfaces.js';
 import { fourInput } from './bodies.js';
@@ -130,4 +131,5 @@ export const registerV4Routes: FastifyPluginAsyncTypebox<{ docs?: V4ApiDocs }> =
   for (const [plugin, paths] of SHARED) await app.register(sharedRoutes(plugin, paths));
   await app.register(taskStatusRoute);
   await app.register(studyRoutes);
+  await app.register(blobstreamRoutes);
 };

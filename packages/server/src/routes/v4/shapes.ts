@@ -4,6 +4,7 @@
  */
 import type { TaskDatabase } from '@federa/common';
 import { V4_API_PATH } from '../../http/api-surfaces.js';
+import { blobUuid } from './blobstream.js';
 
 type Obj = Record<string, unknown>;
 interface Ref3 {
@@ -190,13 +191,18 @@ export function run4(r: Obj): Obj {
 
 const withoutRuns = ({ runs: _runs, ...task }: Obj): Obj => task;
 
-/** A 3.x result as 4.x's `/result` shows it: the output and what it belongs to. */
+/**
+ * A 3.x result as 4.x's `/result` shows it: the output and what it belongs to. An output held in the result store is
+ * shown as 4.x shows a blob: `blob_storage_used` true and `result` the UUID its client fetches from `/blobstream`.
+ */
 export function result4(r: Obj): Obj {
   const id = r.id as number;
+  const stored = r.result_stored as { sha256?: unknown } | null | undefined;
+  const blob = typeof stored?.sha256 === 'string' ? blobUuid(id, stored.sha256) : null;
   return {
     id,
-    result: r.result,
-    blob_storage_used: false,
+    result: blob ?? r.result,
+    blob_storage_used: blob !== null,
     run: ref4('run', id),
     task: refOf('task', r.task),
   };
