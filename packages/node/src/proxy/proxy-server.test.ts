@@ -80,9 +80,15 @@ beforeAll(async () => {
           data: [
             { id: 1, result: master.encryptBytesToString(Buffer.from('{"sum":3}'), master.publicKeyBase64) },
             { id: 2, result: null },
+            // An output held in the server's result store, as the 4.x surface shows it: a blob.
+            { id: 3, result: 'a1b2c3d4-0000-0000-0000-000000000003', blob_storage_used: true },
           ],
           links: { self: '/v4/api/result?task_id=5&page=1' },
         });
+      if (url === '/v4/api/blobstream/a1b2c3d4-0000-0000-0000-000000000003') {
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        return res.end(master.encryptBytesToString(Buffer.from('{"large":true}'), master.publicKeyBase64));
+      }
       return json(200, { echo: url, method: req.method, body });
     });
   });
@@ -363,18 +369,22 @@ describe('a stored output read over a slow link', () => {
       const listing = (await (
         await fetch(`${url}/v4/result?task_id=5&page=1`, { headers: auth })
       ).json()) as {
-        data: { id: number; result: string | null }[];
+        data: { id: number; result: string | null; blob_storage_used?: boolean }[];
         links: Record<string, string>;
       };
       expect(listing.links).toEqual({ self: '/v4/api/result?task_id=5&page=1' });
       expect(Buffer.from(listing.data[0]!.result!, 'base64').toString()).toBe('{"sum":3}');
       expect(listing.data[1]!.result).toBeNull();
+      // A stored output is read from /blobstream and given to the algorithm inline, decrypted.
+      expect(listing.data[2]!.blob_storage_used).toBe(false);
+      expect(Buffer.from(listing.data[2]!.result!, 'base64').toString()).toBe('{"large":true}');
       const status = await fetch(`${url}/v4/task/5/status`, { headers: auth });
       expect(await status.json()).toMatchObject({ echo: '/v4/api/task/5/status' });
       expect(seen.map((x) => `${x.method} ${x.url}`)).toEqual([
         'GET /v4/api/organization/2',
         'POST /v4/api/task',
         'GET /v4/api/result?task_id=5&page=1',
+        'GET /v4/api/blobstream/a1b2c3d4-0000-0000-0000-000000000003',
         'GET /v4/api/task/5/status',
       ]);
       // A 3.x algorithm's paths are untouched.
