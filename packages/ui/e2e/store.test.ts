@@ -438,7 +438,10 @@ for (const size of WIDTHS)
         finished_at: at,
         status: 'completed',
       });
-      await page.goto(`${server.url}/#/store/results/${taskId}`);
+      // The task page leads to the function's views of a store task's results.
+      await page.goto(`${server.url}/#/task/${taskId}`);
+      await page.getByRole('link', { name: 'Result views' }).click();
+      await expect.poll(() => page.url()).toMatch(new RegExp(`#/store/results/${taskId}$`));
       const summary = page.getByRole('table', { name: 'Summary' });
       await expect.poll(() => summary.getByRole('row').allTextContents()).toEqual(['meancount', '35.14297']);
       expect(

@@ -1,8 +1,5 @@
-/**
- * The node configuration as the daemon uses it: one environment of a YAML file, validated, with defaults
- * applied, paths resolved and the legacy spellings (`docker_services`, `allowed_images`, map-form `databases`)
- * folded into one shape.
- */
+/** The node configuration as the daemon uses it: one environment of a YAML file, validated, with defaults applied,
+ * paths resolved and the legacy spellings (`docker_services`, `allowed_images`, map-form `databases`) folded in. */
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
@@ -74,6 +71,8 @@ export interface NodeConfig {
   readonly allowedFunctions: readonly string[] | undefined;
   /** `policies.share_column_names`: the header of each file database is sent to the server (names only). */
   readonly shareColumnNames: boolean;
+  /** `air_gapped`: no registry is asked; a run's image must already be on the node. */
+  readonly airGapped: boolean;
   readonly registries: readonly RegistryConfig[];
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'fatal';
   readonly logFile: string | undefined;
@@ -306,6 +305,7 @@ function normalise(
     allowedFunctions: raw.policies?.allowed_functions ?? undefined,
     shareColumnNames: raw.policies?.share_column_names ?? true,
     registries: raw.docker_registries ?? [],
+    airGapped: raw.air_gapped ?? false,
     logLevel: LEVELS[level] ?? 'info',
     logFile: raw.logging?.file ? join(logDir, raw.logging.file) : undefined,
     dataDir,

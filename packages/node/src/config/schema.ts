@@ -101,6 +101,8 @@ export const NodeConfigSchema = Type.Object(
         ),
       ),
     ),
+    /** No registry is reachable: images are only looked up locally, never pulled (docs/node.md). */
+    air_gapped: Type.Optional(Nullable(Type.Boolean())),
     algorithm_env: Type.Optional(Nullable(ScalarMap)),
     container_services: Type.Optional(Nullable(StringMap)),
     docker_services: Type.Optional(Nullable(StringMap)),

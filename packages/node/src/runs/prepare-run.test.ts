@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { normaliseOutputPolicy } from '../config/output-policy.js';
 import type { RunInfo } from './run-info.js';
 import type { RunManagerOptions } from './run-options.js';
-import { refusedUndeclared } from './prepare-run.js';
+import { obtainImage, refusedUndeclared } from './prepare-run.js';
 import { DeclarationUnavailable } from '../output/store-declarations.js';
 
 const options = (output: unknown, store?: RunManagerOptions['declarations']): RunManagerOptions =>
@@ -53,5 +53,56 @@ describe('a function without a declared output', () => {
     // The node's own declaration comes first: no store is needed for it.
     const o = options({ declarations: [declared] }, down);
     expect(await refusedUndeclared(o, run, input('crosstab'))).toBeUndefined();
+  });
+});
+
+describe("a run's image", () => {
+  const runtime = (local: boolean) => {
+    const calls: string[] = [];
+    return {
+      calls,
+      pullIfNewer: (ref: string) => {
+        calls.push(`pull ${ref}`);
+        return Promise.resolve({ action: 'local-fallback' as const, warning: 'no answer within 5000 ms' });
+      },
+      inspectImage: (ref: string) => {
+        calls.push(`inspect ${ref}`);
+        return Promise.resolve(
+          local
+            ? {
+                id: 'sha256:abc',
+                repoTags: [ref],
+                repoDigests: [],
+                created: '',
+                labels: {},
+                exposedPorts: [],
+              }
+            : undefined,
+        );
+      },
+    };
+  };
+
+  it('is pulled when newer on a node with registries', async () => {
+    const r = runtime(true);
+    expect((await obtainImage(r, 'reg/stats:1', false)).action).toBe('local-fallback');
+    expect(r.calls).toEqual(['pull reg/stats:1']);
+  });
+
+  it('is only looked up locally on an air-gapped node: no registry is asked, no warning logged', async () => {
+    const r = runtime(true);
+    expect(await obtainImage(r, 'reg/stats:1', true)).toEqual({
+      action: 'up-to-date',
+      imageId: 'sha256:abc',
+    });
+    expect(r.calls).toEqual(['inspect reg/stats:1']);
+  });
+
+  it('is missing on an air-gapped node that lacks it, saying how to bring it', async () => {
+    const r = runtime(false);
+    const got = await obtainImage(r, 'reg/stats:1', true);
+    expect(got.action).toBe('missing');
+    expect(got.warning).toMatch(/air-gapped \(air_gapped: true\).*docker load/);
+    expect(r.calls).toEqual(['inspect reg/stats:1']);
   });
 });

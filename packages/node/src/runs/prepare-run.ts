@@ -10,6 +10,7 @@ import { declarationFor, functionOfInput } from '../output/declaration-source.js
 import { DeclarationUnavailable } from '../output/store-declarations.js';
 import { persist } from '../server-client/persist.js';
 import { type WireResultWithTask } from '../server-client/wire.js';
+import type { ContainerRuntime, PullResult } from '../runtime/container-runtime.js';
 import { requestedDatabases, type ContainerTokenAnswer, type ContainerTokenRequest } from '@federa/common';
 
 import { fallbackNote, missingDatabases, resolveDatabases } from './environment.js';
@@ -55,6 +56,26 @@ export async function refusedUndeclared(
   }
   if (declared || policy.undeclared !== 'refuse') return undefined;
   return `the function ${named} of ${run.image} declares no output, and this node's output policy runs only functions that do (policies.output.undeclared: refuse)`;
+}
+
+/**
+ * The run's image: pulled when newer, or, on an air-gapped node (`air_gapped: true`), only looked up locally. An
+ * air-gapped node has no registry to ask, and asking one anyway costs every run a time-out and a warning in its log.
+ */
+export async function obtainImage(
+  runtime: Pick<ContainerRuntime, 'pullIfNewer' | 'inspectImage'>,
+  image: string,
+  airGapped: boolean,
+): Promise<PullResult> {
+  if (!airGapped) return runtime.pullIfNewer(image);
+  const local = await runtime.inspectImage(image);
+  return local
+    ? { action: 'up-to-date', imageId: local.id }
+    : {
+        action: 'missing',
+        warning:
+          'this node is air-gapped (air_gapped: true) and never pulls; load the image on it (docker load)',
+      };
 }
 
 /** Prepares `run`; throws only for failures of the node itself (the caller reports them as such). */
@@ -108,7 +129,7 @@ export async function prepareRun(
         image: run.image,
       } satisfies ContainerTokenRequest),
     ),
-    runtime.pullIfNewer(run.image),
+    obtainImage(runtime, run.image, config.airGapped),
     runtime.ensureVolume(tmpVolume, { 'federa.node': o.names.node, 'federa.run_id': String(run.runId) }),
   ]);
   mark(run, 'token_image_volume');

@@ -296,6 +296,12 @@ export function TaskPage({ id }: { id: number }) {
         <div className="titlebar">
           <h2>Results</h2>
           <div className="actions">
+            {/* A store algorithm's task (pinned by digest): its function's declared views of the results. */}
+            {t.image.includes('@sha256:') ? (
+              <Link to={`/store/results/${t.id}`} className="button">
+                Result views
+              </Link>
+            ) : null}
             <button
               type="button"
               disabled={rows.length === 0}
