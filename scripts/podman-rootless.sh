@@ -141,11 +141,21 @@ if ! as_user podman unshare --rootless-netns true >/dev/null 2>&1; then
   rm -rf "$RUN_DIR/libpod/tmp/rootless-netns"
 fi
 
+# A service started in a folder removed since (a deleted checkout) hands that missing working directory to every
+# container it starts, and they fail at once ("write child: broken pipe"): it is started again, from /.
+if answers; then
+  pid=$(service_pid)
+  if [ -n "$pid" ] && [[ $(readlink "/proc/$pid/cwd" 2>/dev/null) == *' (deleted)' ]]; then
+    stop_own_service "start it again from an existing folder (it runs in one removed since)"
+  fi
+fi
+
 if ! answers; then
   log "starting the Podman API service of $USER_NAME on $SOCKET"
   rm -f "$SOCKET"
   # The service's own process id is kept (not that of runuser, which a signal would not pass on to it).
-  as_user setsid sh -c 'echo $$ >"$0"; exec podman system service --time=0 "$1"' "$PID_FILE" "unix://$SOCKET" \
+  rm -f "$PID_FILE"
+  as_user setsid sh -c 'cd /; echo $$ >"$0"; exec podman system service --time=0 "$1"' "$PID_FILE" "unix://$SOCKET" \
     >/tmp/federa-podman-service.log 2>&1 </dev/null &
   for _ in $(seq 1 100); do answers && break; sleep 0.1; done
   answers || die "the Podman API service did not answer on $SOCKET (log: /tmp/federa-podman-service.log)"
