@@ -202,7 +202,7 @@ def posted(root, server, unique):
     org = root.whoami["organization_id"]
     collab = root.collaboration.create(unique("posted"), [org])
     node = NodeSim(server.api, root.node.create(collab["id"], organization_id=org)["api_key"])
-    with pytest.warns(UserWarning, match="offline"):
+    with pytest.warns(UserWarning, match="Offline node"):
         task = root.task.create(collab["id"], [org], name="posted", image="federa/average-python:local",
                                 input_={"method": "sum"})
     return task["id"], node

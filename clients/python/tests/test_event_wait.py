@@ -100,7 +100,7 @@ def test_the_task_is_read_again_only_when_its_events_arrive(server, posted, monk
 def test_other_tasks_events_do_not_wake_the_wait(server, posted, root, unique, monkeypatch):
     monkeypatch.setattr(task_posting, "SAFETY_READ_SECONDS", 60.0)
     task_id, node = posted
-    with pytest.warns(UserWarning, match="offline"):
+    with pytest.warns(UserWarning, match="Offline node"):
         other = root.task.create(node.collaboration_id, [node.organization_id], name="other",
                                  image="federa/average-python:local", input_={"method": "sum"})
     client = logged_in(server)

@@ -83,7 +83,7 @@ def test_creates_a_task_from_algorithm_function_and_arguments(root, server, appr
     org = root.whoami["organization_id"]
     collab = root.collaboration.create(unique("store-py"), [org])
     node = NodeSim(server.api, root.node.create(collab["id"], organization_id=org)["api_key"])
-    with pytest.warns(UserWarning, match="offline"):
+    with pytest.warns(UserWarning, match="Offline node"):
         task = root.store.create_task(approved["id"], "central_average", {"column_name": "age"}, collab, [org])
     assert task["image"] == f"reg.example.org/py-average:1@{DIGEST}"
     assert task["name"] == "Average"

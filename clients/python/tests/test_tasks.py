@@ -253,7 +253,7 @@ def test_a_researcher_kills_their_organizations_task_and_its_sub_tasks(root, ser
         clients[org] = server.client()
         clients[org].authenticate(name, "User-Pass-123!")
 
-    with pytest.warns(UserWarning, match="offline"):  # NodeSim has no socket: the server calls its node offline
+    with pytest.warns(UserWarning, match="Offline node"):  # NodeSim has no socket: the server calls its node offline
         task = clients[mine].task.create(collab["id"], [mine], name="to kill", image=IMAGE, description="",
                                          input_={"method": "sum"})
     run = node.result_for(task["id"])
@@ -282,11 +282,11 @@ def test_a_researcher_kills_their_organizations_task_and_its_sub_tasks(root, ser
 def test_cancel_on_failure_is_posted_and_shown(root, server, unique):
     collab = root.collaboration.create(unique("cancel"), [root.whoami["organization_id"]])
     root.node.create(collab["id"], organization_id=root.whoami["organization_id"])
-    with pytest.warns(UserWarning, match="offline"):
+    with pytest.warns(UserWarning, match="Offline node"):
         strict = root.task.create(collab["id"], [root.whoami["organization_id"]], name="strict", image=IMAGE,
                                   input_={"method": "sum"}, cancel_on_failure=True)
     assert strict["cancel_on_failure"] is True and root.task.get(strict["id"])["cancel_on_failure"] is True
-    with pytest.warns(UserWarning, match="offline"):
+    with pytest.warns(UserWarning, match="Offline node"):
         plain = root.task.create(collab["id"], [root.whoami["organization_id"]], name="plain", image=IMAGE,
                                  input_={"method": "sum"})
     assert plain["cancel_on_failure"] is False
