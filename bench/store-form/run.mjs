@@ -5,14 +5,10 @@
 // reload of the form's address (the whole page loaded, the session resumed). Median and slowest of --runs.
 // Needs `npm run build` first (the server serves packages/ui/dist) and /usr/bin/chromium.
 //   node bench/store-form/run.mjs [--arguments 12] [--runs 9]
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { startServer } from '@federa/server';
 import { UserClient } from '@federa/client';
 import { numberOption } from '../lib/load.mjs';
+import { startUiBenchServer } from '../lib/ui-server.mjs';
 
 const CEILING_MS = 300;
 const ARGUMENTS = numberOption('arguments', 12);
@@ -31,25 +27,7 @@ const TYPES = [
   'organization_list',
   'json',
 ];
-const dir = mkdtempSync(join(tmpdir(), 'federa-bench-form-'));
-const password = `Bench-${randomBytes(6).toString('hex')}-1!`;
-const config = join(dir, 'server.yaml');
-writeFileSync(
-  config,
-  [
-    'environments:',
-    '  prod:',
-    '    ip: 127.0.0.1',
-    '    api_path: /api',
-    `    uri: sqlite:///${join(dir, 'bench.sqlite')}`,
-    `    jwt_secret_key: ${randomBytes(32).toString('hex')}`,
-    `    root_user: {email: root@bench.local, password: "${password}"}`,
-    `    directories: {data: ${dir}, log: ${dir}}`,
-    '    logging: {level: ERROR, use_console: false}',
-    '',
-  ].join('\n'),
-);
-const server = await startServer({ configFile: config, environment: 'prod', port: 0 });
+const { server, password, stop } = await startUiBenchServer('federa-bench-form-');
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** The store inside the server, as root or another user. */
@@ -191,6 +169,5 @@ try {
     row('reload of the form (page, session, algorithm, collaborations)', reload),
   ]);
 } finally {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
+  await stop();
 }

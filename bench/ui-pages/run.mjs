@@ -4,36 +4,14 @@
 // list take to be interactive (from navigation to their content on screen), median of --runs.
 // Needs `npm run build` first (the server serves packages/ui/dist) and /usr/bin/chromium.
 //   node bench/ui-pages/run.mjs [--tasks 1000] [--runs 5]
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { startServer } from '@federa/server';
 import { UserClient } from '@federa/client';
 import { numberOption } from '../lib/load.mjs';
+import { startUiBenchServer } from '../lib/ui-server.mjs';
 
 const TASKS = numberOption('tasks', 1000);
 const RUNS = numberOption('runs', 5);
-const dir = mkdtempSync(join(tmpdir(), 'federa-bench-ui-'));
-const password = `Bench-${randomBytes(6).toString('hex')}-1!`;
-const config = join(dir, 'server.yaml');
-writeFileSync(
-  config,
-  [
-    'environments:',
-    '  prod:',
-    '    ip: 127.0.0.1',
-    '    api_path: /api',
-    `    uri: sqlite:///${join(dir, 'bench.sqlite')}`,
-    `    jwt_secret_key: ${randomBytes(32).toString('hex')}`,
-    `    root_user: {email: root@bench.local, password: "${password}"}`,
-    `    directories: {data: ${dir}, log: ${dir}}`,
-    '    logging: {level: ERROR, use_console: false}',
-    '',
-  ].join('\n'),
-);
-const server = await startServer({ configFile: config, environment: 'prod', port: 0 });
+const { server, password, stop } = await startUiBenchServer('federa-bench-ui-');
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 try {
   const client = new UserClient({ host: 'http://127.0.0.1', port: server.port, apiPath: '/api' });
@@ -107,6 +85,5 @@ try {
     { measure: `task list interactive (${TASKS} tasks), median of ${RUNS}`, value: `${median(taskList)} ms` },
   ]);
 } finally {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
+  await stop();
 }
