@@ -13,7 +13,7 @@ import {
 } from '../../repositories/store.js';
 import type { StoreAlgorithm } from '../../db/store-schema.js';
 import { DescriptionError, parseAlgorithmDescription, parseImage } from '../description.js';
-import { optionalStoreCaller, requireRole, storeCaller } from '../caller.js';
+import { callerKey, optionalStoreCaller, requireRole, storeCaller } from '../caller.js';
 import { readPolicies } from '../policies.js';
 import { ALGORITHM_STATUS, ALGORITHM_STATUSES } from '../status.js';
 import {
@@ -84,15 +84,20 @@ export function algorithmRoutes(sctx: StoreContext, apiPath: string): FastifyPlu
       return found;
     };
 
-    /** The caller, who must be known when the store does not show approved algorithms to everyone. */
-    const reader = async (request: Parameters<typeof storeCaller>[1]) => {
+    /**
+     * The caller, who must be known when the store does not show approved algorithms to everyone. `sameForAll`: the
+     * answer does not depend on who asks (the public approved catalogue), so a token this store checked in full
+     * before, and that has not expired, is not checked again: a kept page then goes out with no query at all. A
+     * token revoked since gets no more than anyone without a token gets.
+     */
+    const reader = async (request: Parameters<typeof storeCaller>[1], sameForAll = false) => {
       const cache = sctx.cache;
       const policies = cache
         ? await cache.policies(await cache.version(request), () => readPolicies(db))
         : await readPolicies(db);
-      return policies.algorithm_view === 'public'
-        ? optionalStoreCaller(sctx, request)
-        : storeCaller(sctx, request);
+      if (policies.algorithm_view !== 'public') return storeCaller(sctx, request);
+      if (sameForAll && cache?.checkedBefore(callerKey(request))) return null;
+      return optionalStoreCaller(sctx, request);
     };
 
     app.get(
@@ -112,7 +117,14 @@ export function algorithmRoutes(sctx: StoreContext, apiPath: string): FastifyPlu
       },
       async (request, reply) => {
         const q = request.query;
-        const caller = await reader(request);
+        const caller = await reader(
+          request,
+          (q.status === undefined || q.status === ALGORITHM_STATUS.approved) &&
+            !q.awaiting_reviewer_assignment &&
+            !q.under_review &&
+            !q.in_review_process &&
+            !q.invalidated,
+        );
         const asked = [
           q.awaiting_reviewer_assignment,
           q.under_review,
