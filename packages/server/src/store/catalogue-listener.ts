@@ -2,6 +2,7 @@ import pg from 'pg';
 
 /** Where the listener reports what it sees; the server passes its logger. */
 interface ListenerLog {
+  info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
 }
 
@@ -35,6 +36,7 @@ export class CatalogueListener implements CatalogueSignal {
   #generation = 0;
   #live = false;
   #closed = false;
+  #lost = false;
   #client: pg.Client | null = null;
   #retry: NodeJS.Timeout | null = null;
   readonly #listeners: (() => void)[] = [];
@@ -56,8 +58,9 @@ export class CatalogueListener implements CatalogueSignal {
       this.#down();
       client.end().catch(() => undefined);
       if (this.#closed) return;
+      this.#lost = true;
       this.#log.warn(
-        { err: error?.message ?? 'connection ended' },
+        { event: 'store.catalogue_unheard', err: error?.message ?? 'connection ended' },
         'store: catalogue notifications lost; the catalogue version is read from the database until they are back',
       );
       this.#retry = setTimeout(() => {
@@ -82,6 +85,9 @@ export class CatalogueListener implements CatalogueSignal {
     // Changes committed while no one listened were not heard: whatever was kept goes.
     this.#live = true;
     this.#move();
+    if (this.#lost)
+      this.#log.info({ event: 'store.catalogue_heard' }, 'store: catalogue notifications are back');
+    this.#lost = false;
   }
 
   tag(): string | undefined {
