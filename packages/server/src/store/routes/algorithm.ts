@@ -60,6 +60,14 @@ const LIST_QUERY = Type.Object({
 
 export const NOT_FOUND_OR_HIDDEN = 'Algorithm';
 
+/**
+ * What every reader may see: approved versions, and those replaced since. A replaced version was approved once;
+ * the tasks that ran it keep showing its functions and result views (docs/store.md#result-views).
+ */
+const SEEN_BY_ALL: readonly string[] = [ALGORITHM_STATUS.approved, ALGORITHM_STATUS.replaced];
+const seenBy = (caller: StoreCaller | null, a: StoreAlgorithm): boolean =>
+  SEEN_BY_ALL.includes(a.status) || seesUnapproved(caller, a);
+
 /** Whether `caller` may see an algorithm that is not approved: reviewers, managers and its developer. */
 export const seesUnapproved = (caller: StoreCaller | null, a?: StoreAlgorithm): boolean =>
   caller !== null &&
@@ -164,7 +172,8 @@ export function algorithmRoutes(sctx: StoreContext, apiPath: string): FastifyPlu
           search: q.search,
           developer_id: q.developer_id,
         };
-        if (!onlyApproved && !seesUnapproved(caller)) {
+        const seenByAll = statuses !== null && statuses.every((x) => SEEN_BY_ALL.includes(x));
+        if (!seenByAll && !seesUnapproved(caller)) {
           // Developers see their own algorithms in every status; others only approved ones.
           if (!caller)
             throw new ApiError('missing_authorization', 'Log in to see algorithms that are not approved');
@@ -214,7 +223,7 @@ export function algorithmRoutes(sctx: StoreContext, apiPath: string): FastifyPlu
       async (request) => {
         const row = await findAlgorithm(db, request.params.id);
         const caller = await reader(request);
-        if (!row || (row.status !== ALGORITHM_STATUS.approved && !seesUnapproved(caller, row)))
+        if (!row || !seenBy(caller, row))
           throw notFound(NOT_FOUND_OR_HIDDEN, request.params.id);
         return one(row.id);
       },
@@ -233,7 +242,7 @@ export function algorithmRoutes(sctx: StoreContext, apiPath: string): FastifyPlu
       async (request) => {
         const row = await findAlgorithm(db, request.params.id);
         const caller = await reader(request);
-        if (!row || (row.status !== ALGORITHM_STATUS.approved && !seesUnapproved(caller, row)))
+        if (!row || !seenBy(caller, row))
           throw notFound(NOT_FOUND_OR_HIDDEN, request.params.id);
         return (await functionRows(db, [row.id])).map(functionAnswer);
       },
@@ -252,7 +261,7 @@ export function algorithmRoutes(sctx: StoreContext, apiPath: string): FastifyPlu
       async (request) => {
         const row = await findAlgorithm(db, request.params.id);
         const caller = await reader(request);
-        if (!row || (row.status !== ALGORITHM_STATUS.approved && !seesUnapproved(caller, row)))
+        if (!row || !seenBy(caller, row))
           throw notFound(NOT_FOUND_OR_HIDDEN, request.params.id);
         const f = (await functionRows(db, [row.id])).find((x) => x.name === request.params.name);
         if (!f) throw notFound('Function', request.params.name);
