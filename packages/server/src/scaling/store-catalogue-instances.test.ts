@@ -89,7 +89,12 @@ afterAll(async () => {
 describe('the kept catalogue on two instances', () => {
   it('answers a kept page with no query, for anyone and for a token checked before', async () => {
     await approve(a, 'kept');
-    await until('B lists it', () => names(b), (n) => n.includes('kept'), 5_000);
+    await until(
+      'B lists it',
+      () => names(b),
+      (n) => n.includes('kept'),
+      5_000,
+    );
     await names(b, b.rootToken);
     const { result, queries } = await queriesDuring(b.handle, async () => [
       await names(b),
@@ -104,13 +109,22 @@ describe('the kept catalogue on two instances', () => {
     expect(await names(a)).not.toContain('from-a');
     await approve(a, 'from-a');
     expect(await names(a)).toContain('from-a');
-    expect(await until('B lists from-a', () => names(b), (n) => n.includes('from-a'), 5_000)).toEqual([
-      'from-a',
-      'kept',
-    ]);
+    expect(
+      await until(
+        'B lists from-a',
+        () => names(b),
+        (n) => n.includes('from-a'),
+        5_000,
+      ),
+    ).toEqual(['from-a', 'kept']);
     await approve(b, 'from-b');
     expect(await names(b)).toContain('from-b');
-    await until('A lists from-b', () => names(a), (n) => n.includes('from-b'), 5_000);
+    await until(
+      'A lists from-b',
+      () => names(a),
+      (n) => n.includes('from-b'),
+      5_000,
+    );
   });
 
   it('shows a change committed by another client of the database on both instances', async () => {
@@ -118,7 +132,12 @@ describe('the kept catalogue on two instances', () => {
     expect(await names(b)).toContain('kept');
     await admin.query(`UPDATE store_algorithm SET name = 'renamed-by-psql' WHERE name = 'kept'`);
     for (const i of [a, b])
-      await until('the rename listed', () => names(i), (n) => n.includes('renamed-by-psql'), 5_000);
+      await until(
+        'the rename listed',
+        () => names(i),
+        (n) => n.includes('renamed-by-psql'),
+        5_000,
+      );
   });
 
   it('reads the version from the database while the notifications are cut, and listens again', async () => {
@@ -127,15 +146,30 @@ describe('the kept catalogue on two instances', () => {
         WHERE datname = current_database() AND query = 'LISTEN federa_store_catalogue'`,
     );
     const lost = (i: TestServer) => i.logs.filter((l) => l.event === 'store.catalogue_unheard').length;
-    await until('both instances know', () => lost(a) + lost(b), (n) => n === 2, 5_000);
+    await until(
+      'both instances know',
+      () => lost(a) + lost(b),
+      (n) => n === 2,
+      5_000,
+    );
     // No notification can arrive now: B sees the change only by reading the version.
     await admin.query(`UPDATE store_algorithm SET name = 'renamed-unheard' WHERE name = 'from-a'`);
     expect(await names(b)).toContain('renamed-unheard');
     expect(await names(a)).toContain('renamed-unheard');
     await until('both instances listening again', listeners, (n) => n === 2, 10_000);
     const back = (i: TestServer) => i.logs.some((l) => l.event === 'store.catalogue_heard');
-    await until('both instances hear again', () => back(a) && back(b), (ok) => ok, 5_000);
+    await until(
+      'both instances hear again',
+      () => back(a) && back(b),
+      (ok) => ok,
+      5_000,
+    );
     await approve(a, 'after-reconnect');
-    await until('B lists after-reconnect', () => names(b), (n) => n.includes('after-reconnect'), 5_000);
+    await until(
+      'B lists after-reconnect',
+      () => names(b),
+      (n) => n.includes('after-reconnect'),
+      5_000,
+    );
   });
 });

@@ -63,7 +63,12 @@ describe('the kept catalogue', () => {
       .set({ name: 'renamed' })
       .where('name', '=', 'first')
       .execute();
-    expect(await seen(() => names('?search=renamed'), (n) => n.length > 0)).toEqual(['renamed']);
+    expect(
+      await seen(
+        () => names('?search=renamed'),
+        (n) => n.length > 0,
+      ),
+    ).toEqual(['renamed']);
     await t.ctx.dbh.db
       .updateTable('store_function')
       .set({ display_name: 'Mean, renamed' })

@@ -223,8 +223,7 @@ export function algorithmRoutes(sctx: StoreContext, apiPath: string): FastifyPlu
       async (request) => {
         const row = await findAlgorithm(db, request.params.id);
         const caller = await reader(request);
-        if (!row || !seenBy(caller, row))
-          throw notFound(NOT_FOUND_OR_HIDDEN, request.params.id);
+        if (!row || !seenBy(caller, row)) throw notFound(NOT_FOUND_OR_HIDDEN, request.params.id);
         return one(row.id);
       },
     );
@@ -242,8 +241,7 @@ export function algorithmRoutes(sctx: StoreContext, apiPath: string): FastifyPlu
       async (request) => {
         const row = await findAlgorithm(db, request.params.id);
         const caller = await reader(request);
-        if (!row || !seenBy(caller, row))
-          throw notFound(NOT_FOUND_OR_HIDDEN, request.params.id);
+        if (!row || !seenBy(caller, row)) throw notFound(NOT_FOUND_OR_HIDDEN, request.params.id);
         return (await functionRows(db, [row.id])).map(functionAnswer);
       },
     );
@@ -261,8 +259,7 @@ export function algorithmRoutes(sctx: StoreContext, apiPath: string): FastifyPlu
       async (request) => {
         const row = await findAlgorithm(db, request.params.id);
         const caller = await reader(request);
-        if (!row || !seenBy(caller, row))
-          throw notFound(NOT_FOUND_OR_HIDDEN, request.params.id);
+        if (!row || !seenBy(caller, row)) throw notFound(NOT_FOUND_OR_HIDDEN, request.params.id);
         const f = (await functionRows(db, [row.id])).find((x) => x.name === request.params.name);
         if (!f) throw notFound('Function', request.params.name);
         return functionAnswer(f);
