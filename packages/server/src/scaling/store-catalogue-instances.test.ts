@@ -39,7 +39,7 @@ const listeners = async (): Promise<number> =>
     (
       await admin.query(
         `SELECT count(*) AS n FROM pg_stat_activity
-          WHERE datname = current_database() AND query = 'LISTEN federa_store_catalogue'`,
+          WHERE datname = current_database() AND application_name = 'federa-store-catalogue'`,
       )
     ).rows[0].n,
   );
@@ -143,7 +143,7 @@ describe('the kept catalogue on two instances', () => {
   it('reads the version from the database while the notifications are cut, and listens again', async () => {
     await admin.query(
       `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-        WHERE datname = current_database() AND query = 'LISTEN federa_store_catalogue'`,
+        WHERE datname = current_database() AND application_name = 'federa-store-catalogue'`,
     );
     const lost = (i: TestServer) => i.logs.filter((l) => l.event === 'store.catalogue_unheard').length;
     await until(

@@ -41,20 +41,33 @@ export class CatalogueListener implements CatalogueSignal {
   #retry: NodeJS.Timeout | null = null;
   readonly #listeners: (() => void)[] = [];
 
-  constructor(uri: string, log: ListenerLog, retryMs = 1000) {
+  /** How often the connection is asked a trivial query, and how long its answer may take. */
+  readonly #probeMs: number;
+  #probe: NodeJS.Timeout | null = null;
+
+  constructor(uri: string, log: ListenerLog, retryMs = 1000, probeMs = 5000) {
     this.#uri = uri;
     this.#log = log;
     this.#retryMs = retryMs;
+    this.#probeMs = probeMs;
   }
 
   /** Connects; resolves once listening or after a failed try (a retry is then planned), never rejects. */
   async start(): Promise<void> {
     if (this.#closed) return;
-    const client = new pg.Client({ connectionString: this.#uri, keepAlive: true });
+    const client = new pg.Client({
+      connectionString: this.#uri,
+      // How an administrator tells this connection apart in pg_stat_activity.
+      application_name: 'federa-store-catalogue',
+      keepAlive: true,
+      query_timeout: this.#probeMs,
+      connectionTimeoutMillis: this.#probeMs,
+    });
     this.#client = client;
     const lost = (error?: Error) => {
       if (this.#client !== client) return;
       this.#client = null;
+      this.#stopProbe();
       this.#down();
       client.end().catch(() => undefined);
       if (this.#closed) return;
@@ -85,6 +98,12 @@ export class CatalogueListener implements CatalogueSignal {
     // Changes committed while no one listened were not heard: whatever was kept goes.
     this.#live = true;
     this.#move();
+    // A connection cut without a word (a network gone silent) would never say so: a query that gets no answer
+    // in time counts as the connection lost, so no change goes unheard for longer than about two probes.
+    this.#probe = setInterval(() => {
+      client.query('SELECT 1').catch((error: Error) => lost(error));
+    }, this.#probeMs);
+    this.#probe.unref();
     if (this.#lost)
       this.#log.info({ event: 'store.catalogue_heard' }, 'store: catalogue notifications are back');
     this.#lost = false;
@@ -110,10 +129,16 @@ export class CatalogueListener implements CatalogueSignal {
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#retry) clearTimeout(this.#retry);
+    this.#stopProbe();
     const client = this.#client;
     this.#client = null;
     this.#down();
     await client?.end().catch(() => undefined);
+  }
+
+  #stopProbe(): void {
+    if (this.#probe) clearInterval(this.#probe);
+    this.#probe = null;
   }
 
   #down(): void {
