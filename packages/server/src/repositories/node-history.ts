@@ -3,8 +3,7 @@ import type { Database } from '../db/schema.js';
 import type { IdQuery } from './listing.js';
 
 /**
- * Data access for the periods nodes were online (`node_online_period`, migration 0028; docs/node.md, "Online
- * history"). Written by repositories/presence.ts within the transactions that set a node's `status`.
+ * Data access for the periods nodes were online (`node_online_period`, migration 0028; docs/socket-protocol.md#online-history). Written by repositories/presence.ts within the transactions that set a node's `status`.
  */
 
 /** Why an online period ended (docs/api.md#nodes lists them). */

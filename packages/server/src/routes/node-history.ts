@@ -10,7 +10,7 @@ import { findNode } from '../repositories/node.js';
 import { errorResponses, IdParams, Paginated } from '../serializers/common.js';
 import { callerOf } from './collaboration/shared.js';
 
-/** `GET /node/{id}/history`: the periods a node was online, newest first (docs/api.md#nodes, docs/node.md). */
+/** `GET /node/{id}/history`: the periods a node was online, newest first (docs/api.md#nodes, docs/socket-protocol.md#online-history). */
 export const nodeHistoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;

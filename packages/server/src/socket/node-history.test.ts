@@ -1,5 +1,5 @@
 /**
- * A node's online history (`GET /node/{id}/history`, docs/node.md#online-history) over real sockets: the periods a
+ * A node's online history (`GET /node/{id}/history`, docs/socket-protocol.md#online-history) over real sockets: the periods a
  * user sees after the node connects, disconnects, reconnects at once, is cut off by the server, or was left online
  * by a crashed server; who may read them; pagination; the bound per node. Real server on port 0, real socket.io
  * clients, on SQLite and (FEDERA_TEST_DB=postgres) PostgreSQL.
@@ -210,5 +210,26 @@ describe('online history', () => {
     const missing = await t.api('GET', '/node/999999/history', { token: t.rootToken });
     expect(missing.status).toBe(404);
     expect(missing.body.msg).toContain('999999');
+  });
+});
+
+describe('a server that stops', () => {
+  it('ends the periods of the nodes connected to it, naming the stop', async () => {
+    const other = await startSocketApp();
+    try {
+      const { nodes } = await socketNetwork(other.t);
+      const c = other.connect(await nodes[0]!.token());
+      await connected(c);
+      await other.joined(c);
+      await other.settled(nodes[0]!.id, 1);
+      // Closes every socket of the instance and waits for the status writes (the HTTP side stays up).
+      await other.sockets.close();
+      const r = await other.t.api('GET', `/node/${nodes[0]!.id}/history`, { token: other.t.rootToken });
+      expect((r.body as Period[]).map((p) => [p.ended_at === null, p.end_reason])).toEqual([
+        [false, 'server_stopped'],
+      ]);
+    } finally {
+      await other.t.close();
+    }
   });
 });

@@ -2,8 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DialectName } from '../uri.js';
 
 /**
- * `node_online_period`: when each node came online and when, and why, it went offline (docs/node.md, "Online
- * history"). Before, the server kept only a node's current `status` and `last_seen`, so an administrator could not
+ * `node_online_period`: when each node came online and when, and why, it went offline (docs/socket-protocol.md#online-history). Before, the server kept only a node's current `status` and `last_seen`, so an administrator could not
  * tell a node that drops out every night from one that was never started. A row is opened where the server marks
  * a node online and closed where it marks it offline (socket/presence.ts); each node keeps its latest periods only
  * (repositories/node-history.ts), so a node that flaps cannot grow the table without bound.

@@ -1,5 +1,5 @@
 /**
- * The periods a node was online (`GET /node/{id}/history`, docs/node.md#online-history), newest first: when each
+ * The periods a node was online (`GET /node/{id}/history`, docs/socket-protocol.md#online-history), newest first: when each
  * began and ended, how long it lasted and why it ended. On a phone each period is a block of labelled lines
  * instead of a table row, so that nothing scrolls sideways.
  */
