@@ -62,14 +62,16 @@ export const algorithmStoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['algorithm store'],
-        summary: 'One linked algorithm store',
-        params: IdParams,
+        summary: "One linked algorithm store, or (id 0) this server's own",
+        params: Type.Object({ id: Type.Integer({ minimum: 0, description: "0: this server's own store" }) }),
         response: { 200: StoreSchema, ...errorResponses },
       },
     },
     async (request) => {
       const { id } = request.params;
-      const store = await findLinkedStore(db, id);
+      const own = ownStore()[0];
+      if (id === 0 && own) return own;
+      const store = id === 0 ? undefined : await findLinkedStore(db, id);
       if (!store) throw notFound('Algorithm store', id);
       return { ...store, internal: false };
     },
