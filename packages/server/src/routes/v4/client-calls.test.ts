@@ -60,6 +60,21 @@ describe('task listing: is_user_created, as client.task.list(user_created=…) s
   });
 });
 
+describe('user listing: last_seen as a date, as the 4.x client documents it (yyyy-mm-dd)', () => {
+  it('takes a date or a date-time, and refuses anything else naming the parameter', async () => {
+    const since = await call('GET', '/v4/api/user?username=root&last_seen_from=2000-01-01');
+    expect(since.status, JSON.stringify(since.body)).toBe(200);
+    expect(since.body.data.map((u: { username: string }) => u.username)).toEqual(['root']);
+    const before = await call('GET', '/v4/api/user?username=root&last_seen_till=2000-01-01');
+    expect(before.body.data).toEqual([]);
+    const bad = await call('GET', '/v4/api/user?last_seen_from=yesterday');
+    expect(bad.status).toBe(400);
+    expect(bad.body.msg).toBe(
+      "query parameter 'last_seen_from' must be an ISO-8601 date or date-time, e.g. 2024-01-31T12:00:00",
+    );
+  });
+});
+
 describe('algorithm stores, as client.store.set(id) reads them', () => {
   it('the store inside this server is id 0, at the address the request came to, without the API path', async () => {
     const own = await call('GET', '/v4/api/algorithmstore/0');
@@ -90,6 +105,24 @@ describe('algorithm stores, as client.store.set(id) reads them', () => {
     expect(at3.body.url).toBe('https://store.example.org/api');
     const at4 = await call('GET', `/v4/api/algorithmstore/${linked.body.id}`);
     expect(at4.body.url).toBe('https://store.example.org');
+  });
+
+  it('lists stores by name and by address (LIKE patterns), as client.store.list(name=…, url=…) sends them', async () => {
+    for (const [name, address] of [
+      ['filter-one', 'https://one.example.org'],
+      ['filter-two', 'https://two.example.org'],
+    ])
+      await call('POST', '/v4/api/algorithmstore', { algorithm_store_url: address, name });
+    const names = (r: { body: { data: { name: string }[] } }) => r.body.data.map((s) => s.name);
+    expect(names(await call('GET', '/v4/api/algorithmstore?name=filter-%'))).toEqual([
+      'filter-one',
+      'filter-two',
+    ]);
+    expect(names(await call('GET', '/v4/api/algorithmstore?url=https://two.example.org'))).toEqual([
+      'filter-two',
+    ]);
+    expect(names(await call('GET', '/v4/api/algorithmstore?name=this%'))).toEqual(['this server']);
+    expect(names(await call('GET', '/v4/api/algorithmstore?name=nothing'))).toEqual([]);
   });
 
   it('a store that is not there is a 404 naming it; the store inside this server cannot be unlinked', async () => {
