@@ -1,5 +1,6 @@
 import type { NewNode, Node, Page, Task } from '../types.js';
-import { ResourceGroup, wireBody, type ListOptions } from './base.js';
+import type { NewNodeBody, NodePatchBody } from '@federa/common';
+import { ResourceGroup, wireBody, type Fits, type ListOptions } from './base.js';
 
 /** Filters of `GET /node`. */
 export interface NodeFilters {
@@ -31,6 +32,10 @@ export interface NodeUpdate {
   collaborationId?: number;
   ip?: string;
 }
+
+// The fields the client sends are fields of the server's request bodies (`Fits`: a compile error otherwise).
+type _NewNodeFieldsFits = Fits<NewNodeFields, NewNodeBody>; // POST /node
+type _NodeUpdateFits = Fits<NodeUpdate, NodePatchBody>; // PATCH /node/{id}
 
 /** `client.node`: nodes. */
 export class NodeResource extends ResourceGroup {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, NullableReference, ReferenceSchema } from './fields.js';
+import { BodyField, DateTime, Nullable, NullableReference, ReferenceSchema } from './fields.js';
 
 /** A node (docs/api.md#node). */
 export const NodeSchema = Type.Object(
@@ -39,3 +39,24 @@ export const NodeWithKeySchema = Type.Intersect([
   Type.Object({ api_key: Type.String() }),
 ]);
 export type NodeWithKey = Static<typeof NodeWithKeySchema>;
+
+/** A node's name: it becomes part of container names. */
+const NodeNameField = Type.String({ description: 'a valid container name: [a-zA-Z0-9][a-zA-Z0-9_.-]*' });
+
+/** Body of `POST /node`. */
+export const NewNodeBodySchema = Type.Object({
+  collaboration_id: Type.Integer({ description: 'Collaboration id is required' }),
+  organization_id: BodyField(Type.Integer({ description: 'default: your own organization' })),
+  name: BodyField(NodeNameField),
+});
+export type NewNodeBody = Static<typeof NewNodeBodySchema>;
+
+/** Body of `PATCH /node/{id}`. */
+export const NodePatchBodySchema = Type.Object({
+  name: BodyField(NodeNameField),
+  organization_id: BodyField(Type.Integer()),
+  collaboration_id: BodyField(Type.Integer()),
+  ip: BodyField(Type.String({ description: 'VPN IP of the node' })),
+  clear_ip: Type.Optional(Type.Unknown({ description: 'truthy: set ip to null' })),
+});
+export type NodePatchBody = Static<typeof NodePatchBodySchema>;
