@@ -22,6 +22,21 @@ const StoreSchema = Type.Object({
   internal: Type.Boolean(),
 });
 
+/** A test of text against a LIKE pattern (`%` any text, `_` one character, `\\` escapes); none: every text. */
+function likeMatcher(pattern: string | undefined): (text: string) => boolean {
+  if (pattern === undefined) return () => true;
+  let source = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\' && i + 1 < pattern.length) source += escapeRegExp(pattern[++i]!);
+    else source += c === '%' ? '[\\s\\S]*' : c === '_' ? '[\\s\\S]' : escapeRegExp(c);
+  }
+  const re = new RegExp(`^${source}$`, 'i');
+  return (text) => re.test(text);
+}
+
+const escapeRegExp = (c: string): string => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
 export const algorithmStoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const ctx = app.ctx;
   const db = ctx.dbh.db;
@@ -45,16 +60,25 @@ export const algorithmStoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['algorithm store'],
         summary: 'The algorithm stores linked to this server',
-        querystring: Type.Object({ collaboration_id: Type.Optional(Type.Integer({ minimum: 1 })) }),
+        querystring: Type.Object({
+          collaboration_id: Type.Optional(Type.Integer({ minimum: 1 })),
+          name: Type.Optional(Type.String({ maxLength: 200, description: 'LIKE pattern (`%`, `_`)' })),
+          url: Type.Optional(Type.String({ maxLength: 500, description: 'LIKE pattern (`%`, `_`)' })),
+        }),
         response: { 200: Type.Array(StoreSchema), ...errorResponses },
       },
     },
     async (request) => {
-      const wanted = request.query.collaboration_id;
+      const { collaboration_id: wanted, name, url } = request.query;
       const linked = (await linkedStoreRows(db))
         .filter((s) => wanted === undefined || s.collaboration_id === null || s.collaboration_id === wanted)
         .map((s) => ({ ...s, internal: false }));
-      return [...ownStore(), ...linked];
+      const named = likeMatcher(name);
+      const at = likeMatcher(url);
+      // A 4.x client names a store by its address, without the API path (routes/v4/shapes.ts).
+      return [...ownStore(), ...linked].filter(
+        (s) => named(s.name) && (at(s.url) || at(s.url.replace(/\/api$/, ''))),
+      );
     },
   );
 
@@ -63,14 +87,16 @@ export const algorithmStoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['algorithm store'],
-        summary: 'One linked algorithm store',
-        params: IdParams,
+        summary: "One linked algorithm store, or (id 0) this server's own",
+        params: Type.Object({ id: Type.Integer({ minimum: 0, description: "0: this server's own store" }) }),
         response: { 200: StoreSchema, ...errorResponses },
       },
     },
     async (request) => {
       const { id } = request.params;
-      const store = await findLinkedStore(db, id);
+      const own = ownStore()[0];
+      if (id === 0 && own) return own;
+      const store = id === 0 ? undefined : await findLinkedStore(db, id);
       if (!store) throw notFound('Algorithm store', id);
       return { ...store, internal: false };
     },
