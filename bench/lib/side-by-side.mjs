@@ -57,7 +57,8 @@ async function startApp(sqliteFile, uri, extra) {
 /**
  * Loads `path` on an app with `onConfig` and one with `offConfig`, at the same time, for `rounds` rounds of
  * `duration` seconds; `afterRound(app)` runs on the app that is on after each round (a scrape, a flush). Resolves
- * with each round's figures per side: requests per second, latency, failures and µs of server CPU per request.
+ * with each round's figures per side: requests per second, latency, failures and µs of server CPU per request;
+ * with `attribute`, also `attributed` (see below).
  */
 export async function sideBySide({
   sqliteFile,
@@ -70,6 +71,7 @@ export async function sideBySide({
   connections,
   rounds,
   afterRound,
+  attribute,
 }) {
   const apps = {
     on: await startApp(sqliteFile, uri, onConfig),
@@ -89,6 +91,15 @@ export async function sideBySide({
         on: { ...on, cpuUs: on.total > 0 ? used.on / on.total : NaN },
         off: { ...off, cpuUs: off.total > 0 ? used.off / off.total : NaN },
       });
+    }
+    // A round more, the app that is on alone and profiled: the share of its CPU samples in the code that `attribute`
+    // names (a regular expression of functions' names and files). Read within one process, it does not depend on
+    // what else the machine does, as the two processes' CPU times do.
+    if (attribute) {
+      await apps.on.ask('profile', 'profiling');
+      await cannon(`${apps.on.base}${path}`, { headers, duration, connections });
+      const { busy, own } = await apps.on.ask({ attribute }, 'attributed');
+      results.attributed = { busy, own, share: busy > 0 ? own / busy : NaN };
     }
   } finally {
     await Promise.all([apps.on.stop(), apps.off.stop()]);
