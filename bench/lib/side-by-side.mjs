@@ -1,5 +1,5 @@
 // Two configurations of Federa measured side by side: each in a process of its own (app-process.mjs) over its own
-// copy of the same SQLite file, both loaded at the same time by an autocannon each. Whatever else runs on the
+// copy of the same SQLite file, both loaded at the same time by an autocannon each, started afresh each round. Whatever else runs on the
 // machine falls on both alike, which taking them one after the other does not promise on a shared machine (there,
 // rounds of one configuration differed by more than the difference sought).
 import { fork } from 'node:child_process';
@@ -73,17 +73,23 @@ export async function sideBySide({
   afterRound,
   attribute,
 }) {
-  const apps = {
-    on: await startApp(sqliteFile, uri, onConfig),
-    off: await startApp(sqliteFile, uri, offConfig),
-  };
   const results = [];
-  try {
-    for (let round = 1; round <= rounds; round++) {
+  for (let round = 1; round <= rounds; round++) {
+    // Which of the two starts first, and is loaded first, changes from round to round (a process's place was seen to
+    // weigh on its figures).
+    const order = round % 2 === 1 ? ['on', 'off'] : ['off', 'on'];
+    const apps = {};
+    for (const side of order)
+      apps[side] = await startApp(sqliteFile, uri, side === 'on' ? onConfig : offConfig);
+    try {
+      // Both warmed up (compiled, read cache filled) before the measured load.
+      const warm = { headers, duration: Math.min(duration, 2), connections };
+      await Promise.all(order.map((side) => cannon(`${apps[side].base}${path}`, warm)));
       const cpuBefore = { on: await apps.on.cpu(), off: await apps.off.cpu() };
-      const [on, off] = await Promise.all(
-        ['on', 'off'].map((side) => cannon(`${apps[side].base}${path}`, { headers, duration, connections })),
-      );
+      const loads = {};
+      for (const side of order)
+        loads[side] = cannon(`${apps[side].base}${path}`, { headers, duration, connections });
+      const [on, off] = await Promise.all([loads.on, loads.off]);
       const used = { on: (await apps.on.cpu()) - cpuBefore.on, off: (await apps.off.cpu()) - cpuBefore.off };
       await afterRound?.(apps.on);
       results.push({
@@ -91,18 +97,26 @@ export async function sideBySide({
         on: { ...on, cpuUs: on.total > 0 ? used.on / on.total : NaN },
         off: { ...off, cpuUs: off.total > 0 ? used.off / off.total : NaN },
       });
+    } finally {
+      await Promise.all([apps.on?.stop(), apps.off?.stop()]);
     }
-    // A round more, the app that is on alone and profiled: the share of its CPU samples in the code that `attribute`
-    // names (a regular expression of functions' names and files). Read within one process, it does not depend on
-    // what else the machine does, as the two processes' CPU times do.
-    if (attribute) {
-      await apps.on.ask('profile', 'profiling');
-      await cannon(`${apps.on.base}${path}`, { headers, duration, connections });
-      const { busy, own } = await apps.on.ask({ attribute }, 'attributed');
+  }
+  // A round more, the app that is on alone and profiled: the share of its CPU samples in the code that `attribute`
+  // names (a regular expression of functions' names and files). Read within one process, it does not depend on what
+  // else the machine does, as the two processes' CPU times do.
+  if (attribute) {
+    const app = await startApp(sqliteFile, uri, onConfig);
+    try {
+      // Warmed up (and scraped) as the measured rounds were, before the profiled load.
+      await cannon(`${app.base}${path}`, { headers, duration: Math.min(duration, 2), connections });
+      await afterRound?.(app);
+      await app.ask('profile', 'profiling');
+      await cannon(`${app.base}${path}`, { headers, duration, connections });
+      const { busy, own } = await app.ask({ attribute }, 'attributed');
       results.attributed = { busy, own, share: busy > 0 ? own / busy : NaN };
+    } finally {
+      await app.stop();
     }
-  } finally {
-    await Promise.all([apps.on.stop(), apps.off.stop()]);
   }
   return results;
 }
