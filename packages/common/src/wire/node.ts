@@ -60,3 +60,23 @@ export const NodePatchBodySchema = Type.Object({
   clear_ip: Type.Optional(Type.Unknown({ description: 'truthy: set ip to null' })),
 });
 export type NodePatchBody = Static<typeof NodePatchBodySchema>;
+
+/** One period a node was online, of `GET /node/{id}/history` (docs/api.md#nodes). */
+export const NodeOnlinePeriodSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    node: ReferenceSchema,
+    started_at: Type.String({ description: 'ISO-8601 with +00:00: when the node came online' }),
+    ended_at: Nullable(
+      Type.String({ description: 'ISO-8601 with +00:00: when it went offline; null while it is online' }),
+    ),
+    end_reason: Nullable(
+      Type.String({
+        description:
+          'why it went offline: disconnected, connection_lost, timed_out, disconnected_by_server, server_stopped or server_restarted; null while online',
+      }),
+    ),
+  },
+  { $id: 'NodeOnlinePeriod' },
+);
+export type NodeOnlinePeriod = Static<typeof NodeOnlinePeriodSchema>;
