@@ -5,7 +5,8 @@
 //   node bench/api-throughput/run.mjs [--duration 10] [--connections 20] [--writes 50] [--postgres]
 //     [--profile out.cpuprofile] [--only cached|writes|uncached|metrics|tracing|v4] [--metrics] [--tracing] [--v4]
 // --metrics (or --only metrics): also the server's CPU per request with its Prometheus metrics on and off, on the
-// cached organization read (the cheapest request, so the one where recording it weighs most); target: at most 3% more.
+// cached organization read (the cheapest request, so the one where recording it weighs most), the two servers side by
+// side in processes of their own (bench/lib/side-by-side.mjs); target: at most 3% more.
 // --tracing (or --only tracing): the same with the metrics and tracing on (spans sent by OTLP/HTTP to a receiver in
 // a process of its own) against both off; target: at most 3% more.
 // --v4 (or --only v4): the server's CPU per request of the same task page on the 3.x surface (/api) and the vantage6
@@ -24,6 +25,7 @@ import { apiCaller, cannon, numberOption, seedFederation } from '../lib/load.mjs
 import { benchDatabase, flag, machineHeader } from '../lib/processes.mjs';
 import { startMinimalTaskList } from '../lib/minimal-task-list.mjs';
 import { startCollector } from '../lib/otlp-collector.mjs';
+import { sideBySide } from '../lib/side-by-side.mjs';
 
 const duration = numberOption('duration', 10);
 const profileIndex = process.argv.indexOf('--profile');
@@ -156,29 +158,61 @@ for (const [, label, extra, writes] of runs) {
   }
   await stopFedera();
 }
-// Metrics (and tracing) on and off, alternated over rounds so that a change in the machine's other load falls on
-// both alike. The figure is the median of the server's CPU per request over three rounds of each.
+// Metrics (and tracing) on and off, side by side (bench/lib/side-by-side.mjs): two processes, one with each
+// configuration, loaded at the same time, so that the machine's other load falls on both alike. The figure is the
+// median over three rounds of the server's CPU per request of each.
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+// The metrics' and the tracing's own code, as a profile names it: their hooks into each request (the arrival and the
+// answer's end), the histogram, the process metrics' collectors, prom-client, the OpenTelemetry SDK, the parse of a
+// traceparent. A profiled round of the server that is on counts the share of its samples in them.
+const OWN_CODE = [
+  'dist/metrics/',
+  'dist/http/request-lifecycle\\.js',
+  'dist/http/request-tracing\\.js',
+  'node:diagnostics_channel',
+  'node:internal/perf/',
+  'prom-client',
+  '@opentelemetry',
+  'parseTraceparent',
+].join('|');
 const onAndOff = async (what, onConfig, offConfig, afterOn = async () => undefined, headers = {}) => {
-  const cpu = { on: [], off: [] };
-  for (let round = 1; round <= 3; round++) {
-    for (const on of round % 2 === 1 ? [false, true] : [true, false]) {
-      federa = await startFedera(on ? onConfig : offConfig);
-      const label = `${what} ${on ? 'on' : 'off'}`;
-      console.log(`federa (${label}, round ${round}) GET /api/organization/{id}: ${duration}s…`);
-      const r = await load(`${federa.base}/organization/${orgs[0]}`, { ...auth, ...headers });
-      if (on) await afterOn();
-      cpu[on ? 'on' : 'off'].push(r.cpuUs);
-      report(`Federa (${label}, round ${round}) GET /api/organization/{id}`, r, bareResult);
-      await stopFedera();
-    }
-  }
-  return { what, on: median(cpu.on), off: median(cpu.off) };
+  console.log(
+    `federa (${what} on and off side by side, 3 rounds) GET /api/organization/{id}: ${duration}s each…`,
+  );
+  const rounds = await sideBySide({
+    sqliteFile: postgres ? null : db.uri.replace(/^sqlite:\/\/\//, ''),
+    uri: db.uri,
+    onConfig,
+    offConfig,
+    path: `/organization/${orgs[0]}`,
+    headers: { ...auth, ...headers },
+    duration,
+    connections,
+    rounds: 3,
+    afterRound: afterOn,
+    attribute: OWN_CODE,
+  });
+  for (const { round, on, off } of rounds)
+    for (const [side, r] of [
+      ['on', on],
+      ['off', off],
+    ])
+      report(`Federa (${what} ${side}, round ${round}) GET /api/organization/{id}`, r, bareResult);
+  return {
+    what,
+    on: median(rounds.map((r) => r.on.cpuUs)),
+    off: median(rounds.map((r) => r.off.cpuUs)),
+    attributed: rounds.attributed,
+  };
 };
 // A scrape as Prometheus makes it, so that the grouped query and the text are not left out of the run.
-const scrape = async () => {
-  const scraped = await fetch(`${federa.base.replace(/\/api$/, '')}/metrics`);
-  if (scraped.status !== 200) console.error(`[api-throughput] the metrics answered ${scraped.status}`);
+const scrape = async (app) => {
+  const status = await app.ask('scrape', 'scraped');
+  if (status !== 200) console.error(`[api-throughput] the metrics answered ${status}`);
+};
+const scrapeAndFlush = async (app) => {
+  await scrape(app);
+  await app.ask('flush', 'flushed');
 };
 const costs = [];
 if (flag('metrics') || only === 'metrics')
@@ -193,10 +227,7 @@ if (flag('tracing') || only === 'tracing') {
         'metrics and tracing',
         { metrics: { enabled: true }, tracing: { endpoint: collector.endpoint } },
         { metrics: { enabled: false } },
-        async () => {
-          await scrape();
-          await federa.ctx.tracing?.flush();
-        },
+        scrapeAndFlush,
       ),
     );
     // For the record, not the target: what a request inside a trace costs (a span made and sent). Tasks' requests
@@ -206,10 +237,7 @@ if (flag('tracing') || only === 'tracing') {
         'metrics and tracing, every request in a trace',
         { metrics: { enabled: true }, tracing: { endpoint: collector.endpoint } },
         { metrics: { enabled: false } },
-        async () => {
-          await scrape();
-          await federa.ctx.tracing?.flush();
-        },
+        scrapeAndFlush,
         { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
       )),
       target: 'none: a traced request makes and sends a span',
@@ -275,10 +303,15 @@ rmSync(dir, { recursive: true, force: true });
 
 console.log(`\n${header}`);
 console.table(results);
-for (const cost of costs)
+for (const cost of costs) {
+  if (cost.attributed)
+    console.log(
+      `${cost.what}: their own code in ${cost.attributed.own} of the ${cost.attributed.busy} busy CPU samples of the server that is on (a profiled round): ${(cost.attributed.share * 100).toFixed(1)}%`,
+    );
   console.log(
-    `${cost.what}: ${cost.on.toFixed(1)} µs of server CPU per request on, ${cost.off.toFixed(1)} µs off (medians of 3 rounds): ${(((cost.on - cost.off) / cost.off) * 100).toFixed(1)}% more (target: ${cost.target ?? 'at most 3%'})`,
+    `${cost.what}: ${cost.on.toFixed(1)} µs of server CPU per request on, ${cost.off.toFixed(1)} µs off (side by side, medians of 3 rounds): ${(((cost.on - cost.off) / cost.off) * 100).toFixed(1)}% more (target: ${cost.target ?? 'at most 3%'})`,
   );
+}
 if (v4Cost)
   console.log(
     `4.x surface: ${v4Cost.four.toFixed(1)} µs of server CPU per request for ${TASK_PAGE} at /v4/api, ${v4Cost.three.toFixed(1)} µs at /api (medians of 3 rounds): ${(((v4Cost.four - v4Cost.three) / v4Cost.three) * 100).toFixed(1)}% more (target: at most 10%)`,

@@ -34,6 +34,7 @@ from .resources import (
 from .session import Session, WhoAmI
 from .store_resources import StoreResource
 from .task_posting import TaskPosting
+from .trace_context import TaskTraces
 from .util import Util
 from .v6_compat import V6ClientMethods
 
@@ -87,6 +88,8 @@ class Client(Session, EncryptionSetup, V6ClientMethods, TaskPosting):
         #: Wait on the server's socket events (when python-socketio is installed); ``False`` always polls.
         self.use_socket = True
         self._session = requests.Session()
+        #: The trace context of each task this client posted (trace_context.py).
+        self._traces = TaskTraces()
         self._access_token: Optional[str] = None
         self._refresh_token: Optional[str] = None
         self._refresh_url: Optional[str] = None
@@ -140,6 +143,8 @@ class Client(Session, EncryptionSetup, V6ClientMethods, TaskPosting):
         headers = {"Accept": "application/json"}
         if token:
             headers["Authorization"] = f"Bearer {token}"
+        if self._traces.current:
+            headers["traceparent"] = self._traces.current
         try:
             return self._session.request(method, url, params=params, json=json_body, headers=headers,
                                          timeout=self.timeout, stream=stream)

@@ -12,13 +12,14 @@ from .exceptions import EncryptionSetupError, TaskFailed, TaskTimeout
 from .resource_base import _id as _ref_id
 from .serialization import serialize
 from .task_events import SAFETY_READ_SECONDS, EventWatch, watch_task
+from .trace_context import new_traceparent
 
 __all__ = ["TaskPosting"]
 
 
 class TaskPosting:
-    """Mixed into :class:`~federa_client.Client`, which provides ``request_json``, ``result``, ``log`` and
-    ``_cryptor_for``."""
+    """Mixed into :class:`~federa_client.Client`, which provides ``request_json``, ``result``, ``log``,
+    ``_cryptor_for`` and ``_traces``."""
 
     def wait_for_results(self, task_id: int, sleep: float = 1, timeout: Optional[float] = 600,
                          decrypt: bool = True, interval: Optional[float] = None) -> List[Dict[str, Any]]:
@@ -37,8 +38,14 @@ class TaskPosting:
         """
         pause_s = float(interval if interval is not None else sleep)
         self.log(f"Waiting for the results of task {task_id}")
+        # The reads of a task this client posted belong to its trace (trace_context.py).
+        with self._traces.within(self._traces.of(int(task_id))):
+            return self._wait_for_results(int(task_id), pause_s, timeout, decrypt)
+
+    def _wait_for_results(self, task_id: int, pause_s: float, timeout: Optional[float],
+                          decrypt: bool) -> List[Dict[str, Any]]:
         start = time.monotonic()
-        path = f"/task/{int(task_id)}"
+        path = f"/task/{task_id}"
         task = self.request_json("GET", path)
         watch: Optional[EventWatch] = None
         try:
@@ -78,6 +85,23 @@ class TaskPosting:
         if isinstance(input_, dict) and "output_format" not in input_:
             input_ = {**input_, "output_format": "json"}
         payload = serialize(input_, data_format)
+        # One trace for the task: these reads, the post, and every later read of the task (trace_context.py).
+        traceparent = new_traceparent()
+        with self._traces.within(traceparent):
+            task = self._send_task(name, image, collaboration_id, org_ids, payload, description, database,
+                                   cancel_on_failure, extra)
+        if isinstance(task, dict) and isinstance(task.get("id"), int):
+            self._traces.remember(task["id"], traceparent)
+        self.log(f"Task {task.get('id')} created")
+        if isinstance(task, dict) and task.get("warning"):
+            # E.g. receiving nodes offline: the task queues, and the researcher should know why nothing happens.
+            warnings.warn(str(task["warning"]), stacklevel=3)
+        return task
+
+    def _send_task(self, name: str, image: str, collaboration_id: int, org_ids: List[int], payload: bytes,
+                   description: str, database: str, cancel_on_failure: bool,
+                   extra: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+        """Encrypt ``payload`` for each organization (or base64 in an unencrypted collaboration) and post it."""
         collab = self.request_json("GET", f"/collaboration/{collaboration_id}")
         # Said first: for an outsider, a missing public key would otherwise be the complaint.
         members = [o.get("id") for o in (collab.get("organizations") or []) if isinstance(o, dict)]
@@ -109,7 +133,7 @@ class TaskPosting:
             entries.append({"id": org_id, "input": text})
         self.log(f"Posting task {name!r} to collaboration {collaboration_id} for organization(s) "
                  f"{', '.join(str(o) for o in org_ids)}")
-        task = self.request_json("POST", "/task", json={
+        return self.request_json("POST", "/task", json={
             "collaboration_id": collaboration_id,
             "organizations": entries,
             "name": name,
@@ -119,11 +143,6 @@ class TaskPosting:
             **({"cancel_on_failure": True} if cancel_on_failure else {}),
             **(extra or {}),
         })
-        self.log(f"Task {task.get('id')} created")
-        if isinstance(task, dict) and task.get("warning"):
-            # E.g. receiving nodes offline: the task queues, and the researcher should know why nothing happens.
-            warnings.warn(str(task["warning"]), stacklevel=3)
-        return task
 
 
 def _run_failed(result: Dict[str, Any]) -> bool:

@@ -45,7 +45,11 @@ class TaskResource(_Resource):
         """One task; ``include_results=True`` embeds its results (still encrypted: use ``result.from_task`` to
         read them)."""
         params = {"include": "results"} if include_results else None
-        return _keep_fields(self._client.request_json("GET", f"/task/{_id(id_)}", params=params), field, fields)
+        task_id = _id(id_)
+        # A task this client posted: the read belongs to its trace (trace_context.py).
+        with self._client._traces.within(self._client._traces.of(task_id)):
+            task = self._client.request_json("GET", f"/task/{task_id}", params=params)
+        return _keep_fields(task, field, fields)
 
     def create(self, collaboration: IdLike, organizations: Iterable[IdLike], name: str, image: str,
                description: str = "", input: Any = None, data_format: str = "json", database: str = "default", *,
@@ -210,8 +214,11 @@ class ResultResource(_Resource):
 
     def from_task(self, task_id: IdLike, include_task: bool = False, decrypt: bool = True) -> List[Dict[str, Any]]:
         """All results of a task, each with ``result`` decrypted and read (see :meth:`get`)."""
-        if include_task:
-            items = self._client.collect("/result", {"task_id": _id(task_id, "task_id"), "include": "task"})
-        else:
-            items = self._client.collect(f"/task/{_id(task_id, 'task_id')}/result")
+        task = _id(task_id, "task_id")
+        # A task this client posted: the reads belong to its trace (trace_context.py).
+        with self._client._traces.within(self._client._traces.of(task)):
+            if include_task:
+                items = self._client.collect("/result", {"task_id": task, "include": "task"})
+            else:
+                items = self._client.collect(f"/task/{task}/result")
         return [self._decode(i) for i in items] if decrypt else list(items)

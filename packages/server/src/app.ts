@@ -1,9 +1,4 @@
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyPluginAsync,
-} from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from './context.js';
@@ -30,6 +25,7 @@ import { logRequests } from './http/request-log.js';
 import { answerErrors } from './http/error-handler.js';
 import { installMetrics } from './metrics/http-metrics.js';
 import { traceRequests } from './http/request-tracing.js';
+import { RequestLifecycle } from './http/request-lifecycle.js';
 
 export { MissingPolicyError } from './http/route-policies.js';
 
@@ -67,6 +63,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   const apiPath = config.api_path;
   const storePath = config.algorithm_store.path;
   const headersMs = Math.min(config.http.headers_timeout_ms, config.http.request_timeout_ms);
+  // Fastify's own per-request lines are off (logRequests logs each request at debug level); the tracing and the
+  // metrics hear of each request through it.
+  const lifecycle = new RequestLifecycle();
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: config.body_limit_bytes,
@@ -83,15 +82,14 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false },
     },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
-    // Fastify's own per-request lines are off; logRequests logs each request at debug level.
-    logController: new LogController({ disableRequestLogging: true }),
+    logController: lifecycle,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.decorate('ctx', ctx);
   app.decorateRequest('caller', null);
   app.decorateRequest('readCacheKey', null);
   app.decorateRequest('readCacheReading', null);
-  // First of the onRequest hooks: the span covers the whole request.
-  traceRequests(app, ctx);
+  // As each request arrives, before any hook: the span covers the whole request.
+  traceRequests(app, ctx, lifecycle);
   addRequestTimeouts(app, {
     requestMs: config.http.request_timeout_ms,
     outputIdleMs: config.http.output_idle_timeout_ms,
@@ -112,7 +110,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   addSecurityHeaders(app, apiPath); // before keepReadAnswers: a kept answer carries the headers
   await registerApiDocs(app, ctx.version);
   registerConfiguredUi(app, ctx);
-  installMetrics(app, ctx);
+  installMetrics(app, ctx, lifecycle);
 
   app.addHook('preValidation', guardPathIds);
   app.addHook('preValidation', guardBody);

@@ -16,6 +16,8 @@ export interface TraceAttributes {
   'federa.organization.id'?: number;
   /** The status a run was reported with (a fixed word of docs/run-statuses.md). */
   'federa.run.status'?: string;
+  /** Set on the span of a run a node picked up again after it restarted. */
+  'federa.run.resumed'?: boolean;
   /** How many organizations a task was sent to. */
   'federa.task.organizations'?: number;
   /** A fixed word for the kind of failure (`start_failed`, `error`), never a message. */
@@ -34,6 +36,7 @@ export const TRACE_ATTRIBUTE_NAMES: readonly (keyof TraceAttributes)[] = [
   'federa.node.id',
   'federa.organization.id',
   'federa.run.status',
+  'federa.run.resumed',
   'federa.task.organizations',
   'error.type',
 ];

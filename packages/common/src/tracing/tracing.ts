@@ -96,7 +96,9 @@ export class Tracing {
       name,
       {
         kind: options.kind ?? SpanKind.INTERNAL,
-        ...(options.attributes ? { attributes: options.attributes as Record<string, string | number> } : {}),
+        ...(options.attributes
+          ? { attributes: options.attributes as Record<string, string | number | boolean> }
+          : {}),
         ...(options.startTime !== undefined ? { startTime: options.startTime } : {}),
       },
       this.#context(options.parent),

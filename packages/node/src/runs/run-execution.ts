@@ -5,7 +5,7 @@
  * reported, or stays in the run store to be reattached after a restart.
  */
 import type { Logger } from 'pino';
-import { requestedDatabases, sealLogPiece } from '@federa/common';
+import { cleanTraceparent, requestedDatabases, sealLogPiece } from '@federa/common';
 
 import { NodeStoppedError } from '../errors.js';
 import type { OutputControl } from '../output/output-control.js';
@@ -70,6 +70,8 @@ export class RunExecution {
     // The record and the `initializing` report go out while the run is prepared; the time reported is the time
     // the node took the run on. Every later report waits for it (the server sees the statuses in order), and the
     // container starts only once the run is recorded (a restarted node must know about it).
+    // The task's trace context is kept with the run: a run resumed after a restart gets a span in the task's trace.
+    const traceparent = cleanTraceparent((item.task as { traceparent?: unknown } | undefined)?.traceparent);
     const recorded = store.put({
       resultId: run.resultId,
       taskId: run.taskId,
@@ -78,6 +80,7 @@ export class RunExecution {
       containerName: run.containerName,
       phase: 'starting',
       since: new Date(run.startedAtMs).toISOString(),
+      ...(traceparent ? { traceparent } : {}),
     });
     const initializing = reporter
       .status(run.resultId, {

@@ -24,6 +24,7 @@ import type { RunManagerOptions } from './run-options.js';
 import { RunReporter } from './run-reporter.js';
 import { RunStatus } from './run-status.js';
 import type { RunRecord } from './run-store.js';
+import type { TracedRun } from '../tracing/run-traces.js';
 import { quote, runIds } from './task-check.js';
 
 export class RunManager {
@@ -113,7 +114,7 @@ export class RunManager {
    * started is reported lost.
    */
   async reattach(): Promise<void> {
-    const { runtime, names, store, log } = this.#o;
+    const { runtime, names, store, traces } = this.#o;
     await this.#desk.start();
     const records = new Map(store.all().map((r) => [r.resultId, r] as const));
     const containers = await runtime.listContainers({
@@ -137,63 +138,89 @@ export class RunManager {
         since: new Date().toISOString(),
       });
     }
-    for (const found of records.values()) {
-      let record = found;
-      if (record.report) {
-        this.#track(record.resultId, this.#finisher.redeliver(record, record.report));
-        continue;
-      }
-      let state = await runtime.inspectContainer(record.containerName);
-      if (state && state.startedAt === undefined && state.status === 'created') {
-        // Created but never started (the node stopped in between): nothing ran. An exit code read from such a
-        // container means nothing, so it is removed and the run started anew.
-        log.info(
-          {
-            event: 'run.never_started',
-            result_id: record.resultId,
-            task_id: record.taskId,
-            run_id: record.runId,
-          },
-          'the container of this run was created but never started: starting the run now',
-        );
-        await runtime.remove(state);
-        const helper = state.labels[HELPER_LABEL];
-        if (helper) await runtime.removeContainerIfExists(helper).catch(() => false);
-        state = undefined;
-        record = { ...record, phase: 'starting' };
-      }
-      const info: RunInfo = {
-        ...record,
-        parentId: null,
-        startedAtMs: Date.parse(record.since) || Date.now(),
-        ...(state?.labels[HELPER_LABEL] ? { helper: state.labels[HELPER_LABEL] } : {}),
-      };
-      if (state) {
-        log.info(
-          { event: 'run.reattached', result_id: record.resultId, running: state.running },
-          state.running
-            ? 'reattached to a running algorithm'
-            : 'collecting an algorithm that finished while the node was down',
-        );
-        await store.put({ ...record, phase: 'running' });
-        // A run that goes on is `active` again at once (the server may still show `initializing`).
-        const active = state.running
-          ? this.#reporter
-              .status(record.resultId, { status: RunStatus.active })
-              .then(() => emitRunStatus(this.#o, info, RunStatus.active))
-          : undefined;
-        active?.catch(() => undefined);
-        this.#track(
-          record.resultId,
-          this.#execution.waitAndReport(info, { id: state.id, name: state.name }, active),
-        );
-      } else if (record.phase === 'starting') {
-        this.#track(record.resultId, this.#restart(record));
-      } else {
-        this.#track(record.resultId, this.#finisher.reportLost(record));
+    for (const record of records.values()) {
+      // The run's span, in its task's trace, covers what the node does with it from now on (run-traces.ts).
+      const span = traces?.on ? traces.resumeRun(await this.#traceOf(record)) : undefined;
+      try {
+        await (traces && span ? traces.within(span, () => this.#resume(record)) : this.#resume(record));
+      } catch (error) {
+        traces?.endRun(record.resultId);
+        throw error;
       }
     }
     await this.#o.helpers?.start(helpersInUse);
+  }
+
+  /** After a restart: one run the node had taken on, picked up again as reattach() says. */
+  async #resume(found: RunRecord): Promise<void> {
+    const { runtime, store, log } = this.#o;
+    let record = found;
+    if (record.report) {
+      this.#track(record.resultId, this.#finisher.redeliver(record, record.report));
+      return;
+    }
+    let state = await runtime.inspectContainer(record.containerName);
+    if (state && state.startedAt === undefined && state.status === 'created') {
+      // Created but never started (the node stopped in between): nothing ran. An exit code read from such a
+      // container means nothing, so it is removed and the run started anew.
+      log.info(
+        {
+          event: 'run.never_started',
+          result_id: record.resultId,
+          task_id: record.taskId,
+          run_id: record.runId,
+        },
+        'the container of this run was created but never started: starting the run now',
+      );
+      await runtime.remove(state);
+      const helper = state.labels[HELPER_LABEL];
+      if (helper) await runtime.removeContainerIfExists(helper).catch(() => false);
+      state = undefined;
+      record = { ...record, phase: 'starting' };
+    }
+    const info: RunInfo = {
+      ...record,
+      parentId: null,
+      startedAtMs: Date.parse(record.since) || Date.now(),
+      ...(state?.labels[HELPER_LABEL] ? { helper: state.labels[HELPER_LABEL] } : {}),
+    };
+    if (state) {
+      log.info(
+        { event: 'run.reattached', result_id: record.resultId, running: state.running },
+        state.running
+          ? 'reattached to a running algorithm'
+          : 'collecting an algorithm that finished while the node was down',
+      );
+      await store.put({ ...record, phase: 'running' });
+      // A run that goes on is `active` again at once (the server may still show `initializing`).
+      const active = state.running
+        ? this.#reporter
+            .status(record.resultId, { status: RunStatus.active })
+            .then(() => emitRunStatus(this.#o, info, RunStatus.active))
+        : undefined;
+      active?.catch(() => undefined);
+      this.#track(
+        record.resultId,
+        this.#execution.waitAndReport(info, { id: state.id, name: state.name }, active),
+      );
+    } else if (record.phase === 'starting') {
+      this.#track(record.resultId, this.#restart(record));
+    } else {
+      this.#track(record.resultId, this.#finisher.reportLost(record));
+    }
+  }
+
+  /**
+   * A run's ids and its task's trace context: kept in its record, or (a record from before the context was kept, or
+   * a container found without one) read from its task.
+   */
+  async #traceOf(record: RunRecord): Promise<TracedRun> {
+    const ids = { resultId: record.resultId, taskId: record.taskId, runId: record.runId, parentId: null };
+    if (record.traceparent) return { ...ids, traceparent: record.traceparent };
+    const task = await this.#o.rest
+      .request<{ traceparent?: unknown }>('GET', `/task/${record.taskId}`, { allowError: true })
+      .catch(() => undefined);
+    return { ...ids, traceparent: task && task.status < 300 ? task.body.traceparent : undefined };
   }
 
   /**

@@ -33,6 +33,8 @@ export interface RunRecord {
   readonly phase: RunPhase;
   /** ISO time the node took the run on. */
   readonly since: string;
+  /** The task's W3C trace context: the span of the run resumed after a restart hangs from it. */
+  readonly traceparent?: string;
   /** Set once the run has finished and its report is ready; the record goes when the server has accepted it. */
   readonly report?: StoredReport;
 }

@@ -38,6 +38,18 @@ export class RunTraces {
    * fetch began); none when tracing is off or the task carries no context.
    */
   startRun(run: TracedRun, fetchedSince?: number): Span | undefined {
+    return this.#begin(run, fetchedSince, false);
+  }
+
+  /**
+   * The span of a run picked up again after the node restarted (docs/reliability.md), in its task's trace as the
+   * first `run` was: the span of the process that stopped was never sent.
+   */
+  resumeRun(run: TracedRun): Span | undefined {
+    return this.#begin(run, undefined, true);
+  }
+
+  #begin(run: TracedRun, fetchedSince: number | undefined, resumed: boolean): Span | undefined {
     const tracing = this.#tracing;
     if (!tracing || !parseTraceparent(run.traceparent)) return undefined;
     const parent = run.traceparent as string;
@@ -46,6 +58,7 @@ export class RunTraces {
       'federa.result.id': run.resultId,
       'federa.run.id': run.runId,
       ...(run.parentId !== null ? { 'federa.parent_task.id': run.parentId } : {}),
+      ...(resumed ? { 'federa.run.resumed': true } : {}),
     };
     if (fetchedSince !== undefined)
       tracing

@@ -5,6 +5,7 @@ import { SpanKind, failSpan, type Span } from '@federa/common/tracing';
 import type { AppContext } from '../context.js';
 import { V4_API_PATH } from './api-surfaces.js';
 import { UNMATCHED_ROUTE } from '../metrics/http-metrics.js';
+import type { RequestLifecycle } from './request-lifecycle.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -17,17 +18,17 @@ declare module 'fastify' {
  * A span for each request in a trace: one whose caller sends a sampled `traceparent` (the SDK for a task's post
  * and reads, a node in a run, an algorithm through its node's proxy); a `POST /task` without one, and
  * `tracing.new_trace_ratio` of the other requests, begin traces of their own. Its name and attributes are the method, the route's pattern and the status: never the
- * path, the query or a body. A request outside any trace costs one header look-up; nothing is installed when
- * tracing is off.
+ * path, the query or a body. A request outside any trace costs one header look-up as it arrives (no hook);
+ * nothing is installed when tracing is off.
  */
-export function traceRequests(app: FastifyInstance, ctx: AppContext): void {
+export function traceRequests(app: FastifyInstance, ctx: AppContext, lifecycle: RequestLifecycle): void {
   app.decorateRequest('traceSpan', null);
   const tracing = ctx.tracing;
   if (!tracing) return;
   const ratio = ctx.config.tracing?.new_trace_ratio ?? 0;
   // Every task gets a trace, whichever client posts it: a post without a context begins one.
   const createTask = new Set([`${ctx.config.api_path}/task`, `${V4_API_PATH}/task`]);
-  app.addHook('onRequest', (request, reply, done) => {
+  lifecycle.onArrival((request, reply) => {
     const header = request.headers.traceparent;
     const parent = typeof header === 'string' ? parseTraceparent(header) : null;
     const traced = parent
@@ -43,7 +44,6 @@ export function traceRequests(app: FastifyInstance, ctx: AppContext): void {
       // Ended when the connection is done with the answer: sent, or the caller gone.
       reply.raw.once('close', () => endRequestSpan(span, request, reply.raw));
     }
-    done();
   });
 }
 
