@@ -8,6 +8,7 @@
  */
 import type { Namespace } from 'socket.io';
 import type { AppContext } from '../context.js';
+import { findTask } from '../repositories/task/index.js';
 
 /** The start of the id of a session opened on the 4.x surface. */
 export const V4_SESSION_PREFIX = 'v4-';
@@ -91,12 +92,7 @@ export function emitToSurfaces(
   nsp.to(list).emit(event, ...args);
   const parentOf = async (task: number): Promise<number | null> => {
     if (!ctx) return null;
-    const row = await ctx.dbh.db
-      .selectFrom('task')
-      .select('parent_id')
-      .where('id', '=', task)
-      .executeTakeFirst();
-    return row?.parent_id ?? null;
+    return (await findTask(ctx.dbh.db, task))?.parent_id ?? null;
   };
   const four = fourArgs(event, args, parentOf);
   if (four === null) return;
