@@ -24,7 +24,8 @@ import { findTask, runIdsOfTask, taskCollaborations, taskIds } from '../../repos
 import { tasksWithVisibleResults } from '../../repositories/result.js';
 import { V4_API_PATH } from '../../http/api-surfaces.js';
 import { removeTask } from './remove.js';
-import { CreateTaskBody, announceTask, createTask, offlineNodeHint } from './create.js';
+import { announceTask, createTask, offlineNodeHint } from './create.js';
+import { NewTaskBodySchema } from '@federa/common';
 
 const TaskItem = Type.Union([TaskWithResultsSchema, TaskSchema]);
 
@@ -103,7 +104,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['task'],
         summary: 'Create a task (users; algorithm containers create sub-tasks)',
-        body: CreateTaskBody,
+        body: NewTaskBodySchema,
         response: { 201: CreatedTaskSchema, ...errorResponses },
       },
     },
