@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { notFound } from '../errors.js';
+import { ApiError, notFound } from '../errors.js';
+import { askLinkedStore, isAlgorithm, linkedStore } from '../store/linked.js';
 import { IdParams, errorResponses } from '../serializers/common.js';
 import {
   deleteLinkedStore,
@@ -72,6 +73,70 @@ export const algorithmStoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const store = await findLinkedStore(db, id);
       if (!store) throw notFound('Algorithm store', id);
       return { ...store, internal: false };
+    },
+  );
+
+  // A linked store's approved algorithms, read through this server: the web UI may only talk to its own server
+  // (its Content-Security-Policy), and the task check reads the store the same way.
+  const Algorithm = Type.Record(Type.String(), Type.Unknown(), {
+    description: "an algorithm as the linked store describes it (GET /algorithm/{id} of the store's API)",
+  });
+  app.get(
+    '/algorithmstore/:id/algorithm',
+    {
+      schema: {
+        tags: ['algorithm store'],
+        summary: "A linked store's approved algorithms: search, pages",
+        params: IdParams,
+        querystring: Type.Object({
+          search: Type.Optional(Type.String({ maxLength: 200 })),
+          page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+          per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+        }),
+        response: { 200: Type.Object({ data: Type.Array(Algorithm) }), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const store = await linkedStore(ctx, request.params.id);
+      const { search, page, per_page } = request.query;
+      const body = (await askLinkedStore(ctx, store, '/algorithm', 'its algorithms are not listed', {
+        search,
+        page,
+        per_page,
+      })) as { data?: unknown } | null;
+      const data = Array.isArray(body) ? body : body?.data;
+      if (!Array.isArray(data) || !data.every(isAlgorithm))
+        throw new ApiError(
+          'store_unreachable',
+          `The algorithm store '${store.name}' (${store.url}) did not answer with a list of algorithms; its algorithms are not listed.`,
+        );
+      return { data };
+    },
+  );
+
+  app.get(
+    '/algorithmstore/:id/algorithm/:algorithm_id',
+    {
+      schema: {
+        tags: ['algorithm store'],
+        summary: 'One algorithm of a linked store, with its functions',
+        params: Type.Object({
+          id: Type.Integer({ minimum: 1 }),
+          algorithm_id: Type.Integer({ minimum: 1 }),
+        }),
+        response: { 200: Algorithm, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const store = await linkedStore(ctx, request.params.id);
+      const id = request.params.algorithm_id;
+      const body = await askLinkedStore(ctx, store, `/algorithm/${id}`, 'the algorithm is not shown');
+      if (!isAlgorithm(body))
+        throw new ApiError(
+          'store_unreachable',
+          `The algorithm store '${store.name}' (${store.url}) did not describe algorithm ${id}.`,
+        );
+      return body;
     },
   );
 
