@@ -151,6 +151,13 @@ export const V4_ONLY_POLICIES: Record<string, RoutePolicy> = {
   // A blob is a run's output held in the result store: read as that output is (routes/v4/blobstream.ts).
   'GET /blobstream/status': { callers: UNC },
   'GET /blobstream/:uuid': POLICIES['GET /result/:id/output']!,
+  // Two-factor authentication is not offered: both answer so, to anyone (routes/v4/recover-2fa.ts).
+  'POST /recover/2fa/lost': { callers: 'public' },
+  'POST /recover/2fa/reset': { callers: 'public' },
+  'PATCH /algorithmstore/:id': POLICIES['POST /algorithmstore']!,
+  'POST /column': POLICIES['GET /column']!,
+  // The root user only (every rule), checked by the handler: Federa has no rule to delete organizations.
+  'DELETE /organization/:id': { callers: U },
 };
 
 export const policyKey = (method: string, path: string): string => `${method.toUpperCase()} ${path}`;

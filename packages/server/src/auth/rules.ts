@@ -105,6 +105,9 @@ export const ruleKeyOf = (r: { name: string; operation: string; scope: string })
   return `${r.name}.${op ?? '?'}_${scope ?? '?'}` as RuleKey;
 };
 
+/** Whether `rules` holds every rule there is: the root user's mark (reading the audit log, deleting organizations). */
+export const holdsEveryRule = (rules: ReadonlySet<RuleKey>): boolean => RULES.every((r) => rules.has(r.key));
+
 /** How a missing rule is named in a refusal, e.g. "task CREATE ORGANIZATION". */
 export const describeRule = (key: RuleKey): string => {
   const d = RULES.find((r) => r.key === key);

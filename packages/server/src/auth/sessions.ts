@@ -5,6 +5,7 @@ import { ApiError } from '../errors.js';
 import { formatStored, nowStored } from '../http/datetime.js';
 import type { SessionRef, TokenClaims } from './tokens.js';
 import type { SessionState } from './caller.js';
+import { V4_SESSION_PREFIX } from '../socket/surfaces.js';
 import {
   deleteSessionsBefore,
   endOpenSessions,
@@ -88,9 +89,14 @@ export async function openSession(
   kind: SessionKind,
   id: number,
   roles: string[] = [],
+  surface: 'v3' | 'v4' = 'v3',
 ): Promise<SessionTokens> {
   const now = Date.now();
-  const ref: SessionRef = { sid: randomUUID(), endsAt: now + maxHours(ctx, kind) * 3_600_000 };
+  // A login on the 4.x surface marks its session, so that its sockets hear 4.x's events (socket/surfaces.ts).
+  // A session id is a UUID (36 characters, as stored); its first characters, hexadecimal otherwise, say `v4-`.
+  const uuid = randomUUID();
+  const sid = surface === 'v4' ? `${V4_SESSION_PREFIX}${uuid.slice(V4_SESSION_PREFIX.length)}` : uuid;
+  const ref: SessionRef = { sid, endsAt: now + maxHours(ctx, kind) * 3_600_000 };
   const jti = randomUUID();
   await insertSession(ctx.dbh.db, {
     id: ref.sid,

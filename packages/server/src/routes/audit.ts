@@ -11,11 +11,9 @@ import { auditVerifyOutcome, chainFiles } from '@federa/common';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Caller } from '../auth/caller.js';
-import { RULES } from '../auth/rules.js';
+import { holdsEveryRule } from '../auth/rules.js';
 import { ApiError, badRequest, forbidden } from '../errors.js';
 import { errorResponses } from '../serializers/common.js';
-
-const ALL_RULES = RULES.map((r) => r.key);
 
 const AuditQuery = Type.Object({
   event: Type.Optional(
@@ -61,7 +59,7 @@ const Verdict = Type.Object({
 function audited(ctx: AppContext, request: FastifyRequest): string {
   request.readCacheKey = null;
   const caller = request.caller as Caller;
-  if (!ALL_RULES.every((k) => caller.rules.has(k)))
+  if (!holdsEveryRule(caller.rules))
     throw forbidden('Only the root user (every rule) may read the audit log.');
   if (!ctx.audit) throw new ApiError('not_configured', 'This server keeps no audit log.');
   return dirname(ctx.audit.file);

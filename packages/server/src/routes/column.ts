@@ -2,6 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../serializers/common.js';
 import { configsOfNodes, nodesOfCollaboration } from '../repositories/node.js';
+import type { AppContext } from '../context.js';
+import type { Caller } from '../auth/caller.js';
 import { assertMayViewCollaboration, callerOf, collaborationOr404 } from './collaboration/shared.js';
 
 /**
@@ -16,6 +18,39 @@ const ColumnSchema = Type.Object({
   name: Type.String(),
   organization_ids: Type.Array(Type.Integer(), { description: 'the organizations whose database has it' }),
 });
+
+/**
+ * The column names of database `database` the nodes of collaboration `id` shared, for a caller who may view the
+ * collaboration (the rule of `GET /column`; vantage6 4.x's `POST /column` answers the same names).
+ */
+export async function columnNames(ctx: AppContext, caller: Caller, id: number, database: string) {
+  const db = ctx.dbh.db;
+  await collaborationOr404(db, id);
+  await assertMayViewCollaboration(db, caller, id);
+  const nodes = await nodesOfCollaboration(db, id);
+  const orgOf = new Map(nodes.map((n) => [n.id, n.organization_id]));
+  const key = `${COLUMNS_KEY_PREFIX}${database}`;
+  const rows = nodes.length ? (await configsOfNodes(db, [...orgOf.keys()])).filter((r) => r.key === key) : [];
+  const columns = new Map<string, Set<number>>();
+  const shared = new Set<number>();
+  for (const r of rows) {
+    const org = orgOf.get(r.node_id);
+    if (org === undefined) continue;
+    shared.add(org);
+    (columns.get(r.value) ?? columns.set(r.value, new Set()).get(r.value)!).add(org);
+  }
+  return {
+    data: [...columns].map(([name, orgs]) => ({
+      name,
+      organization_ids: [...orgs].sort((a, b) => a - b),
+    })),
+    database,
+    not_shared: nodes
+      .map((n) => n.organization_id)
+      .filter((o) => !shared.has(o))
+      .sort((a, b) => a - b),
+  };
+}
 
 export const columnRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
@@ -48,37 +83,12 @@ export const columnRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => {
-      const db = ctx.dbh.db;
-      const { collaboration_id: id } = request.query;
-      const database = request.query.database ?? 'default';
-      await collaborationOr404(db, id);
-      await assertMayViewCollaboration(db, callerOf(request), id);
-      const nodes = await nodesOfCollaboration(db, id);
-      const orgOf = new Map(nodes.map((n) => [n.id, n.organization_id]));
-      const key = `${COLUMNS_KEY_PREFIX}${database}`;
-      const rows = nodes.length
-        ? (await configsOfNodes(db, [...orgOf.keys()])).filter((r) => r.key === key)
-        : [];
-      const columns = new Map<string, Set<number>>();
-      const shared = new Set<number>();
-      for (const r of rows) {
-        const org = orgOf.get(r.node_id);
-        if (org === undefined) continue;
-        shared.add(org);
-        (columns.get(r.value) ?? columns.set(r.value, new Set()).get(r.value)!).add(org);
-      }
-      return {
-        data: [...columns].map(([name, orgs]) => ({
-          name,
-          organization_ids: [...orgs].sort((a, b) => a - b),
-        })),
-        database,
-        not_shared: nodes
-          .map((n) => n.organization_id)
-          .filter((o) => !shared.has(o))
-          .sort((a, b) => a - b),
-      };
-    },
+    async (request) =>
+      columnNames(
+        ctx,
+        callerOf(request),
+        request.query.collaboration_id,
+        request.query.database ?? 'default',
+      ),
   );
 };

@@ -19,6 +19,7 @@ import { findTask, hasRunOf, hasRuns, isTaskComplete, readDatabases } from '../r
 import { ContainerTokenAnswerSchema, ContainerTokenRequestSchema, requestedDatabases } from '@federa/common';
 import { MessageSchema, errorResponses } from '../serializers/common.js';
 import type { AppContext } from '../context.js';
+import { V4_API_PATH } from '../http/api-surfaces.js';
 
 const TokenAnswer = Type.Object({
   access_token: Type.String(),
@@ -53,6 +54,10 @@ const refusedLogin = (policy: { max_failed_attempts: number; inactivation_minute
   );
 
 /** A login's answer: the session's tokens (also in the `jwt-token` header), the audit log's actor set. */
+/** The API surface a login came through (docs/vantage6-4.md): its session's sockets hear that surface's events. */
+const surfaceOf = (request: FastifyRequest): 'v3' | 'v4' =>
+  (request.routeOptions.url ?? '').startsWith(`${V4_API_PATH}/`) ? 'v4' : 'v3';
+
 function loggedIn(
   ctx: AppContext,
   request: FastifyRequest,
@@ -110,7 +115,13 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       address.succeeded();
       await recordLogin(db, user.id);
-      const tokens = await openSession(ctx, 'user', user.id, await roleNames(ctx, user.id));
+      const tokens = await openSession(
+        ctx,
+        'user',
+        user.id,
+        await roleNames(ctx, user.id),
+        surfaceOf(request),
+      );
       return loggedIn(ctx, request, reply, 'user', user.id, tokens);
     },
   );
@@ -133,7 +144,14 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw new ApiError('invalid_credentials', 'Invalid API key: no node has this key.');
       address.succeeded();
       await recordNodeLogin(ctx.dbh.db, nodeId);
-      return loggedIn(ctx, request, reply, 'node', nodeId, await openSession(ctx, 'node', nodeId));
+      return loggedIn(
+        ctx,
+        request,
+        reply,
+        'node',
+        nodeId,
+        await openSession(ctx, 'node', nodeId, [], surfaceOf(request)),
+      );
     },
   );
 

@@ -1,6 +1,7 @@
 import type { AppContext, IdentityChange } from '../context.js';
 import { isWatchRoom, presenceRoom, sessionRoom, userRooms } from './rooms.js';
 import { identityExists } from '../repositories/presence.js';
+import { surfaceRooms } from './surfaces.js';
 import { findSession } from '../repositories/session.js';
 import type { SocketData, TasksNamespace } from './types.js';
 
@@ -80,7 +81,7 @@ export class SocketRecheck {
       return;
     }
     if (identity.kind !== 'user') return;
-    const wanted = new Set(await userRooms(this.#ctx, identity));
+    const wanted = new Set(surfaceRooms(socket.data.v4 === true, await userRooms(this.#ctx, identity)));
     const followsRules = (room: string): boolean => !room.startsWith('federa:') || isWatchRoom(room);
     for (const room of socket.rooms)
       if (room !== socket.id && followsRules(room) && !wanted.has(room)) socket.leave(room);

@@ -1,5 +1,6 @@
 import type { Server as HttpServer } from 'node:http';
-import { Server } from 'socket.io';
+import { Server, type Namespace } from 'socket.io';
+import { emitToSurfaces } from './surfaces.js';
 import { SOCKET_NAMESPACE, SOCKET_PATH } from '@federa/common';
 import type { AppContext, EventBus } from '../context.js';
 import { Presence } from './presence.js';
@@ -32,6 +33,7 @@ export class SocketServer {
   #recheck: SocketRecheck | null = null;
   #sweepTimer: NodeJS.Timeout | undefined;
   #origins: readonly string[] = [];
+  #ctx: AppContext | undefined;
 
   constructor(options: SocketServerOptions = {}) {
     this.io = new Server({
@@ -46,12 +48,19 @@ export class SocketServer {
     this.nsp = this.io.of(SOCKET_NAMESPACE);
     const nsp = this.nsp;
     const recheck = (): SocketRecheck | null => this.#recheck;
+    const ctx = (): AppContext | undefined => this.#ctx;
     this.events = {
       identityChanged(change): void {
         void recheck()?.apply(change);
       },
       emit(room, event, ...args): void {
-        nsp.to(typeof room === 'string' ? room : [...room]).emit(event, ...args);
+        emitToSurfaces(
+          nsp as unknown as Namespace,
+          typeof room === 'string' ? room : [...room],
+          event,
+          args,
+          ctx(),
+        );
       },
     };
   }
@@ -59,6 +68,7 @@ export class SocketServer {
   /** Installs authentication, rooms, online status and event handling with the server's context. */
   bind(ctx: AppContext): Presence {
     if (this.#presence) throw new Error('the socket server is already bound to a context');
+    this.#ctx = ctx;
     this.#origins = ctx.config.cors_origins;
     this.#presence = new Presence(ctx, this.nsp);
     this.admission = new Admission({ maxPending: ctx.config.socket_max_pending });

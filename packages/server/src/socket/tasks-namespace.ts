@@ -15,6 +15,8 @@ import { endReasonOf } from '../repositories/node-history.js';
 import { runWithTask } from '../repositories/result.js';
 import { receiveRunLog } from './run-log.js';
 import type { Presence } from './presence.js';
+import type { Namespace } from 'socket.io';
+import { emitToSurfaces, isV4Session, surfaceRooms, v4Room } from './surfaces.js';
 import type { Admission } from './admission.js';
 import type { SocketIdentity, SocketRefusal, TasksNamespace, TasksSocket } from './types.js';
 
@@ -35,6 +37,21 @@ const describe = (identity: SocketIdentity | null): Record<string, unknown> =>
  */
 const announced = (rooms: Iterable<string>, socketId: string): string[] =>
   [...rooms].filter((r) => r !== socketId && r !== SocketRooms.allNodes && !r.startsWith('federa:'));
+
+/** Sends an event that reads the same on both surfaces to `rooms` and their 4.x twins (socket/surfaces.ts). */
+function toBoth(
+  nsp: TasksNamespace,
+  rooms: string | string[],
+  event: 'message' | 'node-online' | 'node-offline',
+  arg: unknown,
+): void {
+  const list = typeof rooms === 'string' ? [rooms] : rooms;
+  (nsp as unknown as Namespace).to([...list, ...list.map(v4Room)]).emit(event, arg);
+}
+
+/** The rooms a socket is in, as {@link roomsOf} names them (a 4.x socket's twins by their 3.x names). */
+const protocolRooms = (socket: TasksSocket): string[] =>
+  [...socket.rooms].map((r) => (r.startsWith(v4Room('')) ? r.slice(v4Room('').length) : r));
 
 /**
  * Closes the connection of a socket refused `server_busy` once the refusal has gone out. A client that does not
@@ -84,7 +101,10 @@ export function installTasksNamespace(
     void identify(ctx, socket).then((outcome) => {
       socket.data.identity = outcome.identity;
       if (outcome.identity === null) socket.data.authProblem = outcome.problem;
-      else if (outcome.sid !== undefined) socket.data.sid = outcome.sid;
+      else if (outcome.sid !== undefined) {
+        socket.data.sid = outcome.sid;
+        if (isV4Session(outcome.sid)) socket.data.v4 = true;
+      }
       next();
     });
   });
@@ -144,7 +164,10 @@ function onIdentified(
 
   // Handlers are registered before anything awaits: a node emits `node_info_update` right after connecting.
   if (identity.kind === 'node') {
-    socket.on('algorithm_status_change', (report) => void relayStatusChange(ctx, nsp, identity, report));
+    socket.on(
+      'algorithm_status_change',
+      (report) => void relayStatusChange(ctx, nsp, identity, report, socket.data.v4 === true),
+    );
     socket.on('container_failed', (report) => void relayContainerFailed(ctx, nsp, identity, report));
     socket.on('run_log', (batch, ack) => {
       void receiveRunLog(ctx, identity, batch).then((answer) => {
@@ -167,8 +190,8 @@ function onIdentified(
 
   socket.on('disconnecting', () => {
     const name = identity.name ?? `${identity.kind} ${identity.id}`;
-    for (const room of announced(socket.rooms, socket.id))
-      nsp.to(SocketRooms.watch(room)).emit('message', `${name} left room ${room}`);
+    for (const room of announced(protocolRooms(socket), socket.id))
+      toBoth(nsp, SocketRooms.watch(room), 'message', `${name} left room ${room}`);
   });
   socket.on('disconnect', (reason) => {
     ctx.log.info(
@@ -178,7 +201,7 @@ function onIdentified(
     void presence.run(identity, async () => {
       const offline = await presence.settleAfterDisconnect(identity, socket.id, endReasonOf(reason));
       if (offline && nodePayload && rooms.length > 0)
-        nsp.to(watchRooms(rooms)).emit('node-offline', nodePayload);
+        toBoth(nsp, watchRooms(rooms), 'node-offline', nodePayload);
     });
   });
 
@@ -186,12 +209,13 @@ function onIdentified(
     rooms = await roomsOf(ctx, identity);
     if (!socket.connected) return;
     // A user's socket also joins the watch rooms of its rooms, where it hears who joins and leaves them.
-    await socket.join(identity.kind === 'user' ? [...rooms, ...watchRooms(rooms)] : rooms);
+    const joined = identity.kind === 'user' ? [...rooms, ...watchRooms(rooms)] : rooms;
+    await socket.join(surfaceRooms(socket.data.v4 === true, joined));
     await presence.markOnline(identity);
     const name = identity.name ?? `${identity.kind} ${identity.id}`;
     for (const room of announced(rooms, socket.id))
-      nsp.to(SocketRooms.watch(room)).emit('message', `${name} joined room ${room}`);
-    if (nodePayload && rooms.length > 0) nsp.to(watchRooms(rooms)).emit('node-online', nodePayload);
+      toBoth(nsp, SocketRooms.watch(room), 'message', `${name} joined room ${room}`);
+    if (nodePayload && rooms.length > 0) toBoth(nsp, watchRooms(rooms), 'node-online', nodePayload);
     ctx.log.info(
       { event: 'socket.connected', ...describe(identity), rooms },
       `${identity.kind} ${identity.id} connected`,
@@ -205,10 +229,12 @@ async function relayStatusChange(
   nsp: TasksNamespace,
   node: Extract<SocketIdentity, { kind: 'node' }>,
   report: unknown,
+  v4: boolean,
 ): Promise<void> {
   try {
     const r = (typeof report === 'object' && report !== null ? report : {}) as Record<string, unknown>;
-    const resultId = toId(r.result_id);
+    // A 4.x node names the run (Federa's result) `run_id`; a 3.x node names it `result_id` (`run_id` is its job).
+    const resultId = toId(v4 ? r.run_id : r.result_id);
     if (resultId === null || typeof r.status !== 'string') {
       ctx.log.warn(
         { event: 'socket.status_change_invalid', node_id: node.id },
@@ -243,7 +269,7 @@ async function relayStatusChange(
     // (docs/socket-protocol.md#audiences). Failures are rare; the run's other changes concern its audience only.
     const audience = SocketRooms.audience(row.collaboration_id, [row.organization_id, row.initiator_id]);
     if (isFailedRunStatus(payload.status)) audience.push(SocketRooms.collaboration(row.collaboration_id));
-    nsp.to(audience).emit('algorithm_status_change', payload);
+    emitToSurfaces(nsp as unknown as Namespace, audience, 'algorithm_status_change', [payload]);
   } catch (error) {
     ctx.log.error(
       { err: error, event: 'socket.status_change_failed', node_id: node.id },

@@ -12,6 +12,8 @@ export interface SocketData {
   identity: SocketIdentity | null;
   /** The session of the handshake token (users and nodes): its end disconnects the socket. */
   sid?: string;
+  /** The socket's session began on the vantage6 4.x surface: it hears 4.x's events (socket/surfaces.ts). */
+  v4?: boolean;
   /** Why the identity is missing (for the log). */
   authProblem?: string;
 }

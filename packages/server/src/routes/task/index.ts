@@ -20,17 +20,10 @@ import {
   type TaskOut,
   type TaskWithResultsOut,
 } from '../../serializers/task.js';
-import {
-  deleteTask,
-  findTask,
-  hasOpenRunInTree,
-  killTask,
-  runIdsOfTask,
-  taskCollaborations,
-  taskIds,
-} from '../../repositories/task/index.js';
+import { findTask, runIdsOfTask, taskCollaborations, taskIds } from '../../repositories/task/index.js';
 import { tasksWithVisibleResults } from '../../repositories/result.js';
 import { V4_API_PATH } from '../../http/api-surfaces.js';
+import { removeTask } from './remove.js';
 import { announceTask, createTask, offlineNodeHint } from './create.js';
 import { NewTaskBodySchema } from '@federa/common';
 
@@ -207,18 +200,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
             `You lack the permission to delete task ${task.id}: it belongs to a collaboration your organization is not part of.`,
           );
       }
-      if (await hasOpenRunInTree(db(), task.id)) await killTask(db(), ctx.events, task);
-      const runs = await deleteTask(db(), task.id);
-      // Named outputs and uploads not yet named alike: nothing of a deleted task stays in the store.
-      for (const id of runs)
-        await ctx.results
-          .deleteRunOutputs(id)
-          .catch((error: unknown) =>
-            request.log.warn(
-              { event: 'result.store_delete_failed', result_id: id, err: (error as Error).message },
-              'an output of a deleted task could not be removed from the result store',
-            ),
-          );
+      await removeTask(ctx, task, request.log);
       request.log.info({ event: 'task.deleted', task_id: task.id, by: caller.id }, 'task deleted');
       return { msg: `Task id=${task.id} and its results have been deleted.` };
     },

@@ -24,6 +24,7 @@ import { samePaths, sharedRoutes } from './shared-routes.js';
 import { taskStatusRoute } from './task-status.js';
 import { studyRoutes } from './study.js';
 import { blobstreamRoutes } from './blobstream.js';
+import { moreV4Routes } from './more-routes.js';
 import { answerIn4x, answerOf, fourQuery } from './answers.js';
 import { V4_API_PATH } from '../../http/api-surfaces.js';
 import { fourInput } from './bodies.js';
@@ -34,7 +35,13 @@ import type { V4ApiDocs } from './api-docs.js';
 const SHARED: [FastifyPluginAsync, Record<string, string>][] = [
   [
     tokenRoutes as FastifyPluginAsync,
-    samePaths('POST /token/user', 'POST /token/node', 'POST /token/container', 'POST /token/refresh'),
+    samePaths(
+      'POST /token/user',
+      'POST /token/node',
+      'POST /token/container',
+      'POST /token/refresh',
+      'POST /token/user/validate',
+    ),
   ],
   [recoverRoutes as FastifyPluginAsync, samePaths('POST /recover/lost', 'POST /recover/reset')],
   [passwordRoutes as FastifyPluginAsync, samePaths('PATCH /password/change')],
@@ -132,4 +139,5 @@ export const registerV4Routes: FastifyPluginAsyncTypebox<{ docs?: V4ApiDocs }> =
   await app.register(taskStatusRoute);
   await app.register(studyRoutes);
   await app.register(blobstreamRoutes);
+  await app.register(moreV4Routes);
 };
