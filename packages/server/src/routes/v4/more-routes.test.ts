@@ -197,7 +197,8 @@ describe('DELETE /organization/{id}', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.msg).toContain('delete_dependents');
 
-    const done = await v4('DELETE', `/organization/${org}?delete_dependents=true`);
+    // As the 4.x client sends it: Python's str(True).
+    const done = await v4('DELETE', `/organization/${org}?delete_dependents=True`);
     expect(done.status, JSON.stringify(done.body)).toBe(200);
     // Its own task with both its runs, and its run in the other task; the other task keeps its other run.
     expect(await count('task')).toBe(before.tasks - 1);

@@ -37,8 +37,12 @@ export const organizationDeleteRoute: FastifyPluginAsyncTypebox = async (app) =>
         params: IdParams,
         querystring: Type.Object(
           {
+            // The 4.x client sends Python's `True`/`False` (requests writes a bool as str() does).
             delete_dependents: Type.Optional(
-              Type.Boolean({ description: 'also delete its runs, tasks, nodes, users and roles' }),
+              Type.Union(
+                ['true', 'True', '1', 'false', 'False', '0'].map((v) => Type.Literal(v)),
+                { description: 'true: also delete its runs, tasks, nodes, users and roles' },
+              ),
             ),
           },
           { additionalProperties: false },
@@ -56,7 +60,10 @@ export const organizationDeleteRoute: FastifyPluginAsyncTypebox = async (app) =>
       if (caller.organizationId === id) throw badRequest('You cannot delete your own organization.');
       const found = await organizationDependents(db(), id);
       const counts = Object.entries(found).map(([what, list]) => `${list.length} ${what}`);
-      if (Object.values(found).some((list) => list.length > 0) && request.query.delete_dependents !== true)
+      if (
+        Object.values(found).some((list) => list.length > 0) &&
+        !['true', 'True', '1'].includes(request.query.delete_dependents ?? '')
+      )
         throw badRequest(
           `Organization ${id} has dependents: ${counts.join(', ')}. Send delete_dependents=true to delete them with it.`,
         );
