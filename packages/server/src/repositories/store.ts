@@ -1,6 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { StoreAlgorithm, StoreFunction, StoreReview, StoreUser } from '../db/store-schema.js';
+import type {
+  StoreAlgorithmRow,
+  StoreFunctionRow,
+  StoreReviewRow,
+  StoreUserRow,
+} from '../db/store-schema.js';
 import type { IdQuery } from './listing.js';
 import type { FunctionDescription } from '../store/description.js';
 
@@ -63,19 +68,25 @@ export async function catalogueVersion(db: Kysely<Database>): Promise<string> {
   return String(row?.version ?? '');
 }
 
-export async function algorithmRows(db: Kysely<Database>, ids: readonly number[]): Promise<StoreAlgorithm[]> {
+export async function algorithmRows(
+  db: Kysely<Database>,
+  ids: readonly number[],
+): Promise<StoreAlgorithmRow[]> {
   if (ids.length === 0) return [];
   return db.selectFrom('store_algorithm').selectAll().where('id', 'in', ids).execute();
 }
 
-export async function findAlgorithm(db: Kysely<Database>, id: number): Promise<StoreAlgorithm | undefined> {
+export async function findAlgorithm(
+  db: Kysely<Database>,
+  id: number,
+): Promise<StoreAlgorithmRow | undefined> {
   return db.selectFrom('store_algorithm').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 export async function functionRows(
   db: Kysely<Database>,
   algorithmIds: readonly number[],
-): Promise<StoreFunction[]> {
+): Promise<StoreFunctionRow[]> {
   if (algorithmIds.length === 0) return [];
   return db
     .selectFrom('store_function')
@@ -89,7 +100,7 @@ export async function findFunction(
   db: Kysely<Database>,
   algorithmId: number,
   name: string,
-): Promise<StoreFunction | undefined> {
+): Promise<StoreFunctionRow | undefined> {
   return db
     .selectFrom('store_function')
     .selectAll()
@@ -198,7 +209,7 @@ export async function findStoreUser(
   db: Kysely<Database>,
   serverUrl: string,
   username: string,
-): Promise<StoreUser | undefined> {
+): Promise<StoreUserRow | undefined> {
   return db
     .selectFrom('store_user')
     .selectAll()
@@ -207,11 +218,11 @@ export async function findStoreUser(
     .executeTakeFirst();
 }
 
-export async function storeUserById(db: Kysely<Database>, id: number): Promise<StoreUser | undefined> {
+export async function storeUserById(db: Kysely<Database>, id: number): Promise<StoreUserRow | undefined> {
   return db.selectFrom('store_user').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function storeUserRows(db: Kysely<Database>, ids?: readonly number[]): Promise<StoreUser[]> {
+export async function storeUserRows(db: Kysely<Database>, ids?: readonly number[]): Promise<StoreUserRow[]> {
   let q = db.selectFrom('store_user').selectAll().orderBy('id');
   if (ids) q = q.where('id', 'in', ids.length ? ids : [-1]);
   return q.execute();
@@ -222,7 +233,7 @@ export async function upsertStoreUser(
   db: Kysely<Database>,
   user: { server_url: string; username: string; organization_id: number | null; email: string | null },
   roles?: readonly string[],
-): Promise<StoreUser> {
+): Promise<StoreUserRow> {
   const existing = await findStoreUser(db, user.server_url, user.username);
   if (existing) {
     const set = {
@@ -261,7 +272,7 @@ export async function reviewRows(
     reviewer_id?: number | undefined;
     status?: string | undefined;
   },
-): Promise<StoreReview[]> {
+): Promise<StoreReviewRow[]> {
   let q = db.selectFrom('store_review').selectAll().orderBy('id');
   if (filter.algorithm_id !== undefined) q = q.where('algorithm_id', '=', filter.algorithm_id);
   if (filter.reviewer_id !== undefined) q = q.where('reviewer_id', '=', filter.reviewer_id);
@@ -269,7 +280,7 @@ export async function reviewRows(
   return q.execute();
 }
 
-export async function findReview(db: Kysely<Database>, id: number): Promise<StoreReview | undefined> {
+export async function findReview(db: Kysely<Database>, id: number): Promise<StoreReviewRow | undefined> {
   return db.selectFrom('store_review').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
@@ -282,7 +293,7 @@ export async function insertReview(
     requested_at: string;
     status: string;
   },
-): Promise<StoreReview> {
+): Promise<StoreReviewRow> {
   return db.insertInto('store_review').values(values).returningAll().executeTakeFirstOrThrow();
 }
 

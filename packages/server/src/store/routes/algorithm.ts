@@ -11,7 +11,7 @@ import {
   insertAlgorithm,
   type AlgorithmFilter,
 } from '../../repositories/store.js';
-import type { StoreAlgorithm } from '../../db/store-schema.js';
+import type { StoreAlgorithmRow } from '../../db/store-schema.js';
 import { DescriptionError, parseAlgorithmDescription, parseImage } from '../description.js';
 import { optionalStoreCaller, requireRole, storeCaller } from '../caller.js';
 import { readPolicies } from '../policies.js';
@@ -61,7 +61,7 @@ const LIST_QUERY = Type.Object({
 export const NOT_FOUND_OR_HIDDEN = 'Algorithm';
 
 /** Whether `caller` may see an algorithm that is not approved: reviewers, managers and its developer. */
-export const seesUnapproved = (caller: StoreCaller | null, a?: StoreAlgorithm): boolean =>
+export const seesUnapproved = (caller: StoreCaller | null, a?: StoreAlgorithmRow): boolean =>
   caller !== null &&
   (caller.roles.has('reviewer') ||
     caller.roles.has('store manager') ||

@@ -9,7 +9,7 @@ import {
   reviewRows,
   storeUserRows,
 } from '../../repositories/store.js';
-import type { StoreReview } from '../../db/store-schema.js';
+import type { StoreReviewRow } from '../../db/store-schema.js';
 import { requireRole, storeCaller } from '../caller.js';
 import { approveReview, assignReviewer, rejectReview, type ReviewOutcome } from '../review-rules.js';
 import { reviewAnswer } from '../serialize.js';
@@ -22,7 +22,7 @@ const Comment = Type.Object({ comment: Type.Optional(Type.String({ maxLength: 10
 export function reviewRoutes(sctx: StoreContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     const db = sctx.db;
-    const withPeople = async (reviews: readonly StoreReview[]) => {
+    const withPeople = async (reviews: readonly StoreReviewRow[]) => {
       const ids = [...new Set(reviews.flatMap((r) => [r.reviewer_id, r.requested_by_id]))];
       const users = new Map((await storeUserRows(db, ids)).map((u) => [u.id, u]));
       return reviews.map((r) => reviewAnswer(r, users));
@@ -55,7 +55,7 @@ export function reviewRoutes(sctx: StoreContext): FastifyPluginAsyncTypebox {
       async (request) => {
         const caller = await storeCaller(sctx, request);
         const rows = await reviewRows(db, request.query);
-        const visible: StoreReview[] = [];
+        const visible: StoreReviewRow[] = [];
         for (const r of rows) if (await mayRead(caller, r.algorithm_id)) visible.push(r);
         return { data: await withPeople(visible), links: {} };
       },
