@@ -124,7 +124,6 @@ describe('node lifecycle', () => {
     expect(done.log).toContain('finished');
     // Reported once: a resynchronisation does not start it again.
     await second.node.sync();
-    await new Promise((r) => setTimeout(r, 500));
     expect(second.node.runs.activeRuns).toEqual([]);
     expect((await RunStore.open(join(first.dataDir, 'runs.json'))).all()).toEqual([]);
     expect(readFileSync(join(first.dataDir, 'runs.json'), 'utf8')).toContain('"runs": {}');
