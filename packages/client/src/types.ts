@@ -2,6 +2,7 @@ import type {
   Collaboration,
   CreatedTask,
   Node,
+  NodeOnlinePeriod,
   NodeWithKey,
   Organization,
   Reference,
@@ -17,7 +18,7 @@ import type {
  * The resources as the API returns them (docs/api.md#resources), declared once in `@federa/common` (the server serializes
  * with the same schemas). Field names are the wire's snake_case; a to-many reference list is `null` when empty.
  */
-export type { Collaboration, CreatedTask, Node, Organization, Role, Rule, Task, User };
+export type { Collaboration, CreatedTask, Node, NodeOnlinePeriod, Organization, Role, Rule, Task, User };
 
 /** A link to another resource (docs/api.md#references): `link` is the path including the API prefix. */
 export type Ref = Reference;

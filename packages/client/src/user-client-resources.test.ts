@@ -61,6 +61,13 @@ describe('UserClient: managing resources', () => {
     expect(node.api_key).toMatch(/[0-9a-f-]{36}/);
     expect((await client.node.list({ collaborationId: collab.id })).map((n) => n.id)).toEqual([node.id]);
     expect((await client.node.update(node.id, { name: 'renamed-node' })).name).toBe('renamed-node');
+    // A node that never connected has no online periods.
+    expect(await client.node.history(node.id, { page: 1, perPage: 5 })).toEqual({
+      items: [],
+      total: 0,
+      page: 1,
+      perPage: 5,
+    });
 
     const rule = await client.rule.find('organization', 'VIEW', 'ORGANIZATION');
     expect(rule).toBeDefined();

@@ -173,6 +173,10 @@ describe('every page at a laptop and a phone width', () => {
           })
           .toBe(true);
         await page.waitForLoadState('networkidle');
+        if (name === 'node') {
+          // This node never connected: its online history says so.
+          await expect.poll(() => page.getByText(/^Never online: /).isVisible()).toBe(true);
+        }
         if (name === 'task') {
           // The crashed run's log is open at once: it wraps inside its box.
           await expect.poll(() => page.locator('pre.log').isVisible()).toBe(true);

@@ -26,6 +26,19 @@ export interface ClientContext {
 /** Filters of a listing: camelCase names of the API's query parameters. */
 export type Filters = Record<string, QueryValue>;
 
+/** `organization_id` → `organizationId`. */
+type CamelCase<S extends string> = S extends `${infer H}_${infer R}` ? `${H}${Capitalize<CamelCase<R>>}` : S;
+
+/** A request body of the API (declared in `@federa/common`) with its fields named as the client names them. */
+export type ClientFields<B> = { [K in keyof B & string as CamelCase<K>]?: Exclude<B[K], null> };
+
+/**
+ * `C` itself, when the client's fields `C` are fields of the body `B` the server declares in `@federa/common`, each
+ * with a value the server accepts; a compile error otherwise (a field the server does not know included), so the
+ * client and the server cannot drift apart on what a request carries.
+ */
+export type Fits<C extends ClientFields<B> & Record<Exclude<keyof C, keyof ClientFields<B>>, never>, B> = C;
+
 /** A request body with camelCase keys turned into the API's snake_case and `undefined` values left out. */
 export function wireBody(fields: object): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -1,5 +1,6 @@
 import type { Collaboration, Node, Organization, Page, Task } from '../types.js';
-import { ResourceGroup, wireBody, type ListOptions } from './base.js';
+import type { CollaborationPatchBody, NewCollaborationBody } from '@federa/common';
+import { ResourceGroup, wireBody, type Fits, type ListOptions } from './base.js';
 
 /** Filters of `GET /collaboration`. */
 export interface CollaborationFilters {
@@ -22,6 +23,10 @@ export interface NewCollaboration {
    */
   encrypted?: boolean;
 }
+
+// The fields the client sends are fields of the server's request bodies (`Fits`: a compile error otherwise).
+type _NewCollaborationFits = Fits<NewCollaboration, NewCollaborationBody>; // POST /collaboration
+type _PartialNewCollaborationFits = Fits<Partial<NewCollaboration>, CollaborationPatchBody>; // PATCH /collaboration/{id}
 
 /** `client.collaboration`: collaborations and their members. */
 export class CollaborationResource extends ResourceGroup {

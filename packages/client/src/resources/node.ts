@@ -1,5 +1,6 @@
-import type { NewNode, Node, Page, Task } from '../types.js';
-import { ResourceGroup, wireBody, type ListOptions } from './base.js';
+import type { NewNode, Node, NodeOnlinePeriod, Page, Task } from '../types.js';
+import type { NewNodeBody, NodePatchBody } from '@federa/common';
+import { ResourceGroup, wireBody, type Fits, type ListOptions } from './base.js';
 
 /** Filters of `GET /node`. */
 export interface NodeFilters {
@@ -31,6 +32,10 @@ export interface NodeUpdate {
   collaborationId?: number;
   ip?: string;
 }
+
+// The fields the client sends are fields of the server's request bodies (`Fits`: a compile error otherwise).
+type _NewNodeFieldsFits = Fits<NewNodeFields, NewNodeBody>; // POST /node
+type _NodeUpdateFits = Fits<NodeUpdate, NodePatchBody>; // PATCH /node/{id}
 
 /** `client.node`: nodes. */
 export class NodeResource extends ResourceGroup {
@@ -71,6 +76,14 @@ export class NodeResource extends ResourceGroup {
   async resetApiKey(id: number): Promise<string> {
     const body = await this.send<{ api_key: string }>('POST', '/recover/node', { id });
     return body.api_key;
+  }
+
+  /**
+   * One page of the periods the node was online, newest first (`GET /node/{id}/history`); the first has no
+   * `ended_at` while the node is online.
+   */
+  history(id: number, options?: { page?: number; perPage?: number }): Promise<Page<NodeOnlinePeriod>> {
+    return this.pageAt(`/node/${id}/history`, {}, options);
   }
 
   /** Lists the tasks of the node's collaboration (`GET /node/{id}/task`). */

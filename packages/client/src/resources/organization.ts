@@ -1,5 +1,6 @@
 import type { Organization, Page } from '../types.js';
-import { ResourceGroup, wireBody, type ListOptions } from './base.js';
+import type { OrganizationBody } from '@federa/common';
+import { ResourceGroup, wireBody, type Fits, type ListOptions } from './base.js';
 
 /** Filters of `GET /organization`. */
 export interface OrganizationFilters {
@@ -22,6 +23,9 @@ export interface OrganizationFields {
   /** Base64 of the PEM public key (see `publicKeyBase64` in `@federa/common`). */
   publicKey?: string;
 }
+
+// The fields the client sends are fields of the server's request bodies (`Fits`: a compile error otherwise).
+type _OrganizationFieldsFits = Fits<OrganizationFields, OrganizationBody>; // POST and PATCH /organization
 
 /** `client.organization`: organizations (there is no delete in the API). */
 export class OrganizationResource extends ResourceGroup {

@@ -1,5 +1,6 @@
 import type { Page, Role, Rule } from '../types.js';
-import { ResourceGroup, wireBody, type ListOptions } from './base.js';
+import type { NewRoleBody, RolePatchBody } from '@federa/common';
+import { ResourceGroup, wireBody, type Fits, type ListOptions } from './base.js';
 
 /** Filters of `GET /role`. */
 export interface RoleFilters {
@@ -33,6 +34,10 @@ export interface RoleUpdate {
   description?: string;
   rules?: number[];
 }
+
+// The fields the client sends are fields of the server's request bodies (`Fits`: a compile error otherwise).
+type _NewRoleFits = Fits<NewRole, NewRoleBody>; // POST /role
+type _RoleUpdateFits = Fits<RoleUpdate, RolePatchBody>; // PATCH /role/{id}
 
 /** `client.role`: roles, bundles of rules. */
 export class RoleResource extends ResourceGroup {

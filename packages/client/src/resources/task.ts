@@ -1,5 +1,5 @@
 import { newTraceparent } from '../trace-context.js';
-import { DummyCryptor, EncryptionError, encryptForOrganizations } from '@federa/common';
+import { DummyCryptor, EncryptionError, encryptForOrganizations, type NewTaskBody } from '@federa/common';
 
 import { FederaClientError } from '../errors.js';
 import { serializePayload, type Payload } from '../payload.js';
@@ -147,23 +147,19 @@ export class TaskResource extends ResourceGroup {
       );
     }
     this.ctx.log(`Creating task "${task.name ?? ''}" for organizations ${task.organizations.join(', ')}.`);
-    const created = await this.send<CreatedTask>(
-      'POST',
-      '/task',
-      {
-        collaboration_id: task.collaborationId,
-        organizations,
-        name: task.name ?? '',
-        description: task.description ?? '',
-        image: task.image,
-        database: task.databases?.[0]?.label ?? task.database ?? 'default',
-        ...(task.databases && task.databases.length > 0 ? { databases: task.databases } : {}),
-        ...(task.cancelOnFailure ? { cancel_on_failure: true } : {}),
-        ...(task.storeAlgorithmId !== undefined ? { store_algorithm_id: task.storeAlgorithmId } : {}),
-        ...(task.algorithmStoreId !== undefined ? { algorithm_store_id: task.algorithmStoreId } : {}),
-      },
-      traceparent,
-    );
+    const body: NewTaskBody = {
+      collaboration_id: task.collaborationId,
+      organizations,
+      name: task.name ?? '',
+      description: task.description ?? '',
+      image: task.image,
+      database: task.databases?.[0]?.label ?? task.database ?? 'default',
+      ...(task.databases && task.databases.length > 0 ? { databases: task.databases } : {}),
+      ...(task.cancelOnFailure ? { cancel_on_failure: true } : {}),
+      ...(task.storeAlgorithmId !== undefined ? { store_algorithm_id: task.storeAlgorithmId } : {}),
+      ...(task.algorithmStoreId !== undefined ? { algorithm_store_id: task.algorithmStoreId } : {}),
+    };
+    const created = await this.send<CreatedTask>('POST', '/task', body, traceparent);
     this.ctx.traces.remember(created.id, traceparent);
     // E.g. receiving nodes that are offline: the task queues, and the researcher should know why nothing happens.
     if (typeof created.warning === 'string' && created.warning !== '') {

@@ -1,6 +1,7 @@
 import { FederaClientError } from '../errors.js';
 import type { Page, User } from '../types.js';
-import { ResourceGroup, wireBody, type ListOptions } from './base.js';
+import type { NewUserBody, UserPatchBody } from '@federa/common';
+import { ResourceGroup, wireBody, type Fits, type ListOptions } from './base.js';
 
 /** Filters of `GET /user`. */
 export interface UserFilters {
@@ -48,6 +49,10 @@ export interface UserUpdate {
   roles?: number[];
   rules?: number[];
 }
+
+// The fields the client sends are fields of the server's request bodies (`Fits`: a compile error otherwise).
+type _NewUserFits = Fits<NewUser, NewUserBody>; // POST /user
+type _UserUpdateFits = Fits<UserUpdate, UserPatchBody>; // PATCH /user/{id}
 
 /** `client.user`: user accounts. */
 export class UserResource extends ResourceGroup {

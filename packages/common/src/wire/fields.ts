@@ -23,3 +23,12 @@ export const NullableReference = Nullable(ReferenceSchema);
 /** To-many references: null when empty. */
 export const ReferenceList = Nullable(Type.Array(ReferenceSchema));
 export const DateTime = Nullable(Type.String({ description: 'ISO-8601 with +00:00' }));
+
+/**
+ * A request body field that may be left out or sent as `null` (3.x clients send `null` for fields they were not
+ * given). `nullable` rather than a union, so the server's type coercion neither turns `null` into `""`, `0` or
+ * `false` nor `""` into anything else.
+ */
+export const BodyField = <T extends TSchema>(t: T) => Type.Optional(Nullable(t));
+/** A list of ids in a request body (roles, rules). */
+export const IdListField = Type.Array(Type.Integer({ minimum: 0 }));

@@ -1,5 +1,5 @@
-// The API's response shapes, declared once: the server serializes with these schemas, the clients and the node
-// read the `Static<>` types.
+// The API's response shapes and request bodies, declared once: the server serializes and validates with these
+// schemas, the clients and the node read and send the `Static<>` types.
 export * from './fields.js';
 export * from './message.js';
 export * from './error-codes.js';

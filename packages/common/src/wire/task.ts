@@ -3,7 +3,14 @@
  * task; task with results; result; result with task; task-result (ids instead of references).
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, NullableReference, ReferenceList, ReferenceSchema } from './fields.js';
+import {
+  BodyField,
+  DateTime,
+  Nullable,
+  NullableReference,
+  ReferenceList,
+  ReferenceSchema,
+} from './fields.js';
 import { TaskDatabasesSchema } from './task-databases.js';
 
 const PortItem = Type.Object({ id: Type.Integer(), port: Type.Integer(), label: Nullable(Type.String()) });
@@ -125,3 +132,54 @@ export type CreatedTask = Static<typeof CreatedTaskSchema>;
 export type Result = Static<typeof ResultSchema>;
 export type ResultWithTask = Static<typeof ResultWithTaskSchema>;
 export type TaskResult = Static<typeof TaskResultSchema>;
+
+/** Body of `POST /task` (docs/api.md#tasks). */
+export const NewTaskBodySchema = Type.Object({
+  collaboration_id: Type.Integer({ description: 'the collaboration the task belongs to' }),
+  organizations: Type.Array(
+    Type.Object({
+      id: Type.Integer({ description: 'a receiving organization' }),
+      input: Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })], {
+        description:
+          'input for this organization: encrypted for it, or base64 when the collaboration is not encrypted',
+      }),
+    }),
+    { minItems: 1, description: 'one entry per organization that must run the task' },
+  ),
+  name: BodyField(Type.String({ description: 'default ""' })),
+  description: BodyField(Type.String({ description: 'default ""' })),
+  image: BodyField(Type.String({ description: 'the algorithm image; default ""' })),
+  database: BodyField(
+    Type.String({ description: 'the database label the nodes use (clients send "default")' }),
+  ),
+  databases: Type.Optional(TaskDatabasesSchema),
+  master: Type.Optional(
+    Type.Boolean({ description: 'users only: run only at the own organization (vantage6 ≤ 3.10)' }),
+  ),
+  store_algorithm_id: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description:
+        'run this approved store algorithm (docs/store.md): the task gets its image at the approved digest and its input is checked against the function',
+    }),
+  ),
+  algorithm_store_id: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: "the linked store of store_algorithm_id (GET /algorithmstore); left out: this server's",
+    }),
+  ),
+  study_id: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: 'scope the task to a study of its collaboration: only its organizations may receive it',
+    }),
+  ),
+  cancel_on_failure: Type.Optional(
+    Type.Boolean({
+      description:
+        "when one run fails, cancel the task's runs still pending (docs/run-statuses.md); default false",
+    }),
+  ),
+});
+export type NewTaskBody = Static<typeof NewTaskBodySchema>;

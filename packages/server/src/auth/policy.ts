@@ -93,6 +93,7 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'PATCH /node/:id': { callers: UN, anyOf: ['node.e_glo', 'node.e_org'] },
   'DELETE /node/:id': { callers: U, anyOf: ['node.d_glo', 'node.d_org'] },
   'GET /node/:id/task': { callers: UN, anyOf: ['task.v_glo', 'task.v_org'] },
+  'GET /node/:id/history': { callers: U, anyOf: ['node.v_glo', 'node.v_org'] },
 
   'GET /task': { callers: UNC, anyOf: ['task.v_glo', 'task.v_org'] },
   'POST /task': { callers: UC },

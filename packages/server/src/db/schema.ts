@@ -68,6 +68,16 @@ export interface NodeConfigTable {
   value: string;
 }
 
+/** A period a node was online (migration 0028): open (`ended_at` null) while it is. */
+export interface NodeOnlinePeriodTable {
+  id: Generated<number>;
+  node_id: number;
+  started_at: string;
+  ended_at: string | null;
+  /** Why it ended (repositories/node-history.ts `EndReason`); null while open. */
+  end_reason: string | null;
+}
+
 export interface RoleTable {
   id: Generated<number>;
   name: string;
@@ -224,6 +234,7 @@ export interface Database extends StoreTables {
   user: UserTable;
   node: NodeTable;
   node_config: NodeConfigTable;
+  node_online_period: NodeOnlinePeriodTable;
   role: RoleTable;
   rule: RuleTable;
   role_rule: RoleRuleTable;

@@ -132,10 +132,11 @@ export async function regenerateApiKey(db: Kysely<Database>, id: number): Promis
   return apiKey;
 }
 
-/** Deletes a node with its configuration entries and its `authenticatable` row. */
+/** Deletes a node with its configuration entries, its online history and its `authenticatable` row. */
 export async function deleteNode(db: Kysely<Database>, id: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('node_config').where('node_id', '=', id).execute();
+    await trx.deleteFrom('node_online_period').where('node_id', '=', id).execute();
     await trx.deleteFrom('node').where('id', '=', id).execute();
     await trx.deleteFrom('authenticatable').where('id', '=', id).where('type', '=', 'node').execute();
   });

@@ -6,6 +6,7 @@ import { userRoutes } from './user.js';
 import { organizationRoutes } from './organization.js';
 import { collaborationRoutes } from './collaboration/index.js';
 import { nodeRoutes } from './node.js';
+import { nodeHistoryRoutes } from './node-history.js';
 import { taskRoutes } from './task/index.js';
 import { resultRoutes } from './result.js';
 import { resultOutputRoutes } from './result-output.js';
@@ -29,6 +30,7 @@ export const registerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     organizationRoutes,
     collaborationRoutes,
     nodeRoutes,
+    nodeHistoryRoutes,
     taskRoutes,
     resultRoutes,
     resultOutputRoutes,

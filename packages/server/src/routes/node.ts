@@ -28,7 +28,8 @@ import {
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { isUniqueViolation } from '../db/violations.js';
-import { callerOf, listCollaborationTasks, orNull, TaskItem } from './collaboration/shared.js';
+import { callerOf, listCollaborationTasks, TaskItem } from './collaboration/shared.js';
+import { NewNodeBodySchema, NodePatchBodySchema } from '@federa/common';
 
 async function nodeOut(ctx: AppContext, id: number): Promise<NodeOut> {
   const [node] = await loadNodes(ctx, [id]);
@@ -57,8 +58,6 @@ function timeBound(field: string, value: string): string {
   }
   return stored;
 }
-
-const NameField = Type.String({ description: 'a valid container name: [a-zA-Z0-9][a-zA-Z0-9_.-]*' });
 
 /** Routes of `/node` (docs/api.md#nodes) and `POST /recover/node` (docs/api.md#account-recovery-and-passwords). */
 /**
@@ -130,13 +129,7 @@ export const nodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['node'],
         summary: 'Register a node; the answer holds its API key, shown this once',
-        body: Type.Object({
-          collaboration_id: Type.Integer({ description: 'Collaboration id is required' }),
-          organization_id: Type.Optional(
-            orNull(Type.Integer({ description: 'default: your own organization' })),
-          ),
-          name: Type.Optional(orNull(NameField)),
-        }),
+        body: NewNodeBodySchema,
         response: { 201: NodeWithKeySchema, ...errorResponses },
       },
     },
@@ -222,13 +215,7 @@ export const nodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['node'],
         summary: 'Update a node (name, organization, collaboration, VPN IP)',
         params: IdParams,
-        body: Type.Object({
-          name: Type.Optional(orNull(NameField)),
-          organization_id: Type.Optional(orNull(Type.Integer())),
-          collaboration_id: Type.Optional(orNull(Type.Integer())),
-          ip: Type.Optional(orNull(Type.String({ description: 'VPN IP of the node' }))),
-          clear_ip: Type.Optional(Type.Unknown({ description: 'truthy: set ip to null' })),
-        }),
+        body: NodePatchBodySchema,
         response: { 200: NodeSchema, ...errorResponses },
       },
     },

@@ -5,7 +5,7 @@ import { can, type Caller } from '../auth/caller.js';
 import { ApiError, forbidden, notFound } from '../errors.js';
 import { paginate, PaginationQuery } from '../http/pagination.js';
 import { errorResponses, IdParams, Paginated } from '../serializers/common.js';
-import { orNull } from './collaboration/shared.js';
+import { OrganizationBodySchema } from '@federa/common';
 import {
   loadOrganizations,
   organizationPage,
@@ -40,19 +40,6 @@ async function organizationOut(ctx: AppContext, id: number): Promise<Organizatio
   if (!org) throw notFound('Organization', id);
   return org;
 }
-
-const field = (description: string) => Type.Optional(orNull(Type.String({ description })));
-
-/** Body of POST and PATCH: every field optional; `""` is stored as `""`, `null` is ignored. */
-const OrganizationBody = Type.Object({
-  name: field('name of the organization'),
-  domain: field('internet domain, e.g. example.org'),
-  address1: field('first address line'),
-  address2: field('second address line'),
-  zipcode: field('postal code'),
-  country: field('country'),
-  public_key: field('base64 text of the PEM public key; "" for none'),
-});
 
 /** Routes of `/organization` (docs/api.md#organizations). */
 export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -93,7 +80,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['organization'],
         summary: 'Create an organization',
-        body: OrganizationBody,
+        body: OrganizationBodySchema,
         response: { 201: OrganizationSchema, ...errorResponses },
       },
     },
@@ -138,7 +125,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['organization'],
         summary: 'Update an organization (a node may update its own organization, e.g. its public key)',
         params: IdParams,
-        body: OrganizationBody,
+        body: OrganizationBodySchema,
         response: { 200: OrganizationSchema, ...errorResponses },
       },
     },

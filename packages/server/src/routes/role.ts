@@ -1,4 +1,5 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import { NewRoleBodySchema, RolePatchBodySchema } from '@federa/common';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, badRequest, forbidden, notFound } from '../errors.js';
@@ -29,14 +30,6 @@ import {
 } from '../repositories/role.js';
 import { ruleIdsOfRoleListing } from '../repositories/rule.js';
 
-/**
- * An optional body field that also accepts `null` (3.x clients send `null` for fields they were not given).
- * Written as OpenAPI `nullable` rather than a union, so that type coercion keeps `""` a string.
- */
-const Opt = <T extends TSchema>(t: T) =>
-  Type.Optional(Type.Unsafe<Static<T> | null>({ ...t, nullable: true }));
-const Ids = Type.Array(Type.Integer({ minimum: 0 }));
-
 const RoleListQuery = Type.Object({
   ...PaginationQuery,
   organization_id: Type.Optional(
@@ -51,19 +44,6 @@ const RoleListQuery = Type.Object({
   ),
   rule_id: Type.Optional(Type.Integer({ description: 'roles containing this rule' })),
   user_id: Type.Optional(Type.Integer({ description: 'roles held by this user' })),
-});
-
-const NewRoleBody = Type.Object({
-  name: Type.String({ minLength: 1 }),
-  description: Type.String(),
-  rules: Opt(Ids),
-  organization_id: Opt(Type.Integer({ description: 'default: your own organization' })),
-});
-
-const RolePatchBody = Type.Object({
-  name: Opt(Type.String({ minLength: 1 })),
-  description: Opt(Type.String()),
-  rules: Opt(Ids),
 });
 
 const RoleRuleParams = Type.Object({
@@ -156,7 +136,7 @@ export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['role'],
         summary: 'Create a role (for another organization: role CREATE GLOBAL); only with rules you hold',
-        body: NewRoleBody,
+        body: NewRoleBodySchema,
         response: { 201: RoleSchema, ...errorResponses },
       },
     },
@@ -220,7 +200,7 @@ export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['role'],
         summary: 'Update a role; `rules` replaces its rules (only rules you hold)',
         params: IdParams,
-        body: RolePatchBody,
+        body: RolePatchBodySchema,
         response: { 200: RoleSchema, ...errorResponses },
       },
     },

@@ -1,5 +1,5 @@
 import { endSessions } from '../auth/sessions.js';
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, badRequest, forbidden, notFound } from '../errors.js';
@@ -31,14 +31,7 @@ import {
   ruleKeysById,
 } from '../repositories/role.js';
 import { isUniqueViolation } from '../db/violations.js';
-
-/**
- * An optional body field that also accepts `null` (3.x clients send `null` for fields they were not given).
- * Written as OpenAPI `nullable` rather than a union, so that type coercion keeps `""` a string.
- */
-const Opt = <T extends TSchema>(t: T) =>
-  Type.Optional(Type.Unsafe<Static<T> | null>({ ...t, nullable: true }));
-const Ids = Type.Array(Type.Integer({ minimum: 0 }));
+import { NewUserBodySchema, UserPatchBodySchema } from '@federa/common';
 
 const UserListQuery = Type.Object({
   ...PaginationQuery,
@@ -51,35 +44,6 @@ const UserListQuery = Type.Object({
   last_seen_till: Type.Optional(Type.String({ description: 'ISO-8601; users seen at or before this time' })),
   role_id: Type.Optional(Type.Integer({ description: 'users holding this role' })),
   rule_id: Type.Optional(Type.Integer({ description: 'users holding this rule directly (not via a role)' })),
-});
-
-const NewUserBody = Type.Object({
-  username: Type.String({ minLength: 1 }),
-  firstname: Type.String(),
-  lastname: Type.String(),
-  password: Type.String(),
-  email: Type.String({ minLength: 1 }),
-  organization_id: Opt(Type.Integer({ description: 'default: your own organization' })),
-  roles: Opt(Ids),
-  rules: Opt(Ids),
-});
-
-const UserPatchBody = Type.Object({
-  username: Opt(Type.String()),
-  firstname: Opt(Type.String()),
-  lastname: Opt(Type.String()),
-  email: Opt(Type.String()),
-  password: Opt(Type.String({ description: 'refused: change passwords with PATCH /password/change' })),
-  roles: Opt(Ids),
-  rules: Opt(Ids),
-  current_password: Opt(
-    Type.String({
-      description: 'your current password: needed (only) to change your own e-mail address',
-    }),
-  ),
-  organization_id: Opt(
-    Type.Integer({ description: 'refused unless it is the current one: users cannot change organization' }),
-  ),
 });
 
 const sameIds = (a: readonly number[], b: readonly number[]): boolean =>
@@ -160,7 +124,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['user'],
         summary: 'Create a user (for another organization: user CREATE GLOBAL)',
-        body: NewUserBody,
+        body: NewUserBodySchema,
         response: { 201: UserSchema, ...errorResponses },
       },
     },
@@ -239,7 +203,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['user'],
         summary: 'Update a user; `roles` and `rules` replace the current ones',
         params: IdParams,
-        body: UserPatchBody,
+        body: UserPatchBodySchema,
         response: { 200: UserSchema, ...errorResponses },
       },
     },

@@ -63,6 +63,15 @@ const resultOn = async (i: TestServer, id: number) =>
     finished_at: string | null;
   };
 
+/** The node's online periods as an instance answers them: whether each is open, and why it ended. */
+const historyOn = async (i: TestServer, id: number): Promise<[boolean, string | null][]> =>
+  (
+    (await call(apiOf(i), 'GET', `/node/${id}/history`, { token: i.rootToken })).body as {
+      ended_at: string | null;
+      end_reason: string | null;
+    }[]
+  ).map((p) => [p.ended_at === null, p.end_reason]);
+
 const nodeStatusOn = async (i: TestServer, id: number): Promise<string | null> =>
   ((await call(apiOf(i), 'GET', `/node/${id}`, { token: i.rootToken })).body as { status: string | null })
     .status;
@@ -145,6 +154,7 @@ describe('two instances behind nginx, sharing PostgreSQL and Redis', () => {
       () => nodeStatusOn(two, world.other.id),
       (s) => s === 'offline',
     );
+    expect(await historyOn(two, world.other.id)).toEqual([[false, 'disconnected']]);
   });
 
   it('a node connected through the balancer to instance A runs a task posted on instance B; after A dies it reconnects to B and loses nothing', async () => {
@@ -224,5 +234,10 @@ describe('two instances behind nginx, sharing PostgreSQL and Redis', () => {
     expect(node.newTasks).toContain(third.id);
     expect(await nodeStatusOn(b, world.node.id)).toBe('online');
     expect(node.completed).toEqual([first.resultId, second.resultId, third.resultId]);
+    // Its history: online on B now, and before that on A until A stopped.
+    expect(await historyOn(b, world.node.id)).toEqual([
+      [true, null],
+      [false, 'server_stopped'],
+    ]);
   }, 60_000);
 });

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import { markAllOffline } from '../repositories/presence.js';
+import { reopenPeriod, type EndReason } from '../repositories/node-history.js';
 import { PresenceWrites } from './presence-writes.js';
 import { presenceRoom } from './rooms.js';
 import type { SocketIdentity, TasksNamespace } from './types.js';
@@ -18,7 +19,8 @@ const PING_BATCH_MS = 1000;
  * identity is in its {@link presenceRoom}, and `fetchSockets()` on that room counts them (on every instance once a
  * socket.io adapter is installed). The work for one identity runs one task at a time on this instance, so a
  * connect's "online" can never be overtaken by an older disconnect's "offline"; across instances, a disconnect
- * checks again after writing "offline" and restores "online" when a socket appeared meanwhile.
+ * checks again after writing "offline" and restores "online" when a socket appeared meanwhile, and with it the
+ * node's online period it had ended (so that the node's history shows no outage that never was).
  */
 export class Presence {
   readonly #queues = new Map<string, Promise<void>>();
@@ -75,13 +77,19 @@ export class Presence {
 
   /**
    * After a socket of the identity closed: marks it offline (nodes: and deletes its shared configuration) unless
-   * another socket of it is live. Returns true when it was marked offline.
+   * another socket of it is live; `reason` is why a node's online period ended. Returns true when it was marked
+   * offline.
    */
-  async settleAfterDisconnect(identity: SocketIdentity, socketId: string): Promise<boolean> {
+  async settleAfterDisconnect(
+    identity: SocketIdentity,
+    socketId: string,
+    reason: EndReason,
+  ): Promise<boolean> {
     if ((await this.otherSockets(identity, socketId)) > 0) return false;
-    await this.#writes.offline(identity.kind, identity.id);
+    const ended = await this.#writes.offline(identity.kind, identity.id, reason);
     // A socket of the same identity may have connected to another instance while we wrote.
     if ((await this.otherSockets(identity, socketId)) > 0) {
+      if (ended !== undefined) await reopenPeriod(this.ctx.dbh.db, identity.id, ended);
       await this.markOnline(identity);
       return false;
     }

@@ -11,6 +11,7 @@ import { hasSignedToken, identify } from './identify.js';
 import { presenceRoom, roomsOf, sessionRoom, watchRooms } from './rooms.js';
 import { nodeInfoRows } from './node-info.js';
 import { replaceNodeConfig } from '../repositories/node.js';
+import { endReasonOf } from '../repositories/node-history.js';
 import { runWithTask } from '../repositories/result.js';
 import { receiveRunLog } from './run-log.js';
 import type { Presence } from './presence.js';
@@ -175,7 +176,7 @@ function onIdentified(
       `${identity.kind} ${identity.id} disconnected`,
     );
     void presence.run(identity, async () => {
-      const offline = await presence.settleAfterDisconnect(identity, socket.id);
+      const offline = await presence.settleAfterDisconnect(identity, socket.id, endReasonOf(reason));
       if (offline && nodePayload && rooms.length > 0)
         nsp.to(watchRooms(rooms)).emit('node-offline', nodePayload);
     });

@@ -27,6 +27,7 @@ import { storeFunctionOutput } from './0024-store-function-output.js';
 import { loginFailures } from './0025-login-failures.js';
 import { taskTraceparent } from './0026-task-traceparent.js';
 import { storeCatalogueVersion } from './0027-store-catalogue-version.js';
+import { nodeOnlineHistory } from './0028-node-online-history.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -60,6 +61,7 @@ export class FederaMigrations implements MigrationProvider {
       '0025-login-failures': loginFailures,
       '0026-task-traceparent': taskTraceparent,
       '0027-store-catalogue-version': storeCatalogueVersion(this.dialect),
+      '0028-node-online-history': nodeOnlineHistory(this.dialect),
     });
   }
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { CollaborationPatchBodySchema, NewCollaborationBodySchema } from '@federa/common';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { can } from '../../auth/caller.js';
 import { ApiError, forbidden, notFound } from '../../errors.js';
@@ -28,7 +29,6 @@ import {
 import {
   assertMayViewCollaboration,
   callerOf,
-  orNull,
   collaborationOr404,
   listCollaborationTasks,
   TaskItem,
@@ -41,11 +41,6 @@ async function collaborationOut(ctx: AppContext, id: number): Promise<Collaborat
   if (!collaboration) throw notFound('Collaboration', id);
   return collaboration;
 }
-
-/** `encrypted` as a body field: a boolean or an integer (docs/api.md#collaborations). Checked by {@link encryptedValue}. */
-const EncryptedField = Type.Unknown({
-  description: 'boolean or integer; only true/1 mean end-to-end encrypted',
-});
 
 /** The `encrypted` body value: undefined when absent or null; only `true`/`1` are true. */
 function encryptedValue(value: unknown): boolean | undefined {
@@ -130,13 +125,7 @@ export const collaborationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['collaboration'],
         summary: 'Create a collaboration (answers 200, as vantage6 3.x)',
-        body: Type.Object({
-          name: Type.String({ minLength: 1, description: 'unique name' }),
-          organization_ids: Type.Array(Type.Integer(), {
-            description: 'member organizations; unknown ids are dropped',
-          }),
-          encrypted: Type.Optional(EncryptedField),
-        }),
+        body: NewCollaborationBodySchema,
         response: { 200: CollaborationSchema, ...errorResponses },
       },
     },
@@ -188,11 +177,7 @@ export const collaborationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['collaboration'],
         summary: 'Update a collaboration; organization_ids replaces the member list',
         params: IdParams,
-        body: Type.Object({
-          name: Type.Optional(orNull(Type.String({ minLength: 1 }))),
-          organization_ids: Type.Optional(orNull(Type.Array(Type.Integer()))),
-          encrypted: Type.Optional(EncryptedField),
-        }),
+        body: CollaborationPatchBodySchema,
         response: { 200: CollaborationSchema, ...errorResponses },
       },
     },

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { CollaborationRow, Database } from '../../db/schema.js';
@@ -19,13 +19,6 @@ import {
 } from '../../serializers/task.js';
 
 /** Helpers shared by the collaboration routes and `GET /node/{id}/task`. */
-
-/**
- * A body field that may also be `null` (3.x clients send null for fields they do not set). Written as one JSON
- * schema type list rather than `anyOf`, so the app's type coercion cannot turn `null` into `""`, `0` or `false`.
- */
-export const orNull = <T extends TSchema>(schema: T) =>
-  Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type as string, 'null'] });
 
 /** The authenticated caller (the policy table guarantees one on these routes). */
 export const callerOf = (request: FastifyRequest): Caller => {

@@ -1,7 +1,6 @@
-import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import type { Caller } from '../../auth/caller.js';
-import { SocketRooms, TaskDatabasesSchema, imageReferenceProblem } from '@federa/common';
+import { SocketRooms, imageReferenceProblem, type NewTaskBody } from '@federa/common';
 import { SpanKind, type Span } from '@federa/common/tracing';
 import { resolveTaskAlgorithm } from '../../store/task-algorithm.js';
 import { ApiError, badRequest, forbidden, notFound } from '../../errors.js';
@@ -26,58 +25,6 @@ import { assertInStudy, refuseMissingDatabases } from './task-scope.js';
  * `POST /task` (docs/api.md#tasks): the checks of steps 1–11 in their order, then the task and one result per
  * receiving organization, written in one transaction.
  */
-
-/** A string or null, without the coercion of `null` to `""` an `anyOf` would get from the validator. */
-const NullableString = (description: string) =>
-  Type.Unsafe<string | null>({ type: ['string', 'null'], description });
-
-export const CreateTaskBody = Type.Object({
-  collaboration_id: Type.Integer({ description: 'the collaboration the task belongs to' }),
-  organizations: Type.Array(
-    Type.Object({
-      id: Type.Integer({ description: 'a receiving organization' }),
-      input: Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })], {
-        description:
-          'input for this organization: encrypted for it, or base64 when the collaboration is not encrypted',
-      }),
-    }),
-    { minItems: 1, description: 'one entry per organization that must run the task' },
-  ),
-  name: Type.Optional(NullableString('default ""')),
-  description: Type.Optional(NullableString('default ""')),
-  image: Type.Optional(NullableString('the algorithm image; default ""')),
-  database: Type.Optional(NullableString('the database label the nodes use (clients send "default")')),
-  databases: Type.Optional(TaskDatabasesSchema),
-  master: Type.Optional(
-    Type.Boolean({ description: 'users only: run only at the own organization (vantage6 ≤ 3.10)' }),
-  ),
-  store_algorithm_id: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      description:
-        'run this approved store algorithm (docs/store.md): the task gets its image at the approved digest and its input is checked against the function',
-    }),
-  ),
-  algorithm_store_id: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      description: "the linked store of store_algorithm_id (GET /algorithmstore); left out: this server's",
-    }),
-  ),
-  study_id: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      description: 'scope the task to a study of its collaboration: only its organizations may receive it',
-    }),
-  ),
-  cancel_on_failure: Type.Optional(
-    Type.Boolean({
-      description:
-        "when one run fails, cancel the task's runs still pending (docs/run-statuses.md); default false",
-    }),
-  ),
-});
-export type CreateTaskInput = Static<typeof CreateTaskBody>;
 
 /** Organizations whose node in the collaboration does not accept tasks from this user (docs/node-protocol.md#policies). */
 async function policyRefusals(
@@ -125,7 +72,7 @@ export interface CreatedTask {
 export async function createTask(
   ctx: AppContext,
   caller: Caller,
-  body: CreateTaskInput,
+  body: NewTaskBody,
   /** `v4`: created on the vantage6 4.x surface, whose rules add to the 3.x ones (docs/vantage6-4.md). */
   options: { api?: 'v4' } = {},
   traceparent: string | null = null,

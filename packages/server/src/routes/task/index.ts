@@ -31,7 +31,8 @@ import {
 } from '../../repositories/task/index.js';
 import { tasksWithVisibleResults } from '../../repositories/result.js';
 import { V4_API_PATH } from '../../http/api-surfaces.js';
-import { CreateTaskBody, announceTask, createTask, offlineNodeHint } from './create.js';
+import { announceTask, createTask, offlineNodeHint } from './create.js';
+import { NewTaskBodySchema } from '@federa/common';
 
 const TaskItem = Type.Union([TaskWithResultsSchema, TaskSchema]);
 
@@ -110,7 +111,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['task'],
         summary: 'Create a task (users; algorithm containers create sub-tasks)',
-        body: CreateTaskBody,
+        body: NewTaskBodySchema,
         response: { 201: CreatedTaskSchema, ...errorResponses },
       },
     },

@@ -1,6 +1,7 @@
 /**
  * One node: its status (followed live), when it was last seen, whose it is, and the configuration it reported at
- * its last start (databases, policies, encryption; docs/socket-protocol.md, `node_info_update`).
+ * its last start (databases, policies, encryption; docs/socket-protocol.md, `node_info_update`), and when it was
+ * online ({@link NodeHistory}).
  */
 import { client } from '../../api.js';
 import { Table } from '../../components/table.js';
@@ -8,6 +9,7 @@ import { ErrorBox, Progress, Status, formatTime } from '../../components/ui.js';
 import { useAsync } from '../../hooks.js';
 import { Link } from '../../router.js';
 import { useLiveNodes } from '../Collaborations.js';
+import { NodeHistory } from './NodeHistory.js';
 
 export function NodePage({ id }: { id: number }) {
   const nodes = useLiveNodes(async () => [await client.node.get(id)], [id]);
@@ -73,6 +75,7 @@ export function NodePage({ id }: { id: number }) {
           </Table>
         )}
       </div>
+      <NodeHistory id={n.id} status={status} lastSeen={n.last_seen} />
       <p>
         <Link to="/nodes">All nodes</Link>
       </p>
