@@ -4,18 +4,20 @@ import type { Database } from '../db/schema.js';
 import type { StoreAlgorithmRow, StoreReviewRow } from '../db/store-schema.js';
 import { nowStored } from '../http/datetime.js';
 import {
-  approvals,
   approvedImages,
   inStoreTransaction,
-  dropOpenReviews,
   findAlgorithm,
+  moveAlgorithm,
+  storeUserById,
+} from '../repositories/store.js';
+import {
+  approvals,
+  dropOpenReviews,
   findReview,
   finishReview,
   insertReview,
-  moveAlgorithm,
   reviewRows,
-  storeUserById,
-} from '../repositories/store.js';
+} from '../repositories/store-review.js';
 import { readPolicies, type StorePolicies } from './policies.js';
 import { storedRoles } from './roles.js';
 import type { StoreCaller, StoreContext } from './context.js';

@@ -2,13 +2,8 @@ import { bodyCheckedByHandler } from '../body-unchecked.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ApiError, notFound } from '../../errors.js';
-import {
-  deleteReview,
-  findAlgorithm,
-  findReview,
-  reviewRows,
-  storeUserRows,
-} from '../../repositories/store.js';
+import { findAlgorithm, storeUserRows } from '../../repositories/store.js';
+import { deleteReview, findReview, reviewRows } from '../../repositories/store-review.js';
 import type { StoreReviewRow } from '../../db/store-schema.js';
 import { requireRole, storeCaller } from '../caller.js';
 import { approveReview, assignReviewer, rejectReview, type ReviewOutcome } from '../review-rules.js';
