@@ -5,6 +5,7 @@
 #   federa/start-line:local      (algorithms/start-line,     FROM federa/helper:local; the fault-injection tests)
 #   federa/average-r:local       (algorithms/average-r,      FROM federa/base-r:local)
 #   federa/average-v4:local      (algorithms/average-v4,     FROM federa/base-python:local; vantage6 4.x's conventions)
+#   federa/group-means:local     (algorithms/group-means,    FROM federa/base-python:local)
 # An image whose label federa.recipe-hash matches its sources is skipped. --force rebuilds.
 # Needs the base images (scripts/build-images.sh). Override the bases with BASE_PYTHON / BASE_NODE / BASE_HELPER / BASE_R,
 # and the tag of the images built with ALGORITHM_TAG (default local), e.g. to test tools of a checkout under a tag of its own.
@@ -56,6 +57,8 @@ build() {
 
 build federa/average-python:$TAG "$BASE_PYTHON" algorithms/average-python/Dockerfile \
   clients/python/federa_algorithm_tools algorithms/average-python/average.py algorithms/average-python/main.py
+build federa/group-means:$TAG "$BASE_PYTHON" algorithms/group-means/Dockerfile \
+  clients/python/federa_algorithm_tools algorithms/group-means/group_means.py algorithms/group-means/main.py
 build federa/average-ts:$TAG "$BASE_NODE" algorithms/average-ts/Dockerfile algorithms/average-ts/dist/main.bundle.mjs
 build federa/start-line:$TAG "$BASE_HELPER" algorithms/start-line/Dockerfile algorithms/start-line/start-line.sh
 # The R base image needs Debian's R on the build machine; without it the other images still build, and the R

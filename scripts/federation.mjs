@@ -20,7 +20,7 @@ import { UserClient } from '@federa/client';
 import { createPrivateKeyFile } from '@federa/common';
 import { startLocalNode, waitForNodesOnline } from './lib/local-node.mjs';
 import { checkoutId } from './lib/checkout.mjs';
-import { publishAverage } from './lib/publish-average.mjs';
+import { publishAlgorithm } from './lib/publish-average.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(`--${name}`);
@@ -156,14 +156,21 @@ for (const [i, o] of orgs.slice(1).entries()) {
   await client.authenticate(username, password);
   reviewers.push({ username, organizationId: o.id, token: await client.accessToken() });
 }
-const listed = await publishAverage({
-  storeUrl: `${server.url}/store/api`,
-  rootToken: await admin.accessToken(),
-  descriptionFile: join(root, 'algorithms', 'average-python', 'algorithm-store.json'),
-  image: 'federa/average-python:local',
-  reviewers,
-});
-step(`the algorithm store lists '${listed.display_name}' (${listed.status}, ${listed.digest.slice(0, 19)}…)`);
+for (const [folder, image] of [
+  ['average-python', 'federa/average-python:local'],
+  ['group-means', 'federa/group-means:local'],
+]) {
+  const listed = await publishAlgorithm({
+    storeUrl: `${server.url}/store/api`,
+    rootToken: await admin.accessToken(),
+    descriptionFile: join(root, 'algorithms', folder, 'algorithm-store.json'),
+    image,
+    reviewers,
+  });
+  step(
+    `the algorithm store lists '${listed.display_name}' (${listed.status}, ${listed.digest.slice(0, 19)}…)`,
+  );
+}
 
 // Sample data: one CSV per organization, and the average computed directly.
 let seed = 42;

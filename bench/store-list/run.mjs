@@ -162,11 +162,7 @@ const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 10
 for (const [name, path, headers] of targets) {
   const ms = [];
   for (let i = 0; i < 200; i++) {
-    await ctx.dbh.db
-      .updateTable('store_policy')
-      .set({ value: '1' })
-      .where('key', '=', 'min_reviewers')
-      .execute();
+    await store('PATCH', '/policy', { min_reviewers: 1 }, root);
     const start = performance.now();
     const answer = await fetch(`${origin}${path}`, { headers });
     await answer.arrayBuffer();
@@ -191,6 +187,7 @@ console.table(results);
 console.log('one request at a time, each right after a change of the catalogue (nothing kept):');
 console.table(fresh);
 const worst = Math.max(...results.slice(1).map((r) => r['p99 ms']));
+// Bare Fastify's p99 in the same run: what the machine's load alone costs a request, whatever the server does.
 console.log(
-  `worst store p99: ${worst} ms (ceiling ${CEILING_MS} ms): ${worst < CEILING_MS ? 'met' : 'NOT met'}`,
+  `worst store p99: ${worst} ms (ceiling ${CEILING_MS} ms): ${worst < CEILING_MS ? 'met' : 'NOT met'}; bare Fastify's p99 in the same run: ${results[0]['p99 ms']} ms`,
 );

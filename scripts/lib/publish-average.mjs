@@ -1,7 +1,7 @@
-// The main job's catalogue: the example average algorithm in the server's algorithm store, submitted from its
-// author's description (algorithms/average-python/algorithm-store.json) with the image pinned by the local image's
-// content digest, and approved by two reviewers of two organizations (the store's default policy), as any algorithm
-// would be (docs/store.md).
+// The main job's catalogue: the example algorithms in the server's algorithm store (the average, and the group
+// means), each submitted from its author's description (algorithms/<name>/algorithm-store.json) with the image
+// pinned by the local image's content digest, and approved by two reviewers of two organizations (the store's
+// default policy), as any algorithm would be (docs/store.md).
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
@@ -25,7 +25,7 @@ async function call(base, method, path, token, body) {
  *   `digest`: the image's; left out, the local image's content digest (`docker image inspect`).
  * @returns the approved algorithm
  */
-export async function publishAverage(o) {
+export async function publishAlgorithm(o) {
   const digest =
     o.digest ?? (await run('docker', ['image', 'inspect', '--format', '{{.Id}}', o.image])).stdout.trim();
   const description = JSON.parse(await readFile(o.descriptionFile, 'utf8'));

@@ -73,6 +73,8 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'DELETE /collaboration/:id': { callers: U, anyOf: ['collaboration.d_glo'] },
   'GET /algorithmstore': { callers: U },
   'GET /algorithmstore/:id': { callers: U },
+  'GET /algorithmstore/:id/algorithm': { callers: U },
+  'GET /algorithmstore/:id/algorithm/:algorithm_id': { callers: U },
   'GET /column': { callers: U, anyOf: ['collaboration.v_glo', 'collaboration.v_org'] },
   'POST /algorithmstore': { callers: U, anyOf: ['collaboration.e_glo'] },
   'DELETE /algorithmstore/:id': { callers: U, anyOf: ['collaboration.e_glo'] },

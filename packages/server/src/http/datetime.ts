@@ -3,6 +3,7 @@
  * omitted when it is zero (docs/api.md#date-times).
  */
 import { formatStored } from '../db/stored-time.js';
+import { ApiError } from '../errors.js';
 
 export { formatStored, nowStored } from '../db/stored-time.js';
 
@@ -41,3 +42,16 @@ export const parseClientTime = (value: string): string | null => {
   if (date.getUTCDate() !== Number(d) && !offset) return null;
   return formatStored(date, micros);
 };
+
+/** A `last_seen_from`/`last_seen_till` bound in the stored form: a date, or a date-time (docs/api.md#filters). */
+export function timeBound(field: string, value: string): string {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value.trim())) return value.trim();
+  const stored = parseClientTime(value);
+  if (stored === null) {
+    const text = 'must be an ISO-8601 date or date-time, e.g. 2024-01-31T12:00:00';
+    throw new ApiError('validation_failed', `query parameter '${field}' ${text}`, {
+      extra: { message: { [field]: text } },
+    });
+  }
+  return stored;
+}

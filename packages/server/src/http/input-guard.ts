@@ -155,10 +155,12 @@ export async function guardBody(request: FastifyRequest, reply: FastifyReply): P
 
 const POSITIVE_ID = /^[0-9]{1,10}$/;
 const ID_TEXT = `must be a positive integer (1 to ${INT_MAX}) written in decimal digits`;
+const ID_OR_ZERO_TEXT = `must be an integer from 0 to ${INT_MAX} written in decimal digits`;
 
 /**
  * `preValidation` hook: every integer path parameter (the ids) as the client wrote it must be decimal digits naming
- * 1 to {@link INT_MAX}. The schema would coerce `Infinity`, `1e3`, `0x10` or a blank into a number first.
+ * 1 to {@link INT_MAX} (0 too where the schema's minimum is 0: `GET /algorithmstore/0`, this server's own store).
+ * The schema would coerce `Infinity`, `1e3`, `0x10` or a blank into a number first.
  */
 export async function guardPathIds(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const schema = (request.routeOptions.schema?.params ?? undefined) as
@@ -167,9 +169,10 @@ export async function guardPathIds(request: FastifyRequest, reply: FastifyReply)
   for (const [name, s] of Object.entries(schema?.properties ?? {})) {
     if (!hasType(s, 'integer')) continue;
     const raw = params[name];
-    if (typeof raw === 'string' && POSITIVE_ID.test(raw) && Number(raw) >= 1 && Number(raw) <= INT_MAX)
+    const least = (s as { minimum?: unknown }).minimum === 0 ? 0 : 1;
+    if (typeof raw === 'string' && POSITIVE_ID.test(raw) && Number(raw) >= least && Number(raw) <= INT_MAX)
       continue;
-    await refuse(reply, 'path parameter', name, ID_TEXT);
+    await refuse(reply, 'path parameter', name, least === 0 ? ID_OR_ZERO_TEXT : ID_TEXT);
     return;
   }
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { notFound } from '../errors.js';
+import { ApiError, notFound } from '../errors.js';
+import { askLinkedStore, isAlgorithm, linkedStore } from '../store/linked.js';
 import { IdParams, errorResponses } from '../serializers/common.js';
 import {
   deleteLinkedStore,
@@ -20,6 +21,21 @@ const StoreSchema = Type.Object({
   collaboration_id: Type.Union([Type.Integer(), Type.Null()]),
   internal: Type.Boolean(),
 });
+
+/** A test of text against a LIKE pattern (`%` any text, `_` one character, `\\` escapes); none: every text. */
+function likeMatcher(pattern: string | undefined): (text: string) => boolean {
+  if (pattern === undefined) return () => true;
+  let source = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '\\' && i + 1 < pattern.length) source += escapeRegExp(pattern[++i]!);
+    else source += c === '%' ? '[\\s\\S]*' : c === '_' ? '[\\s\\S]' : escapeRegExp(c);
+  }
+  const re = new RegExp(`^${source}$`, 'i');
+  return (text) => re.test(text);
+}
+
+const escapeRegExp = (c: string): string => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 export const algorithmStoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const ctx = app.ctx;
@@ -44,16 +60,25 @@ export const algorithmStoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['algorithm store'],
         summary: 'The algorithm stores linked to this server',
-        querystring: Type.Object({ collaboration_id: Type.Optional(Type.Integer({ minimum: 1 })) }),
+        querystring: Type.Object({
+          collaboration_id: Type.Optional(Type.Integer({ minimum: 1 })),
+          name: Type.Optional(Type.String({ maxLength: 200, description: 'LIKE pattern (`%`, `_`)' })),
+          url: Type.Optional(Type.String({ maxLength: 500, description: 'LIKE pattern (`%`, `_`)' })),
+        }),
         response: { 200: Type.Array(StoreSchema), ...errorResponses },
       },
     },
     async (request) => {
-      const wanted = request.query.collaboration_id;
+      const { collaboration_id: wanted, name, url } = request.query;
       const linked = (await linkedStoreRows(db))
         .filter((s) => wanted === undefined || s.collaboration_id === null || s.collaboration_id === wanted)
         .map((s) => ({ ...s, internal: false }));
-      return [...ownStore(), ...linked];
+      const named = likeMatcher(name);
+      const at = likeMatcher(url);
+      // A 4.x client names a store by its address, without the API path (routes/v4/shapes.ts).
+      return [...ownStore(), ...linked].filter(
+        (s) => named(s.name) && (at(s.url) || at(s.url.replace(/\/api$/, ''))),
+      );
     },
   );
 
@@ -62,16 +87,82 @@ export const algorithmStoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['algorithm store'],
-        summary: 'One linked algorithm store',
-        params: IdParams,
+        summary: "One linked algorithm store, or (id 0) this server's own",
+        params: Type.Object({ id: Type.Integer({ minimum: 0, description: "0: this server's own store" }) }),
         response: { 200: StoreSchema, ...errorResponses },
       },
     },
     async (request) => {
       const { id } = request.params;
-      const store = await findLinkedStore(db, id);
+      const own = ownStore()[0];
+      if (id === 0 && own) return own;
+      const store = id === 0 ? undefined : await findLinkedStore(db, id);
       if (!store) throw notFound('Algorithm store', id);
       return { ...store, internal: false };
+    },
+  );
+
+  // A linked store's approved algorithms, read through this server: the web UI may only talk to its own server
+  // (its Content-Security-Policy), and the task check reads the store the same way.
+  const Algorithm = Type.Record(Type.String(), Type.Unknown(), {
+    description: "an algorithm as the linked store describes it (GET /algorithm/{id} of the store's API)",
+  });
+  app.get(
+    '/algorithmstore/:id/algorithm',
+    {
+      schema: {
+        tags: ['algorithm store'],
+        summary: "A linked store's approved algorithms: search, pages",
+        params: IdParams,
+        querystring: Type.Object({
+          search: Type.Optional(Type.String({ maxLength: 200 })),
+          page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+          per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+        }),
+        response: { 200: Type.Object({ data: Type.Array(Algorithm) }), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const store = await linkedStore(ctx, request.params.id);
+      const { search, page, per_page } = request.query;
+      const body = (await askLinkedStore(ctx, store, '/algorithm', 'its algorithms are not listed', {
+        search,
+        page,
+        per_page,
+      })) as { data?: unknown } | null;
+      const data = Array.isArray(body) ? body : body?.data;
+      if (!Array.isArray(data) || !data.every(isAlgorithm))
+        throw new ApiError(
+          'store_unreachable',
+          `The algorithm store '${store.name}' (${store.url}) did not answer with a list of algorithms; its algorithms are not listed.`,
+        );
+      return { data };
+    },
+  );
+
+  app.get(
+    '/algorithmstore/:id/algorithm/:algorithm_id',
+    {
+      schema: {
+        tags: ['algorithm store'],
+        summary: 'One algorithm of a linked store, with its functions',
+        params: Type.Object({
+          id: Type.Integer({ minimum: 1 }),
+          algorithm_id: Type.Integer({ minimum: 1 }),
+        }),
+        response: { 200: Algorithm, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const store = await linkedStore(ctx, request.params.id);
+      const id = request.params.algorithm_id;
+      const body = await askLinkedStore(ctx, store, `/algorithm/${id}`, 'the algorithm is not shown');
+      if (!isAlgorithm(body))
+        throw new ApiError(
+          'store_unreachable',
+          `The algorithm store '${store.name}' (${store.url}) did not describe algorithm ${id}.`,
+        );
+      return body;
     },
   );
 

@@ -6,7 +6,7 @@ import { isMember } from '../auth/scope.js';
 import type { AppContext } from '../context.js';
 import type { NodeRow } from '../db/schema.js';
 import { ApiError, forbidden, notFound } from '../errors.js';
-import { parseClientTime } from '../http/datetime.js';
+import { timeBound } from '../http/datetime.js';
 import { truthy } from '../http/filters.js';
 import { paginate, PaginationQuery } from '../http/pagination.js';
 import { errorResponses, IdParams, MessageSchema, Paginated } from '../serializers/common.js';
@@ -46,18 +46,6 @@ async function nodeOr404(ctx: AppContext, id: number): Promise<NodeRow> {
 const invalidName = (name: string): ApiError =>
   new ApiError('bad_request', nodeNameProblem(name) ?? 'Invalid node name.');
 
-/** A `last_seen_from`/`last_seen_till` bound in the stored form: a date, or a date-time (docs/api.md#filters). */
-function timeBound(field: string, value: string): string {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(value.trim())) return value.trim();
-  const stored = parseClientTime(value);
-  if (stored === null) {
-    const text = 'must be an ISO-8601 date or date-time, e.g. 2024-01-31T12:00:00';
-    throw new ApiError('validation_failed', `query parameter '${field}' ${text}`, {
-      extra: { message: { [field]: text } },
-    });
-  }
-  return stored;
-}
 
 /** Routes of `/node` (docs/api.md#nodes) and `POST /recover/node` (docs/api.md#account-recovery-and-passwords). */
 /**

@@ -8,7 +8,7 @@ import { requireCurrentPassword } from '../auth/current-password.js';
 import type { UserRow } from '../db/schema.js';
 import { hashPassword, passwordPolicyProblem } from '../auth/passwords.js';
 import { requireOutranks } from '../auth/scope.js';
-import { parseClientTime } from '../http/datetime.js';
+import { timeBound } from '../http/datetime.js';
 import { paginate, PaginationQuery } from '../http/pagination.js';
 import { errorResponses, IdParams, MessageSchema, Paginated } from '../serializers/common.js';
 import { loadUsers, UserSchema } from '../serializers/user.js';
@@ -52,16 +52,6 @@ const sameIds = (a: readonly number[], b: readonly number[]): boolean =>
 const callerOf = (request: FastifyRequest): Caller => {
   if (!request.caller) throw new ApiError('wrong_caller');
   return request.caller;
-};
-
-const storedTime = (field: string, value: string): string => {
-  const t = parseClientTime(value);
-  if (t === null)
-    throw new ApiError(
-      'validation_failed',
-      `query parameter '${field}' must be an ISO-8601 date-time (YYYY-MM-DDTHH:MM:SS)`,
-    );
-  return t;
 };
 
 const conflictOnRace = (error: unknown): never => {
@@ -108,9 +98,9 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         email: q.email,
         organization_id: q.organization_id,
         last_seen_from:
-          q.last_seen_from === undefined ? undefined : storedTime('last_seen_from', q.last_seen_from),
+          q.last_seen_from === undefined ? undefined : timeBound('last_seen_from', q.last_seen_from),
         last_seen_till:
-          q.last_seen_till === undefined ? undefined : storedTime('last_seen_till', q.last_seen_till),
+          q.last_seen_till === undefined ? undefined : timeBound('last_seen_till', q.last_seen_till),
         role_id: q.role_id,
         rule_id: q.rule_id,
       });

@@ -13,7 +13,7 @@ import type { StoreCaller, StoreContext } from './context.js';
 export async function storeCaller(sctx: StoreContext, request: FastifyRequest): Promise<StoreCaller> {
   // Kept only for this server's own tokens: another server's logout is not a change of this database.
   const local = request.headers['server-url'] === undefined;
-  const key = request.headers.authorization ?? '';
+  const key = callerKey(request);
   const reading = local ? await sctx.cache?.look(request) : undefined;
   const kept = sctx.cache?.caller(reading, key);
   if (kept) return kept;
@@ -21,6 +21,10 @@ export async function storeCaller(sctx: StoreContext, request: FastifyRequest): 
   sctx.cache?.keepCaller(reading, key, caller, tokenExpiry(request.headers.authorization));
   return caller;
 }
+
+/** What a caller is kept under: the token, and the server it names. */
+export const callerKey = (request: FastifyRequest): string =>
+  `${String(request.headers['server-url'] ?? '')} ${request.headers.authorization ?? ''}`;
 
 async function identifiedCaller(sctx: StoreContext, request: FastifyRequest): Promise<StoreCaller> {
   const identity = await sctx.identify(request);

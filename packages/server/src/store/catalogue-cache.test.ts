@@ -1,9 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { averageDescription, digestOf, startTestApp, storeApi, type TestApp } from '@federa/testing';
+import { averageDescription, digestOf, startTestApp, storeApi, until, type TestApp } from '@federa/testing';
 import { CatalogueCache } from './catalogue-cache.js';
 
-// The store keeps its listings and policies in memory while the catalogue is unchanged: every change, through the
-// API or straight in the database (another instance, a shell), is seen by the next read.
+// The store keeps its listings and policies in memory while the catalogue is unchanged: every change through the
+// API is seen by the next read; one made straight in the database (another instance, a shell) by the next read on
+// SQLite, and once its notification arrives on PostgreSQL (scaling/store-catalogue-instances.test.ts).
+
+/** Reads `read` until `ok` holds: at once on SQLite, within a notification's delivery on PostgreSQL. */
+const seen = <T>(read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> =>
+  until('the change listed', read, ok, 5_000, 10);
 
 let t: TestApp;
 let reviewerToken: string;
@@ -58,13 +63,21 @@ describe('the kept catalogue', () => {
       .set({ name: 'renamed' })
       .where('name', '=', 'first')
       .execute();
-    expect(await names('?search=renamed')).toEqual(['renamed']);
+    expect(
+      await seen(
+        () => names('?search=renamed'),
+        (n) => n.length > 0,
+      ),
+    ).toEqual(['renamed']);
     await t.ctx.dbh.db
       .updateTable('store_function')
       .set({ display_name: 'Mean, renamed' })
       .where('name', '=', 'central_average')
       .execute();
-    const listed = await storeApi(t, 'GET', '/algorithm');
+    const listed = await seen(
+      () => storeApi(t, 'GET', '/algorithm'),
+      (r) => r.body.data[0].functions[0].display_name === 'Mean, renamed',
+    );
     expect(listed.body.data[0].functions[0].display_name).toBe('Mean, renamed');
     expect(listed.headers['total-count']).toBe('2');
   });

@@ -1,4 +1,5 @@
 import type { ClockReading, ReadClock } from '../db/change-clock.js';
+import type { CatalogueSignal } from './catalogue-listener.js';
 import type { StoreCaller } from './context.js';
 import type { StorePolicies } from './policies.js';
 
@@ -19,6 +20,11 @@ export interface KeptPage {
  *   its token expires.
  * A request is given only entries of the version or reading it took itself, before its own queries: nothing older
  * than the data is ever answered. Without a version or a clock nothing is kept.
+ *
+ * With a {@link CatalogueSignal} (PostgreSQL's notifications, catalogue-listener.ts) the version is its tag, known
+ * without a round trip: a kept page is then answered with no query at all. A change committed anywhere moves the
+ * tag when its notification arrives, and a store write of this process moves it before its answer goes out; while
+ * the signal is down the version number is read from the database as above.
  */
 export class CatalogueCache {
   readonly #clock: ReadClock | undefined;
@@ -34,16 +40,34 @@ export class CatalogueCache {
   readonly #callers = new Map<string, { caller: StoreCaller; until: number }>();
   readonly #versions = new WeakMap<object, string>();
   readonly #readings = new WeakMap<object, ClockReading>();
+  /** Tokens fully checked before, until they expire: enough for reads whose answer is the same for everyone. */
+  readonly #checked = new Map<string, number>();
+  readonly #signal: CatalogueSignal | undefined;
 
   constructor(
     clock: ReadClock | undefined,
     version: (() => Promise<string>) | undefined,
-    limits: { maxEntries?: number; maxBytes?: number } = {},
+    limits: { maxEntries?: number; maxBytes?: number; signal?: CatalogueSignal } = {},
   ) {
     this.#clock = clock;
     this.#version = version;
     this.#maxEntries = limits.maxEntries ?? 2000;
     this.#maxBytes = limits.maxBytes ?? 32 * 1024 * 1024;
+    this.#signal = limits.signal;
+    this.#signal?.onChange(() => this.#drop(undefined));
+  }
+
+  /** A store write of this process: what is kept goes now, before the write's answer is sent. */
+  changed(): void {
+    if (this.#signal) this.#signal.changed();
+    else this.#drop(undefined);
+  }
+
+  #drop(version: string | undefined): void {
+    this.#catalogue = version;
+    this.#policies = undefined;
+    this.#pages.clear();
+    this.#bytes = 0;
   }
 
   /** The catalogue's version, read once per request; what belongs to another one is dropped. */
@@ -51,14 +75,10 @@ export class CatalogueCache {
     if (!this.#version) return undefined;
     const taken = this.#versions.get(request);
     if (taken !== undefined) return taken;
-    const now = await this.#version();
+    const heard = this.#signal?.tag();
+    const now = heard ?? (await this.#version());
     this.#versions.set(request, now);
-    if (now !== this.#catalogue) {
-      this.#catalogue = now;
-      this.#policies = undefined;
-      this.#pages.clear();
-      this.#bytes = 0;
-    }
+    if (now !== this.#catalogue) this.#drop(now);
     return now;
   }
 
@@ -99,6 +119,12 @@ export class CatalogueCache {
     this.#pages.set(key, page);
   }
 
+  /** Whether `key` is a token checked in full before and not expired. */
+  checkedBefore(key: string): boolean {
+    const until = this.#checked.get(key);
+    return until !== undefined && until > Date.now();
+  }
+
   caller(reading: ClockReading | undefined, key: string): StoreCaller | undefined {
     if (reading === undefined || reading !== this.#reading) return undefined;
     const kept = this.#callers.get(key);
@@ -106,6 +132,10 @@ export class CatalogueCache {
   }
 
   keepCaller(reading: ClockReading | undefined, key: string, caller: StoreCaller, until: number): void {
+    if (until > Date.now()) {
+      if (this.#checked.size >= this.#maxEntries) this.#checked.clear();
+      this.#checked.set(key, until);
+    }
     if (reading === undefined || reading !== this.#reading || !(until > Date.now())) return;
     if (this.#callers.size >= this.#maxEntries) this.#callers.clear();
     this.#callers.set(key, { caller, until });

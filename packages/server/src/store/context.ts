@@ -4,6 +4,7 @@ import type { Database } from '../db/schema.js';
 import type { StoreUserRow } from '../db/store-schema.js';
 import type { StoreRole } from './roles.js';
 import type { CatalogueCache } from './catalogue-cache.js';
+import type { CatalogueListener } from './catalogue-listener.js';
 
 /** Who the server behind a request says the caller is (`POST /token/user/validate` of 4.x, or in-process). */
 export interface ServerIdentity {
@@ -49,4 +50,6 @@ export interface StoreContext {
   version: string;
   /** Reads kept while the database is unchanged (catalogue-cache.ts); absent: nothing is kept. */
   cache?: CatalogueCache;
+  /** PostgreSQL: the catalogue's notifications the cache listens to; closed with the routes. */
+  listener?: CatalogueListener;
 }

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { identityResolver, localIdentity } from './identity.js';
 import { LOCAL_SERVER, type StoreContext } from './context.js';
 import { CatalogueCache } from './catalogue-cache.js';
+import { CatalogueListener } from './catalogue-listener.js';
 import { catalogueVersion } from '../repositories/store.js';
 
 /**
@@ -10,6 +11,10 @@ import { catalogueVersion } from '../repositories/store.js';
  */
 export function embeddedStore(ctx: AppContext): StoreContext {
   const config = ctx.config.algorithm_store;
+  const target = ctx.dbh.target;
+  const listener =
+    target.dialect === 'postgres' ? new CatalogueListener(target.location, ctx.log) : undefined;
+  void listener?.start();
   return {
     db: ctx.dbh.db,
     identify: identityResolver({
@@ -22,6 +27,7 @@ export function embeddedStore(ctx: AppContext): StoreContext {
     audit: ctx.audit,
     log: ctx.log,
     version: ctx.version,
-    cache: new CatalogueCache(ctx.dbh.changes, () => catalogueVersion(ctx.dbh.db)),
+    cache: new CatalogueCache(ctx.dbh.changes, () => catalogueVersion(ctx.dbh.db), { signal: listener }),
+    ...(listener ? { listener } : {}),
   };
 }

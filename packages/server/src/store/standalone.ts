@@ -10,6 +10,7 @@ import { SERVER_VERSION } from '../version.js';
 import { identityResolver, normalizeServerUrl } from './identity.js';
 import { storeRoutes } from './routes/index.js';
 import { CatalogueCache } from './catalogue-cache.js';
+import { CatalogueListener } from './catalogue-listener.js';
 import { catalogueVersion } from '../repositories/store.js';
 import type { ConfiguredManager, StoreContext } from './context.js';
 
@@ -61,6 +62,9 @@ export async function startStore(options: StandaloneStoreOptions): Promise<Store
       const opened = audit;
       closing.push(() => opened.close());
     }
+    const listener =
+      dbh.target.dialect === 'postgres' ? new CatalogueListener(dbh.target.location, options.log) : undefined;
+    await listener?.start();
     const sctx: StoreContext = {
       db: dbh.db,
       identify: identityResolver({ trusted: options.trustedServers, timeoutMs: options.timeoutMs }),
@@ -71,7 +75,8 @@ export async function startStore(options: StandaloneStoreOptions): Promise<Store
       audit,
       log: options.log,
       version: SERVER_VERSION,
-      cache: new CatalogueCache(dbh.changes, () => catalogueVersion(dbh.db)),
+      cache: new CatalogueCache(dbh.changes, () => catalogueVersion(dbh.db), { signal: listener }),
+      ...(listener ? { listener } : {}),
     };
     const app = Fastify({
       loggerInstance: options.log,

@@ -234,6 +234,27 @@ describe('reviewing', () => {
       query: { invalidated: true, name: 'sum' },
     });
     expect(history.body.data.map((x: { id: number }) => x.id)).toEqual([v2.body.id]);
+
+    // A researcher whose task ran v2 still reads its functions and views: by id, and by its image at its digest.
+    const asViewer = await storeApi(t, 'GET', `/algorithm/${v2.body.id}`, { token: viewer });
+    expect(asViewer.status).toBe(200);
+    expect(asViewer.body.functions.map((f: { name: string }) => f.name)).toEqual([
+      'central_average',
+      'partial_average',
+    ]);
+    const byDigest = await storeApi(t, 'GET', '/algorithm', {
+      token: viewer,
+      query: { image: `reg.example.org/sum:2@${digestOf(12)}`, status: 'replaced' },
+    });
+    expect(byDigest.body.data.map((x: { id: number }) => x.id)).toEqual([v2.body.id]);
+    // The catalogue itself lists the approved version only; versions never approved stay hidden.
+    const listed = await storeApi(t, 'GET', '/algorithm', { token: viewer, query: { name: 'sum' } });
+    expect(listed.body.data.map((x: { id: number }) => x.id)).toEqual([v3.body.id]);
+    expect((await storeApi(t, 'GET', `/algorithm/${a.body.id}`, { token: viewer })).status).toBe(404);
+    expect(
+      (await storeApi(t, 'GET', '/algorithm', { token: viewer, query: { status: 'under review' } })).body
+        .data,
+    ).toEqual([]);
   });
 
   it('rejects only with a comment, and store managers alone invalidate', async () => {

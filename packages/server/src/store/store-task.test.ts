@@ -163,3 +163,44 @@ describe('a task naming a store algorithm', () => {
     );
   });
 });
+
+describe("a linked store's algorithms, read through the server", () => {
+  it('lists and shows them, and names a store that cannot be reached', async () => {
+    // This server's own store, linked by its URL, plays a store of another process.
+    const url = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const linked = await t.api('POST', '/algorithmstore', {
+      token: t.rootToken,
+      body: { name: 'by url', url: `${url}/store/api/` },
+    });
+    const listed = await t.api('GET', `/algorithmstore/${linked.body.id}/algorithm`, {
+      token: researcher,
+      query: { search: 'average' },
+    });
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+    expect(listed.body.data.map((a: { id: number }) => a.id)).toEqual([approvedId]);
+    const one = await t.api('GET', `/algorithmstore/${linked.body.id}/algorithm/${approvedId}`, {
+      token: researcher,
+    });
+    expect(one.body.functions.map((f: { name: string }) => f.name)).toEqual([
+      'central_average',
+      'partial_average',
+    ]);
+    const missing = await t.api('GET', `/algorithmstore/${linked.body.id}/algorithm/99999`, {
+      token: researcher,
+    });
+    expect(missing.status).toBe(404);
+    expect(missing.body.msg).toContain("Algorithm in store 'by url'");
+
+    const far = await t.api('POST', '/algorithmstore', {
+      token: t.rootToken,
+      body: { name: 'far away', url: 'http://127.0.0.1:9/api' },
+    });
+    const refused = await t.api('GET', `/algorithmstore/${far.body.id}/algorithm`, { token: researcher });
+    expect(refused.status).toBe(503);
+    expect(refused.body.msg).toBe(
+      "The algorithm store 'far away' (http://127.0.0.1:9/api) cannot be reached; its algorithms are not listed. Try again later, or ask the server's administrator whether the store moved.",
+    );
+    expect((await t.api('GET', '/algorithmstore/424242/algorithm', { token: researcher })).status).toBe(404);
+    expect((await t.api('GET', `/algorithmstore/${linked.body.id}/algorithm`)).status).toBe(401);
+  });
+});

@@ -1,7 +1,8 @@
 import { ApiError, notFound } from '../errors.js';
 import type { AppContext } from '../context.js';
 import { findCollaboration } from '../repositories/collaboration.js';
-import { findAlgorithm, findLinkedStore, functionRows } from '../repositories/store.js';
+import { findAlgorithm, functionRows } from '../repositories/store.js';
+import { askLinkedStore, isAlgorithm, linkedStore } from './linked.js';
 import { ArgumentError, checkArguments } from './arguments.js';
 import type { ArgumentDescription } from './description.js';
 import { algorithmAnswer } from './serialize.js';
@@ -48,27 +49,14 @@ async function describedAlgorithm(
     if (!row) throw notFound('Store algorithm', id);
     return algorithmAnswer(row, await functionRows(ctx.dbh.db, [id]), ctx.config.algorithm_store.path);
   }
-  const store = await findLinkedStore(ctx.dbh.db, storeId);
-  if (!store) throw notFound('Algorithm store', storeId);
-  let answer: Response;
-  try {
-    answer = await fetch(`${store.url.replace(/\/+$/, '')}/algorithm/${id}`, {
-      signal: AbortSignal.timeout(ctx.config.algorithm_store.timeout_ms),
-    });
-  } catch {
+  const store = await linkedStore(ctx, storeId);
+  const body = await askLinkedStore(ctx, store, `/algorithm/${id}`, 'the task was not created');
+  if (!isAlgorithm(body))
     throw new ApiError(
       'store_unreachable',
-      `The algorithm store '${store.name}' (${store.url}) cannot be reached; the task was not created. Try again later, or ask the server's administrator whether the store moved.`,
+      `The algorithm store '${store.name}' (${store.url}) did not describe algorithm ${id}; the task was not created.`,
     );
-  }
-  if (answer.status === 404) throw notFound(`Algorithm in store '${store.name}'`, id);
-  const body = (await answer.json().catch(() => null)) as Described | null;
-  if (!answer.ok || !body || typeof body.image !== 'string' || !Array.isArray(body.functions))
-    throw new ApiError(
-      'store_unreachable',
-      `The algorithm store '${store.name}' (${store.url}) did not describe algorithm ${id} (HTTP ${answer.status}); the task was not created.`,
-    );
-  return body;
+  return body as unknown as Described;
 }
 
 /** The method and keyword arguments of a plain input (`json.` + JSON, or JSON), base64-encoded. */

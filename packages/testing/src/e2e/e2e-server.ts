@@ -40,6 +40,8 @@ export interface E2eServerOptions {
   readonly config?: Record<string, unknown>;
   /** The folder of the server's audit log (default: `audit` in its data folder). */
   readonly auditDir?: string;
+  /** The port to listen on (default: any free port). */
+  readonly port?: number;
 }
 
 /**
@@ -53,6 +55,7 @@ export async function startE2eServer(
 ): Promise<E2eServer> {
   const server = await startTestServer({
     ip: listen,
+    ...(options.port !== undefined ? { port: options.port } : {}),
     config: {
       ...options.config,
       ...(options.auditDir !== undefined ? { audit: { directory: options.auditDir } } : {}),

@@ -1,4 +1,8 @@
-/** The store catalogue (`#/store`): search, filter by status and partitioning; approved algorithms first. */
+/**
+ * The store catalogue (`#/store`): the store inside the server (search, status, partitioning; approved algorithms
+ * first), then each store linked to the server with its approved algorithms, under its name. A linked store that
+ * cannot be reached says so in its own section; the others are listed all the same.
+ */
 import { useState } from 'react';
 import type { StoreAlgorithm } from '@federa/client';
 
@@ -8,6 +12,7 @@ import { ErrorBox, Progress } from '../components/ui.js';
 import { useAsync } from '../hooks.js';
 import { Link } from '../router.js';
 import { StoreStatus } from './StoreStatus.js';
+import { knownStores, storeAlgorithms, type StoreRef } from './stores.js';
 import './store.css';
 
 const STATUSES = [
@@ -40,6 +45,8 @@ export function Catalogue() {
       }),
     [search, status, partitioning],
   );
+  const stores = useAsync(() => knownStores(), []);
+  const linked = (stores.data ?? []).filter((x) => !x.internal);
   return (
     <section>
       <div className="titlebar">
@@ -70,33 +77,84 @@ export function Catalogue() {
       </form>
       <ErrorBox error={list.error} />
       {list.loading && !list.data ? <Progress label="Loading algorithms…" /> : null}
+      {linked.length > 0 ? <h2>This server's store</h2> : null}
       {list.data?.length === 0 ? <p>No algorithm matches.</p> : null}
       <ul className="catalogue" aria-label="Algorithms">
         {catalogueOrder(list.data ?? []).map((a) => (
-          <li key={a.id} className="card">
-            <h2>
-              <Link to={`/store/algorithm/${a.id}`}>{a.display_name || a.name}</Link>
-            </h2>
-            <p>{a.description}</p>
-            <p>
-              <StoreStatus value={a.status} /> · {a.partitioning} ·{' '}
-              <code className="mono break">
-                {a.image}
-                {a.digest ? `@${a.digest.slice(0, 19)}…` : ' (no digest)'}
-              </code>
-            </p>
-            {a.status === 'approved' && a.digest && a.functions.some((f) => f.standalone) ? (
-              <a
-                className="button"
-                href={`#/store/new-task?algorithm=${a.id}`}
-                aria-label={`Create a task with ${a.display_name || a.name}`}
-              >
-                Create a task
-              </a>
-            ) : null}
-          </li>
+          <AlgorithmCard key={a.id} algorithm={a} />
         ))}
       </ul>
+      {linked.map((store) => (
+        <LinkedStore key={store.id} store={store} search={search.trim()} partitioning={partitioning} />
+      ))}
+    </section>
+  );
+}
+
+const label = (a: StoreAlgorithm): string => a.display_name || a.name;
+
+/** One algorithm: its page (the store inside the server), what it does, and the task form when it can run. */
+function AlgorithmCard({ algorithm: a, store }: { algorithm: StoreAlgorithm; store?: StoreRef }) {
+  const runnable = a.status === 'approved' && a.digest && a.functions.some((f) => f.standalone);
+  const from = store ? `store=${store.id}&` : '';
+  return (
+    <li className="card">
+      <h3>{store ? label(a) : <Link to={`/store/algorithm/${a.id}`}>{label(a)}</Link>}</h3>
+      <p>{a.description}</p>
+      <p>
+        <StoreStatus value={a.status} /> · {a.partitioning} ·{' '}
+        <code className="mono break">
+          {a.image}
+          {a.digest ? `@${a.digest.slice(0, 19)}…` : ' (no digest)'}
+        </code>
+      </p>
+      {store ? <p>Functions: {a.functions.map((f) => f.display_name || f.name).join(', ')}</p> : null}
+      {runnable ? (
+        <a
+          className="button"
+          href={`#/store/new-task?${from}algorithm=${a.id}`}
+          aria-label={`Create a task with ${label(a)}${store ? ` from ${store.name}` : ''}`}
+        >
+          Create a task
+        </a>
+      ) : null}
+    </li>
+  );
+}
+
+/** A linked store's approved algorithms, or why they cannot be shown now. */
+function LinkedStore({
+  store,
+  search,
+  partitioning,
+}: {
+  store: StoreRef;
+  search: string;
+  partitioning: string;
+}) {
+  const list = useAsync(() => storeAlgorithms(store, search), [store.id, search]);
+  const shown = (list.data ?? []).filter((a) => !partitioning || a.partitioning === partitioning);
+  const heading = `store-${store.id}`;
+  return (
+    <section aria-labelledby={heading}>
+      <h2 id={heading}>{store.name}</h2>
+      <p className="muted break">
+        A linked store: its approved algorithms. <code className="mono">{store.url}</code>
+      </p>
+      {list.loading && !list.data ? <Progress label={`Loading the algorithms of ${store.name}…`} /> : null}
+      {list.error ? (
+        <p className="notice" role="status">
+          {list.error}
+        </p>
+      ) : null}
+      {list.data && shown.length === 0 ? <p>No algorithm of {store.name} matches.</p> : null}
+      {shown.length > 0 ? (
+        <ul className="catalogue" aria-label={`Algorithms of ${store.name}`}>
+          {shown.map((a) => (
+            <AlgorithmCard key={a.id} algorithm={a} store={store} />
+          ))}
+        </ul>
+      ) : null}
     </section>
   );
 }

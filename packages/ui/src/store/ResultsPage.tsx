@@ -79,6 +79,11 @@ export function ResultsPage({ taskId }: { taskId: number }) {
           {f.fn ? `, function ${f.fn.display_name || f.fn.name}` : ''}
         </p>
       ) : null}
+      {f?.algorithm?.status === 'replaced' ? (
+        <p>
+          This task ran a version since replaced by a newer one: its views are those of the version it ran.
+        </p>
+      ) : null}
       {f && f.algorithm && !f.fn ? (
         <div className="card">
           <p>

@@ -16,6 +16,7 @@ import { Link, navigate, type Route } from '../router.js';
 import { ArgumentField } from './ArgumentField.js';
 import { collectArguments, initialValue, isAsked, type FieldValue } from './arguments.js';
 import { StoreStatus } from './StoreStatus.js';
+import { storeAlgorithm, type StoreRef } from './stores.js';
 import './store.css';
 
 const fnLabel = (f: StoreFunction): string => f.display_name || f.name;
@@ -30,9 +31,15 @@ export function notRunnable(a: StoreAlgorithm): string | null {
 
 export function TaskForm({ route }: { route: Route }) {
   const algorithmId = Number(route.query.get('algorithm')) || null;
+  // A linked store's algorithm (`store=<id>` of GET /algorithmstore); left out, the store inside the server.
+  const storeId = Number(route.query.get('store')) || null;
   const algorithm = useAsync<StoreAlgorithm | null>(
-    () => (algorithmId ? client.store.get(algorithmId) : Promise.resolve(null)),
-    [algorithmId],
+    () => (algorithmId ? storeAlgorithm(storeId, algorithmId) : Promise.resolve(null)),
+    [algorithmId, storeId],
+  );
+  const store = useAsync<StoreRef | null>(
+    () => (storeId ? client.request<StoreRef>('GET', `/algorithmstore/${storeId}`) : Promise.resolve(null)),
+    [storeId],
   );
   // Read beside the algorithm, not after it: the form is ready one round trip sooner.
   const collabs = useAsync(() => client.collaboration.list(), []);
@@ -45,23 +52,26 @@ export function TaskForm({ route }: { route: Route }) {
         </p>
       </section>
     );
-  if (algorithm.error)
+  if (algorithm.error || store.error)
     return (
       <section>
         <h1>New task from the store</h1>
-        <ErrorBox error={algorithm.error} />
+        <ErrorBox error={algorithm.error ?? store.error} />
       </section>
     );
-  if (!algorithm.data) return <Progress label="Loading the algorithm…" />;
-  return <Form algorithm={algorithm.data} route={route} collabs={collabs} />;
+  if (!algorithm.data || store.data === undefined) return <Progress label="Loading the algorithm…" />;
+  return <Form algorithm={algorithm.data} store={store.data} route={route} collabs={collabs} />;
 }
 
 function Form({
   algorithm: a,
+  store,
   route,
   collabs,
 }: {
   algorithm: StoreAlgorithm;
+  /** The linked store the algorithm is from; null: the store inside the server. */
+  store: StoreRef | null;
   route: Route;
   collabs: AsyncState<Collaboration[]>;
 }) {
@@ -166,6 +176,7 @@ function Form({
         },
         ...(databases.length > 0 ? { databases } : {}),
         storeAlgorithmId: a.id,
+        ...(store ? { algorithmStoreId: store.id } : {}),
       }),
     );
     if (created) navigate(`/task/${created.id}`);
@@ -175,7 +186,13 @@ function Form({
     <section>
       <h1>New task: {a.display_name || a.name}</h1>
       <p>
-        <StoreStatus value={a.status} /> · <Link to={`/store/algorithm/${a.id}`}>about this algorithm</Link> ·{' '}
+        <StoreStatus value={a.status} /> ·{' '}
+        {store ? (
+          `from the store ${store.name}`
+        ) : (
+          <Link to={`/store/algorithm/${a.id}`}>about this algorithm</Link>
+        )}{' '}
+        ·{' '}
         <code className="mono break">
           {a.image}
           {a.digest ? `@${a.digest}` : ''}
@@ -197,10 +214,13 @@ function Form({
             setCollaboration(Number(v) || null);
             setOrganizations([]);
           }}
-          choices={(collabs.data ?? []).map((c) => ({
-            value: c.id,
-            label: `${c.name}${c.encrypted ? ' (encrypted)' : ''}`,
-          }))}
+          // A store linked to one collaboration serves that collaboration only.
+          choices={(collabs.data ?? [])
+            .filter((c) => store?.collaboration_id == null || c.id === store.collaboration_id)
+            .map((c) => ({
+              value: c.id,
+              label: `${c.name}${c.encrypted ? ' (encrypted)' : ''}`,
+            }))}
         />
         {fn?.description ? <p className="wide">{fn.description}</p> : null}
         {collab?.encrypted ? (

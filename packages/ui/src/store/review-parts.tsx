@@ -12,14 +12,14 @@ import { useAction, useAsync, type AsyncState } from '../hooks.js';
 
 /**
  * Algorithms of every status the caller may see: the store answers `status=all` with every status for reviewers
- * and managers, but with the caller's own algorithms only for others, who also see the approved ones.
+ * and managers, but with the caller's own algorithms only for others, who also see the approved ones and those
+ * replaced since (a task that ran one still shows its views).
  */
 export async function visibleAlgorithms(filter: StoreFilters): Promise<StoreAlgorithm[]> {
-  const [approved, all] = await Promise.all([
-    client.store.list({ ...filter, status: 'approved', perPage: 100 }),
-    client.store.list({ ...filter, status: 'all', perPage: 100 }),
-  ]);
-  const byId = new Map([...approved, ...all].map((a) => [a.id, a]));
+  const lists = await Promise.all(
+    ['approved', 'replaced', 'all'].map((status) => client.store.list({ ...filter, status, perPage: 100 })),
+  );
+  const byId = new Map(lists.flat().map((a) => [a.id, a]));
   return [...byId.values()].sort((a, b) => b.id - a.id);
 }
 

@@ -28,6 +28,7 @@ import { loginFailures } from './0025-login-failures.js';
 import { taskTraceparent } from './0026-task-traceparent.js';
 import { storeCatalogueVersion } from './0027-store-catalogue-version.js';
 import { nodeOnlineHistory } from './0028-node-online-history.js';
+import { storeCatalogueNotify } from './0029-store-catalogue-notify.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
 export class FederaMigrations implements MigrationProvider {
@@ -62,6 +63,7 @@ export class FederaMigrations implements MigrationProvider {
       '0026-task-traceparent': taskTraceparent,
       '0027-store-catalogue-version': storeCatalogueVersion(this.dialect),
       '0028-node-online-history': nodeOnlineHistory(this.dialect),
+      '0029-store-catalogue-notify': storeCatalogueNotify(this.dialect),
     });
   }
 }

@@ -17,12 +17,18 @@ export interface TaskFilter {
   description?: string | undefined;
   database?: string | undefined;
   status?: string | undefined;
+  /** 1 (or any other number): the tasks users made, which have no parent; 0: the sub-tasks algorithms made. */
+  is_user_created?: number | undefined;
 }
 
 /** The statuses whose filter has its own form (status-filter.ts); any other matches nothing. */
 const STATUS_FORMS = new Set(['unknown', 'failed', 'active', 'initializing', 'pending', 'completed']);
 
-type TaskListArgs = TaskFilter & { scope?: number[] | undefined };
+type TaskListArgs = Omit<TaskFilter, 'is_user_created'> & {
+  scope?: number[] | undefined;
+  /** `is_user_created` as the form of the query it gives: `top` (no parent) or `sub` (a parent). */
+  made_by?: 'top' | 'sub' | undefined;
+};
 
 const taskListing = preparedListing(
   (db, f: TaskListArgs) => {
@@ -51,10 +57,12 @@ const taskListing = preparedListing(
     }
     const status = f.status;
     if (status !== undefined) ids = ids.where((eb) => taskStatusIs(eb, status));
+    if (f.made_by !== undefined)
+      ids = ids.where('task.parent_id', f.made_by === 'top' ? 'is' : 'is not', null);
     return ids;
   },
-  // The status filter's form depends on its value; every other value is only a value.
-  ['status'],
+  // The forms of the status and made-by filters depend on their values; every other value is only a value.
+  ['status', 'made_by'],
   countedByCollaboration,
 );
 
@@ -101,6 +109,7 @@ export function taskIds(db: Kysely<Database>, scope: number[] | null, filter: Ta
     database: f.database,
     // Any status but those with a form matches nothing: one form for all of them.
     status: f.status === undefined || STATUS_FORMS.has(f.status) ? f.status : 'none',
+    made_by: f.is_user_created === undefined ? undefined : f.is_user_created === 0 ? 'sub' : 'top',
   });
 }
 

@@ -42,6 +42,11 @@ const TaskListQuery = Type.Object({
   init_user_id: Type.Optional(Type.Integer({ description: 'id of the user who created the task' })),
   collaboration_id: Type.Optional(Type.Integer()),
   parent_id: Type.Optional(Type.Integer()),
+  is_user_created: Type.Optional(
+    Type.Integer({
+      description: '1: only the tasks users made (no parent task); 0: only the sub-tasks algorithms made',
+    }),
+  ),
   run_id: Type.Optional(Type.Integer()),
   study_id: Type.Optional(Type.Integer({ description: 'the tasks scoped to this study' })),
   result_id: Type.Optional(Type.Integer({ description: 'the task owning this result' })),

@@ -59,7 +59,11 @@ async function fourTask(request: FastifyRequest, body: Obj): Promise<void> {
  * and register this server with it; Federa links the store as it is.
  */
 function fourStore(body: Obj): void {
-  if (body.algorithm_store_url !== undefined && body.url === undefined) body.url = body.algorithm_store_url;
+  // 4.x names a store by its address, to which its client adds `/api`; Federa keeps the URL of the store's API.
+  if (typeof body.algorithm_store_url === 'string' && body.url === undefined)
+    body.url = `${body.algorithm_store_url.replace(/\/+$/, '')}/api`;
+  else if (body.algorithm_store_url !== undefined && body.url === undefined)
+    body.url = body.algorithm_store_url;
   delete body.algorithm_store_url;
   const collaboration = body.collaboration_id;
   if (Array.isArray(collaboration)) {

@@ -171,7 +171,7 @@ export const Run4 = Type.Object({
 export const AlgorithmStore4 = Type.Object({
   id: Type.Integer({ description: '0: the store inside this server' }),
   name: Type.String(),
-  url: Type.String({ description: "the store's address; a path for the store inside this server" }),
+  url: Type.String({ description: "the store's address, without the API path its client adds (`/api`)" }),
   collaborations: Nullable(
     Type.String({ description: 'link to the collaboration it serves; null: all of them' }),
   ),

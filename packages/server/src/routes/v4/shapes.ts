@@ -2,6 +2,7 @@
  * The 3.x handlers' answers in vantage6 4.14's shapes (routes/v4/schemas.ts): the same items, read once by the
  * same handlers, rewritten field by field. Nothing here reads the database or decides who sees what.
  */
+import type { FastifyRequest } from 'fastify';
 import type { TaskDatabase } from '@federa/common';
 import { V4_API_PATH } from '../../http/api-surfaces.js';
 import { blobUuid } from './blobstream.js';
@@ -209,12 +210,18 @@ export function result4(r: Obj): Obj {
 }
 
 /** A linked algorithm store as 4.x shows it: the collaboration it serves as a link (null when it serves all). */
-export function store4(s: Obj): Obj {
+/**
+ * A store as 4.x shows it: its address without the API path, to which 4.x's client adds `/api` (Federa keeps the
+ * API's URL). The store inside this server is given at the address the request came to, so a 4.x client reaches it.
+ */
+export function store4(s: Obj, request?: FastifyRequest): Obj {
   const id = s.id as number;
+  const url = String(s.url);
+  const address = s.internal === true && request ? `${request.protocol}://${request.host}${url}` : url;
   return {
     id,
     name: s.name,
-    url: s.url,
+    url: address.replace(/\/api$/, ''),
     collaborations: s.collaboration_id === null ? null : link('collaboration', 'algorithm_store_id', id),
   };
 }

@@ -13,7 +13,7 @@ import {
 } from '../../repositories/store.js';
 import type { StoreAlgorithmRow } from '../../db/store-schema.js';
 import { DescriptionError, parseAlgorithmDescription, parseImage } from '../description.js';
-import { optionalStoreCaller, requireRole, storeCaller } from '../caller.js';
+import { callerKey, optionalStoreCaller, requireRole, storeCaller } from '../caller.js';
 import { readPolicies } from '../policies.js';
 import { ALGORITHM_STATUS, ALGORITHM_STATUSES } from '../status.js';
 import {
@@ -60,6 +60,14 @@ const LIST_QUERY = Type.Object({
 
 export const NOT_FOUND_OR_HIDDEN = 'Algorithm';
 
+/**
+ * What every reader may see: approved versions, and those replaced since. A replaced version was approved once;
+ * the tasks that ran it keep showing its functions and result views (docs/store.md#result-views).
+ */
+const SEEN_BY_ALL: readonly string[] = [ALGORITHM_STATUS.approved, ALGORITHM_STATUS.replaced];
+const seenBy = (caller: StoreCaller | null, a: StoreAlgorithm): boolean =>
+  SEEN_BY_ALL.includes(a.status) || seesUnapproved(caller, a);
+
 /** Whether `caller` may see an algorithm that is not approved: reviewers, managers and its developer. */
 export const seesUnapproved = (caller: StoreCaller | null, a?: StoreAlgorithmRow): boolean =>
   caller !== null &&
@@ -84,15 +92,20 @@ export function algorithmRoutes(sctx: StoreContext, apiPath: string): FastifyPlu
       return found;
     };
 
-    /** The caller, who must be known when the store does not show approved algorithms to everyone. */
-    const reader = async (request: Parameters<typeof storeCaller>[1]) => {
+    /**
+     * The caller, who must be known when the store does not show approved algorithms to everyone. `sameForAll`: the
+     * answer does not depend on who asks (the public approved catalogue), so a token this store checked in full
+     * before, and that has not expired, is not checked again: a kept page then goes out with no query at all. A
+     * token revoked since gets no more than anyone without a token gets.
+     */
+    const reader = async (request: Parameters<typeof storeCaller>[1], sameForAll = false) => {
       const cache = sctx.cache;
       const policies = cache
         ? await cache.policies(await cache.version(request), () => readPolicies(db))
         : await readPolicies(db);
-      return policies.algorithm_view === 'public'
-        ? optionalStoreCaller(sctx, request)
-        : storeCaller(sctx, request);
+      if (policies.algorithm_view !== 'public') return storeCaller(sctx, request);
+      if (sameForAll && cache?.checkedBefore(callerKey(request))) return null;
+      return optionalStoreCaller(sctx, request);
     };
 
     app.get(
@@ -112,7 +125,14 @@ export function algorithmRoutes(sctx: StoreContext, apiPath: string): FastifyPlu
       },
       async (request, reply) => {
         const q = request.query;
-        const caller = await reader(request);
+        const caller = await reader(
+          request,
+          (q.status === undefined || q.status === ALGORITHM_STATUS.approved) &&
+            !q.awaiting_reviewer_assignment &&
+            !q.under_review &&
+            !q.in_review_process &&
+            !q.invalidated,
+        );
         const asked = [
           q.awaiting_reviewer_assignment,
           q.under_review,
@@ -152,7 +172,8 @@ export function algorithmRoutes(sctx: StoreContext, apiPath: string): FastifyPlu
           search: q.search,
           developer_id: q.developer_id,
         };
-        if (!onlyApproved && !seesUnapproved(caller)) {
+        const seenByAll = statuses !== null && statuses.every((x) => SEEN_BY_ALL.includes(x));
+        if (!seenByAll && !seesUnapproved(caller)) {
           // Developers see their own algorithms in every status; others only approved ones.
           if (!caller)
             throw new ApiError('missing_authorization', 'Log in to see algorithms that are not approved');
@@ -202,8 +223,7 @@ export function algorithmRoutes(sctx: StoreContext, apiPath: string): FastifyPlu
       async (request) => {
         const row = await findAlgorithm(db, request.params.id);
         const caller = await reader(request);
-        if (!row || (row.status !== ALGORITHM_STATUS.approved && !seesUnapproved(caller, row)))
-          throw notFound(NOT_FOUND_OR_HIDDEN, request.params.id);
+        if (!row || !seenBy(caller, row)) throw notFound(NOT_FOUND_OR_HIDDEN, request.params.id);
         return one(row.id);
       },
     );
@@ -221,8 +241,7 @@ export function algorithmRoutes(sctx: StoreContext, apiPath: string): FastifyPlu
       async (request) => {
         const row = await findAlgorithm(db, request.params.id);
         const caller = await reader(request);
-        if (!row || (row.status !== ALGORITHM_STATUS.approved && !seesUnapproved(caller, row)))
-          throw notFound(NOT_FOUND_OR_HIDDEN, request.params.id);
+        if (!row || !seenBy(caller, row)) throw notFound(NOT_FOUND_OR_HIDDEN, request.params.id);
         return (await functionRows(db, [row.id])).map(functionAnswer);
       },
     );
@@ -240,8 +259,7 @@ export function algorithmRoutes(sctx: StoreContext, apiPath: string): FastifyPlu
       async (request) => {
         const row = await findAlgorithm(db, request.params.id);
         const caller = await reader(request);
-        if (!row || (row.status !== ALGORITHM_STATUS.approved && !seesUnapproved(caller, row)))
-          throw notFound(NOT_FOUND_OR_HIDDEN, request.params.id);
+        if (!row || !seenBy(caller, row)) throw notFound(NOT_FOUND_OR_HIDDEN, request.params.id);
         const f = (await functionRows(db, [row.id])).find((x) => x.name === request.params.name);
         if (!f) throw notFound('Function', request.params.name);
         return functionAnswer(f);
