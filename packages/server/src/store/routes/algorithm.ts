@@ -65,7 +65,7 @@ export const NOT_FOUND_OR_HIDDEN = 'Algorithm';
  * the tasks that ran it keep showing its functions and result views (docs/store.md#result-views).
  */
 const SEEN_BY_ALL: readonly string[] = [ALGORITHM_STATUS.approved, ALGORITHM_STATUS.replaced];
-const seenBy = (caller: StoreCaller | null, a: StoreAlgorithm): boolean =>
+const seenBy = (caller: StoreCaller | null, a: StoreAlgorithmRow): boolean =>
   SEEN_BY_ALL.includes(a.status) || seesUnapproved(caller, a);
 
 /** Whether `caller` may see an algorithm that is not approved: reviewers, managers and its developer. */
