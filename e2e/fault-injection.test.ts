@@ -14,6 +14,7 @@ import {
   createFederation,
   createNodeProcess,
   type E2eServer,
+  type NodeLogLine,
   type NodeMode,
   type NodeProcess,
   startE2eServer,
@@ -115,6 +116,30 @@ describe.each<NodeMode>(['host', 'dockerized'])(
       (await server.api<ResultView[]>('GET', `/task/${taskId}/result`)).body[0]!;
     const statuses = async (ids: number[]): Promise<ResultView[]> => Promise.all(ids.map(resultOf));
 
+    /**
+     * Waits until every run of `runs` (the ones active when the fault began) has finished during the fault: it
+     * either reported before the fault took hold, or the node holds a call about it that the fault keeps from the
+     * server (`held`: the result id a line of the node's log names such a call for, if any).
+     */
+    const finishedDuringFault = async (
+      runs: ResultView[],
+      held: (line: NodeLogLine) => number | undefined,
+    ): Promise<void> => {
+      await until(
+        'every run active at the fault finished, its report held back',
+        async () => {
+          const waiting = new Set(np.log().map(held));
+          const now = await Promise.all(
+            runs.map(async (r) => (await server.api<ResultView>('GET', `/result/${r.id}`)).body),
+          );
+          return now.filter((r) => r.finished_at === null && !waiting.has(r.id)).map((r) => r.id);
+        },
+        (left) => left.length === 0,
+        30_000,
+        100,
+      );
+    };
+
     /** Every run finished `completed`, started exactly once, with the algorithm's output for that very run. */
     const expectEachRanOnce = async (ids: number[]): Promise<void> => {
       const done = await until(
@@ -194,7 +219,7 @@ describe.each<NodeMode>(['host', 'dockerized'])(
 
     it('a network cut between node and server during a burst: reports wait and arrive once', async () => {
       const ids = await burst(1);
-      await until(
+      const before = await until(
         'some runs active',
         () => statuses(ids),
         (rs) => rs.some((r) => r.status === 'active'),
@@ -210,14 +235,18 @@ describe.each<NodeMode>(['host', 'dockerized'])(
         30_000,
         100,
       );
-      await new Promise((r) => setTimeout(r, 2_000));
+      await finishedDuringFault(
+        before.filter((r) => r.status === 'active'),
+        (l) =>
+          l.event === 'server.unreachable' ? Number(/^\/result\/(\d+)/.exec(String(l.path))?.[1]) : undefined,
+      );
       proxy.restore();
       await expectEachRanOnce(ids);
     }, 150_000);
 
     it('the server answers 500 during a burst (key lookups, status changes, reports): nothing is taken as final', async () => {
       const ids = await burst(1);
-      await until(
+      const before = await until(
         'some runs active',
         () => statuses(ids),
         (rs) => rs.some((r) => r.status === 'active'),
@@ -233,7 +262,13 @@ describe.each<NodeMode>(['host', 'dockerized'])(
         30_000,
         100,
       );
-      await new Promise((r) => setTimeout(r, 1_500));
+      await finishedDuringFault(
+        before.filter((r) => r.status === 'active'),
+        (l) =>
+          l.event === 'server.retry'
+            ? Number(/(?:report of|output of|initiator's key for) result (\d+)$/.exec(String(l.what))?.[1])
+            : undefined,
+      );
       proxy.restore();
       await expectEachRanOnce(ids);
       expect(np.log().filter((l) => l.event === 'run.encrypt_failed')).toEqual([]);

@@ -134,8 +134,8 @@ describe('kill, end to end', () => {
       [true, 'failed'],
       [true, 'failed'],
     ]);
-    // The nodes reported nothing over the kill: no run moved back.
-    await new Promise((r) => setTimeout(r, 1_000));
+    // The nodes reported nothing over the kill: once each has finished with its runs, no run moved back.
+    await Promise.all(nodes.map((n) => n.node.runs.idle()));
     expect((await treeRuns(root.run_id)).map((r) => r.status)).toEqual([
       'killed by user',
       'killed by user',
@@ -187,8 +187,9 @@ describe('kill, end to end', () => {
       50,
     );
     console.log(`a node back online stopped the run killed while it was away in ${Date.now() - back} ms`);
+    // A fetch of open work now, and everything it took on done: the killed run was not among it.
     await restarted.node.sync();
-    await new Promise((r) => setTimeout(r, 1_500));
+    await restarted.node.runs.idle();
     expect(containerExists(pendingRun!.id, restarted)).toBe(false);
     expect(runningContainers(restarted)).toHaveLength(0);
     expect(await treeRuns(running.run_id)).toEqual([

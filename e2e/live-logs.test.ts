@@ -99,6 +99,14 @@ async function post(input: string, org = fed.orgs[0]!.id): Promise<number> {
 const result = async (id: number): Promise<ResultView> =>
   (await server.api<ResultView>('GET', `/result/${id}`)).body;
 
+/** What the container of run `id` at `at` has printed so far (stdout and stderr); empty before it exists. */
+function containerLog(id: number, at: StartedNode): string {
+  const filter = ['--filter', `label=result_id=${id}`, '--filter', `label=node=${at.name}`];
+  const container = execFileSync('docker', ['ps', '-aq', ...filter], { encoding: 'utf8' }).trim();
+  if (container === '') return '';
+  return execFileSync('sh', ['-c', 'docker logs "$0" 2>&1', container], { encoding: 'utf8' });
+}
+
 describe('live logs', () => {
   it('GET /result/{id} shows the log of an active run growing, stdout and stderr, before the run ends', async () => {
     const id = await post('ticks 12');
@@ -203,7 +211,14 @@ describe('live logs', () => {
       60_000,
       100,
     );
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Three ticks printed take longer than three batches of a node that shares its logs: none came here.
+    await until(
+      'three ticks printed by the container',
+      () => containerLog(id, keeper).match(/^tick \d+$/gm)?.length ?? 0,
+      (n) => n >= 3,
+      30_000,
+      100,
+    );
     expect((await result(id)).log ?? '').toBe('');
     const done = await until(
       'the run is finished',

@@ -62,37 +62,37 @@ export function packageGraph(root) {
 }
 
 /**
- * The files through which a package may be imported: its index (source and build) and every further `exports`
- * entry's build file and the source file it is built from (`./dist/x/y.js` from `./src/x/y.ts`).
- * @param {{ exports?: Record<string, { default?: string } | string> }} pkg
+ * The files through which a package may be imported: its index (source and build) and every build file its
+ * `exports` name, under any condition (e.g. `browser`), with the source file it is built from (`./dist/x/y.js` from
+ * `./src/x/y.ts`).
+ * @param {{ exports?: Record<string, unknown> }} pkg
  * @returns {string[]}
  */
 function entryPoints(pkg) {
   const entries = new Set(['./src/index.ts', './dist/index.js']);
-  for (const [subpath, target] of Object.entries(pkg.exports ?? {})) {
-    const file = typeof target === 'string' ? target : target?.default;
-    if (subpath === '.' || typeof file !== 'string' || !/^\.\/dist\/.+\.js$/.test(file)) continue;
-    entries.add(file);
-    entries.add(file.replace(/^\.\/dist\//, './src/').replace(/\.js$/, '.ts'));
-  }
+  const visit = (target) => {
+    if (typeof target === 'string') {
+      if (!/^\.\/dist\/.+\.js$/.test(target)) return;
+      entries.add(target);
+      entries.add(target.replace(/^\.\/dist\//, './src/').replace(/\.js$/, '.ts'));
+    } else if (target && typeof target === 'object') Object.values(target).forEach(visit);
+  };
+  visit(pkg.exports ?? {});
   return [...entries];
 }
 
 /**
  * The `import-x/no-restricted-paths` zones of one kind of file (`runtime` or `tests`): per package, every other
- * package it does not depend on is out of bounds; a package it depends on is open through its index.ts only.
- * `bundles` names packages that take given packages' files directly (a browser bundle); they stay closed to the rest.
+ * package it does not depend on is out of bounds; a package it depends on is open through its entry points only.
  * @param {ReturnType<typeof packageGraph>} graph
  * @param {'runtime' | 'tests'} kind
- * @param {Record<string, string[]>} [bundles]
  */
-export function boundaryZones(graph, kind, bundles = {}) {
+export function boundaryZones(graph, kind) {
   const zones = [];
   for (const pkg of graph) {
     const target = `./packages/${pkg.dir}`;
-    const bundled = bundles[pkg.dir] ?? [];
     for (const other of graph) {
-      if (other.dir === pkg.dir || bundled.includes(other.dir)) continue;
+      if (other.dir === pkg.dir) continue;
       const from = `./packages/${other.dir}`;
       if (pkg[kind].includes(other.dir))
         zones.push({
@@ -116,9 +116,9 @@ export function boundaryZones(graph, kind, bundles = {}) {
 
 /**
  * The ESLint configuration objects of the boundaries: one for shipped code, one for what is not shipped (tests).
- * @param {{ root: string, bundles?: Record<string, string[]> }} options
+ * @param {{ root: string }} options
  */
-export function packageBoundaries({ root, bundles = {} }) {
+export function packageBoundaries({ root }) {
   const graph = packageGraph(root);
   const settings = {
     'import-x/resolver-next': [
@@ -130,9 +130,8 @@ export function packageBoundaries({ root, bundles = {} }) {
     ],
   };
   const rules = (kind) => ({
-    'import-x/no-restricted-paths': ['error', { basePath: root, zones: boundaryZones(graph, kind, bundles) }],
+    'import-x/no-restricted-paths': ['error', { basePath: root, zones: boundaryZones(graph, kind) }],
   });
-  const bundleFiles = Object.keys(bundles).map((dir) => `packages/${dir}/src/**`);
   const notShipped = testFiles(
     root,
     graph.map((p) => p.dir),
@@ -154,7 +153,6 @@ export function packageBoundaries({ root, bundles = {} }) {
     {
       // A relative path into another package skips its package.json (and so these boundaries).
       files: ['packages/*/**/*.ts', 'packages/*/**/*.tsx'],
-      ignores: bundleFiles,
       plugins: { 'import-x': importX },
       rules: { 'import-x/no-relative-packages': 'error' },
     },

@@ -1,5 +1,5 @@
-// Builds the web UI into dist/ (served by the server, see docs/ui.md). The SDK (@federa/client) is compiled
-// from its sources; @federa/common is replaced by the browser-safe part of it (src/sdk/common-browser.ts).
+// Builds the web UI into dist/ (served by the server, see docs/ui.md). @federa/client and @federa/common are taken
+// through the `browser` condition of their package.json `exports` (their built browser entries, `tsc --build`).
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
@@ -9,12 +9,6 @@ export default defineConfig({
   base: './',
   root: here('.'),
   esbuild: { jsx: 'automatic' },
-  resolve: {
-    alias: {
-      '@federa/client': here('../client/src/browser.ts'),
-      '@federa/common': here('src/sdk/common-browser.ts'),
-    },
-  },
   build: {
     outDir: here('dist'),
     emptyOutDir: true,

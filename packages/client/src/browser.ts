@@ -1,7 +1,8 @@
 /**
  * The browser entry point of `@federa/client`, used by the web UI (packages/ui): everything of the main entry
- * except what needs Node.js (the algorithm client, key files). A bundler points `@federa/common` at a
- * browser-safe part of it; see docs/ui.md. The main entry (index.ts) is this and the Node.js parts.
+ * except what needs Node.js (the algorithm client, key files). It is the `browser` condition of the package's
+ * `exports`, and a bundler takes `@federa/common` through that package's `browser` condition likewise (docs/ui.md).
+ * The main entry (index.ts) is this and the Node.js parts.
  */
 export { UserClient, type UserClientOptions, type AuthenticateOptions } from './user-client.js';
 export {

@@ -10,25 +10,21 @@ import {
   digestOf,
   startTestApp,
   storeApi,
+  userClientOf,
   type TestApp,
 } from '@federa/testing';
-import { UserClient } from './user-client.js';
+import type { UserClient } from './user-client.js';
 
 let t: TestApp;
 let port: number;
 beforeAll(async () => {
   t = await startTestApp();
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const address = t.app.server.address();
-  port = typeof address === 'object' && address !== null ? address.port : 0;
+  port = await t.listen();
 });
 afterAll(async () => t?.close());
 
-const clientFor = async (username: string, password: string): Promise<UserClient> => {
-  const c = new UserClient({ host: 'http://127.0.0.1', port, apiPath: '/api', warn: () => undefined });
-  await c.authenticate(username, password);
-  return c;
-};
+const clientFor = (username: string, password: string): Promise<UserClient> =>
+  userClientOf(port, username, password);
 
 describe('client.store for the web UI', () => {
   it('reads roles, users, reviews by algorithm and reviewer, and versions by image', async () => {

@@ -10,24 +10,21 @@ import {
   digestOf,
   startTestApp,
   storeApi,
+  userClientOf,
   type TestApp,
 } from '@federa/testing';
-import { UserClient } from './user-client.js';
 
 let t: TestApp;
 let port: number;
 beforeAll(async () => {
   t = await startTestApp();
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const address = t.app.server.address();
-  port = typeof address === 'object' && address !== null ? address.port : 0;
+  port = await t.listen();
 });
 afterAll(async () => t?.close());
 
 describe('client.store', () => {
   it('lists, searches, and creates a task from algorithm + function + arguments', async () => {
-    const root = new UserClient({ host: 'http://127.0.0.1', port, apiPath: '/api', warn: () => undefined });
-    await root.authenticate('root', ROOT_PASSWORD);
+    const root = await userClientOf(port, 'root', ROOT_PASSWORD);
     await storeApi(t, 'PATCH', '/policy', {
       token: t.rootToken,
       body: { min_reviewers: 1, min_reviewing_organizations: 1 },
@@ -41,8 +38,7 @@ describe('client.store', () => {
     const submitted = await root.store.submit(averageDescription(`reg.example.org/average:1@${digestOf(3)}`));
     expect(submitted.status).toBe('awaiting reviewer assignment');
     const review = await root.store.assignReviewer(submitted.id, reviewerEntry.body.id);
-    const asReviewer = new UserClient({ host: 'http://127.0.0.1', port, apiPath: '/api' });
-    await asReviewer.authenticate(reviewer.username, reviewer.password);
+    const asReviewer = await userClientOf(port, reviewer.username, reviewer.password);
     // A reviewer finds their own open reviews: who the store takes them for, then the reviews of that user.
     const me = await asReviewer.store.me();
     expect(me.username).toBe(reviewer.username);

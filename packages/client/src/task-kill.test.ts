@@ -4,18 +4,16 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
-import { startTestApp, type TestApp } from '@federa/testing';
+import { startTestApp, userClientOf, type TestApp } from '@federa/testing';
 import { PermissionError, ValidationError } from './errors.js';
-import { UserClient } from './user-client.js';
+import type { UserClient } from './user-client.js';
 
 let t: TestApp;
 let port: number;
 
 beforeAll(async () => {
   t = await startTestApp();
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const address = t.app.server.address();
-  port = typeof address === 'object' && address !== null ? address.port : 0;
+  port = await t.listen();
 });
 
 afterAll(async () => {
@@ -24,9 +22,7 @@ afterAll(async () => {
 
 async function researcher(organizationId: number): Promise<UserClient> {
   const user = await t.fx.user(organizationId, { roles: ['Researcher'] });
-  const c = new UserClient({ host: 'http://127.0.0.1', port, apiPath: '/api', warn: () => undefined });
-  await c.authenticate(user.username, user.password);
-  return c;
+  return userClientOf(port, user.username, user.password);
 }
 
 it("lets a Researcher kill their organization's task tree, every run killed by user, and not another's", async () => {

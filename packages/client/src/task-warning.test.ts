@@ -13,9 +13,7 @@ let port: number;
 
 beforeAll(async () => {
   t = await startTestApp();
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const address = t.app.server.address();
-  port = typeof address === 'object' && address !== null ? address.port : 0;
+  port = await t.listen();
 });
 
 afterAll(async () => {

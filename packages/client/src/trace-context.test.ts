@@ -15,9 +15,7 @@ let port: number;
 
 beforeAll(async () => {
   t = await startTestApp({ tracing: traced.tracing });
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const address = t.app.server.address();
-  port = typeof address === 'object' && address !== null ? address.port : 0;
+  port = await t.listen();
 });
 afterAll(async () => t?.close());
 

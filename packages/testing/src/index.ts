@@ -35,8 +35,9 @@ export {
   type TasksClient,
 } from './socket-harness.js';
 export { nodeView, socketNetwork, userStatus } from './socket-world.js';
-export { nodeCall, nodeTime, rootUserClient } from './user-client-world.js';
+export { nodeCall, nodeTime, rootUserClient, userClientOf } from './user-client-world.js';
 export { expectSecondPage } from './pagination-checks.js';
+export { NODE_KEYS } from './wire-keys.js';
 export { storedFiles } from './stored-files.js';
 export { averageDescription, digestOf, storeApi } from './store.js';
 export { queriesDuring, statementsDuring, type SentStatement } from './queries.js';

@@ -45,6 +45,8 @@ export interface TestApp {
   api(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
   /** Logs in through `POST /api/token/user` and returns the access token (throws when refused). */
   login(username: string, password: string): Promise<string>;
+  /** Serves the app on a free port of 127.0.0.1 (for a real client) and returns the port. */
+  listen(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -158,6 +160,12 @@ async function startOn(
       .executeTakeFirstOrThrow();
     return (await openSession(ctx, 'user', root.id)).access_token;
   });
+  const listen = async (): Promise<number> => {
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    if (typeof address !== 'object' || address === null) throw new Error('the test app has no TCP address');
+    return address.port;
+  };
   return {
     app,
     ctx,
@@ -166,6 +174,7 @@ async function startOn(
     rootToken,
     api,
     login,
+    listen,
     close,
   };
 }

@@ -18,6 +18,13 @@ export async function rootUserClient(
   return { client, messages };
 }
 
+/** A UserClient of the server on `port` (API at `/api`), logged in as `username`; its warnings are dropped. */
+export async function userClientOf(port: number, username: string, password: string): Promise<UserClient> {
+  const client = new UserClient({ host: 'http://127.0.0.1', port, apiPath: '/api', warn: () => undefined });
+  await client.authenticate(username, password);
+  return client;
+}
+
 /** A raw API call with a node's token, for tests that play the node. */
 export async function nodeCall(
   port: number,

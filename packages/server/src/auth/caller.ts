@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, Node, User } from '../db/schema.js';
+import type { Database, NodeRow, UserRow } from '../db/schema.js';
 import type { ContainerIdentity } from './tokens.js';
 import { ruleKeyOf, type RuleKey } from './rules.js';
 import { parseIdList } from '../db/id-list.js';
@@ -23,8 +23,8 @@ export interface Caller {
   /** Node and container callers: their collaboration. */
   collaborationId: number | null;
   rules: ReadonlySet<RuleKey>;
-  user?: User;
-  node?: Node;
+  user?: UserRow;
+  node?: NodeRow;
   container?: ContainerIdentity;
   /** When this caller stops being accepted without any change in the database (a finished run's container). */
   validUntil?: number;
@@ -61,7 +61,7 @@ const ruleSetsByDb = new WeakMap<Kysely<Database>, Map<string, ReadonlySet<RuleK
 async function loadUser(
   db: Kysely<Database>,
   userId: number,
-): Promise<{ user: User; rules: ReadonlySet<RuleKey> } | undefined> {
+): Promise<{ user: UserRow; rules: ReadonlySet<RuleKey> } | undefined> {
   const [row] = await userWithRuleIds(db, userId);
   if (!row) return undefined;
   const { role_rule_ids, direct_rule_ids, ...user } = row;
@@ -219,7 +219,7 @@ export async function userCaller(db: Kysely<Database>, userId: number): Promise<
   };
 }
 
-export async function nodeCaller(db: Kysely<Database>, node: Node): Promise<Caller> {
+export async function nodeCaller(db: Kysely<Database>, node: NodeRow): Promise<Caller> {
   return {
     kind: 'node',
     id: node.id,

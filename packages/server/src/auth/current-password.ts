@@ -5,7 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 
 import type { AppContext } from '../context.js';
-import type { User } from '../db/schema.js';
+import type { UserRow } from '../db/schema.js';
 import { ApiError } from '../errors.js';
 import { admitFromAddress } from './login-throttle.js';
 import { checkPassword, refusedCheckText } from './password-check.js';
@@ -14,7 +14,7 @@ import { checkPassword, refusedCheckText } from './password-check.js';
 export async function requireCurrentPassword(
   ctx: AppContext,
   request: FastifyRequest,
-  user: User,
+  user: UserRow,
   given: string | null | undefined,
 ): Promise<void> {
   if (!given)

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import type { User } from '../db/schema.js';
+import type { UserRow } from '../db/schema.js';
 import { countPasswordCheck, recordPasswordCheckPassed } from '../repositories/login-failures.js';
 import { verifyPassword } from './passwords.js';
 
@@ -14,7 +14,7 @@ export type PasswordCheck = 'passed' | 'wrong' | 'locked' | 'slowed' | 'no_such_
 export async function checkPassword(
   ctx: AppContext,
   ip: string,
-  user: User | undefined,
+  user: UserRow | undefined,
   given: string,
   absentHash: string,
 ): Promise<PasswordCheck> {

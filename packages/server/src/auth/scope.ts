@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, Role, User } from '../db/schema.js';
+import type { Database, RoleRow, UserRow } from '../db/schema.js';
 import { forbidden } from '../errors.js';
 import { collaborationsOf, isMember } from '../repositories/collaboration.js';
 import {
@@ -63,7 +63,7 @@ const firstLacking = (caller: Caller, held: Iterable<RuleKey>): RuleKey | undefi
 export async function requireOutranks(
   db: Kysely<Database>,
   caller: Caller,
-  target: Pick<User, 'id' | 'username'>,
+  target: Pick<UserRow, 'id' | 'username'>,
   purpose: string,
 ): Promise<void> {
   if (target.id === caller.id) return;
@@ -81,7 +81,7 @@ export async function requireOutranks(
 export async function requireOutranksHolders(
   db: Kysely<Database>,
   caller: Caller,
-  role: Pick<Role, 'id' | 'name'>,
+  role: Pick<RoleRow, 'id' | 'name'>,
   purpose: string,
 ): Promise<void> {
   // One query for the rules of all holders together; only when one is lacking, find whose it is.
@@ -104,7 +104,7 @@ export async function requireOutranksHolders(
 export async function requireNoSelfLoss(
   db: Kysely<Database>,
   caller: Caller,
-  role: Pick<Role, 'id' | 'name'>,
+  role: Pick<RoleRow, 'id' | 'name'>,
   rulesAfter: Iterable<RuleKey>,
 ): Promise<void> {
   const held = await roleIdsOfUser(db, caller.id);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import type { Session } from '../db/schema.js';
+import type { SessionRow } from '../db/schema.js';
 import { ApiError } from '../errors.js';
 import { formatStored, nowStored } from '../http/datetime.js';
 import type { SessionRef, TokenClaims } from './tokens.js';
@@ -122,7 +122,7 @@ const ended = (why: string): ApiError =>
  * @throws ApiError `session_ended` when the token names no session (issued before sessions existed, or by
  *   another identity), or the session has ended or passed its absolute end.
  */
-export async function liveSession(ctx: AppContext, claims: TokenClaims): Promise<Session> {
+export async function liveSession(ctx: AppContext, claims: TokenClaims): Promise<SessionRow> {
   const sid = claims.sid;
   if (typeof sid !== 'string') throw ended('the token belongs to no session');
   const row = await findSession(ctx.dbh.db, sid);
@@ -195,7 +195,7 @@ export async function logOut(ctx: AppContext, claims: TokenClaims): Promise<void
   );
 }
 
-async function endSession(ctx: AppContext, row: Session, reason: EndReason): Promise<void> {
+async function endSession(ctx: AppContext, row: SessionRow, reason: EndReason): Promise<void> {
   await endSessionRow(ctx.dbh.db, row.id, nowStored(), reason);
   ctx.events.identityChanged?.({ what: 'ended', kind: row.kind, id: row.subject_id, sid: row.id });
 }

@@ -252,13 +252,17 @@ export interface Database extends StoreTables {
   login_failure: LoginFailureTable;
 }
 
-export type Organization = Selectable<OrganizationTable>;
-export type Collaboration = Selectable<CollaborationTable>;
-export type User = Selectable<UserTable>;
-export type Node = Selectable<NodeTable>;
-export type Role = Selectable<RoleTable>;
-export type Rule = Selectable<RuleTable>;
-export type Task = Selectable<TaskTable>;
-export type Result = Selectable<ResultTable>;
-export type Port = Selectable<PortTable>;
-export type Session = Selectable<SessionTable>;
+/**
+ * A table's row as a query reads it. Named `…Row`, apart from the wire types of `@federa/common` (what the API
+ * answers, e.g. `Task`), which serializers/ build from rows.
+ */
+export type OrganizationRow = Selectable<OrganizationTable>;
+export type CollaborationRow = Selectable<CollaborationTable>;
+export type UserRow = Selectable<UserTable>;
+export type NodeRow = Selectable<NodeTable>;
+export type RoleRow = Selectable<RoleTable>;
+export type RuleRow = Selectable<RuleTable>;
+export type TaskRow = Selectable<TaskTable>;
+export type ResultRow = Selectable<ResultTable>;
+export type PortRow = Selectable<PortTable>;
+export type SessionRow = Selectable<SessionTable>;

@@ -95,7 +95,11 @@ export interface StoreTables {
   store_catalogue_version: StoreCatalogueVersionTable;
 }
 
-export type StoreAlgorithm = Selectable<StoreAlgorithmTable>;
-export type StoreFunction = Selectable<StoreFunctionTable>;
-export type StoreUser = Selectable<StoreUserTable>;
-export type StoreReview = Selectable<StoreReviewTable>;
+/**
+ * A table's row as a query reads it. Named `…Row`, apart from the wire types of `@federa/common` (what the API
+ * answers, e.g. `Task`), which serializers/ build from rows.
+ */
+export type StoreAlgorithmRow = Selectable<StoreAlgorithmTable>;
+export type StoreFunctionRow = Selectable<StoreFunctionTable>;
+export type StoreUserRow = Selectable<StoreUserTable>;
+export type StoreReviewRow = Selectable<StoreReviewTable>;

@@ -1,5 +1,5 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
-import type { Collaboration, Database } from '../db/schema.js';
+import type { CollaborationRow, Database } from '../db/schema.js';
 import type { IdQuery } from './listing.js';
 import { idList } from '../db/id-list.js';
 import { prepared } from '../db/prepared.js';
@@ -9,7 +9,7 @@ import { prepared } from '../db/prepared.js';
 export async function findCollaboration(
   db: Kysely<Database>,
   id: number,
-): Promise<Collaboration | undefined> {
+): Promise<CollaborationRow | undefined> {
   return db.selectFrom('collaboration').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
@@ -178,22 +178,22 @@ export async function removeMember(
   });
 }
 
-type CollaborationRow = ExpressionBuilder<Database & { c: Database['collaboration'] }, 'c'>;
+type CollaborationExpression = ExpressionBuilder<Database & { c: Database['collaboration'] }, 'c'>;
 
 /** The ids of a collaboration's members, nodes or tasks as an id list (db/id-list.ts). */
-const memberIdList = (eb: CollaborationRow) =>
+const memberIdList = (eb: CollaborationExpression) =>
   eb
     .selectFrom('member')
     .select((sub) => idList(sub.ref('member.organization_id')).as('ids'))
     .whereRef('member.collaboration_id', '=', 'c.id')
     .as('organization_ids');
-const nodeIdList = (eb: CollaborationRow) =>
+const nodeIdList = (eb: CollaborationExpression) =>
   eb
     .selectFrom('node')
     .select((sub) => idList(sub.ref('node.id')).as('ids'))
     .whereRef('node.collaboration_id', '=', 'c.id')
     .as('node_ids');
-const taskIdList = (eb: CollaborationRow, after: number) =>
+const taskIdList = (eb: CollaborationExpression, after: number) =>
   eb
     .selectFrom('task')
     .select((sub) => idList(sub.ref('task.id')).as('ids'))
@@ -201,7 +201,7 @@ const taskIdList = (eb: CollaborationRow, after: number) =>
     .where('task.id', '>', after)
     .as('task_ids');
 /** The version and count of a collaboration's set of tasks (migration 0018); null before its first task. */
-const taskSet = (eb: CollaborationRow) =>
+const taskSet = (eb: CollaborationExpression) =>
   [
     eb
       .selectFrom('task_count')

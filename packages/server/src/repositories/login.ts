@@ -1,11 +1,14 @@
 import type { Kysely } from 'kysely';
-import type { Database, User } from '../db/schema.js';
+import type { Database, UserRow } from '../db/schema.js';
 import { formatStored, nowStored } from '../db/stored-time.js';
 import { clearLoginFailures } from './login-failures.js';
 
 /** Data access for logging in and checking passwords: the account's counters, the node's API key. */
 
-export async function findUserByUsername(db: Kysely<Database>, username: string): Promise<User | undefined> {
+export async function findUserByUsername(
+  db: Kysely<Database>,
+  username: string,
+): Promise<UserRow | undefined> {
   return db.selectFrom('user').selectAll().where('username', '=', username).executeTakeFirst();
 }
 
@@ -13,7 +16,7 @@ export async function findUserByUsername(db: Kysely<Database>, username: string)
 export async function findUserByUsernameOrEmail(
   db: Kysely<Database>,
   by: { username?: string | undefined; email?: string | undefined },
-): Promise<User | undefined> {
+): Promise<UserRow | undefined> {
   const q = db.selectFrom('user').selectAll();
   return (by.username ? q.where('username', '=', by.username) : q.where('email', '=', by.email ?? ''))
     .orderBy('id')

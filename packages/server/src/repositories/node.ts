@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, Node } from '../db/schema.js';
+import type { Database, NodeRow } from '../db/schema.js';
 import { preparedListing, rowsQuery, type PreparedListing } from './listing.js';
 import { hashApiKey, newApiKey } from '../auth/passwords.js';
 import { prepared } from '../db/prepared.js';
@@ -40,7 +40,7 @@ export function defaultNodeName(
 const nodeById = prepared((db, id: number) => db.selectFrom('node').selectAll().where('id', '=', id));
 
 /** A node by id (prepared: every request of a node reads it). */
-export async function findNode(db: Kysely<Database>, id: number): Promise<Node | undefined> {
+export async function findNode(db: Kysely<Database>, id: number): Promise<NodeRow | undefined> {
   return (await nodeById(db, id))[0];
 }
 
@@ -115,7 +115,7 @@ export async function createNode(
 export async function updateNode(
   db: Kysely<Database>,
   id: number,
-  values: Partial<Pick<Node, 'name' | 'organization_id' | 'collaboration_id' | 'ip'>>,
+  values: Partial<Pick<NodeRow, 'name' | 'organization_id' | 'collaboration_id' | 'ip'>>,
 ): Promise<void> {
   if (Object.keys(values).length === 0) return;
   await db.updateTable('node').set(values).where('id', '=', id).execute();

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, Organization } from '../db/schema.js';
+import type { Database, OrganizationRow } from '../db/schema.js';
 import { preparedListing, rowsQuery, type CountQuery, type PreparedListing } from './listing.js';
 import { can, type Caller } from '../auth/caller.js';
 import { partnerOrganizations } from './collaboration.js';
@@ -43,7 +43,10 @@ const organizationById = prepared((db, id: number) =>
   db.selectFrom('organization').selectAll().where('id', '=', id),
 );
 
-export async function findOrganization(db: Kysely<Database>, id: number): Promise<Organization | undefined> {
+export async function findOrganization(
+  db: Kysely<Database>,
+  id: number,
+): Promise<OrganizationRow | undefined> {
   const [row] = await organizationById(db, id);
   return row;
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, Port } from '../db/schema.js';
+import type { Database, PortRow } from '../db/schema.js';
 import type { IdQuery } from './listing.js';
 
 /** Data access for the VPN ports of algorithm runs (docs/api.md#ports-and-vpn). */
@@ -41,7 +41,7 @@ export async function findPort(
 }
 
 /** Port rows by id (in any order). */
-export async function portRows(db: Kysely<Database>, ids: readonly number[]): Promise<Port[]> {
+export async function portRows(db: Kysely<Database>, ids: readonly number[]): Promise<PortRow[]> {
   return db.selectFrom('port').selectAll().where('id', 'in', ids).execute();
 }
 

@@ -167,7 +167,7 @@ export async function cancelPendingSiblings(
 }
 
 /** A result row with the collaboration of its task. */
-export interface ResultRow {
+export interface ResultScopeRow {
   id: number;
   task_id: number;
   organization_id: number;
@@ -195,7 +195,7 @@ const resultRow = (db: Kysely<Database>, id: number) =>
     ])
     .where('result.id', '=', id);
 
-export async function findResult(db: Kysely<Database>, id: number): Promise<ResultRow | undefined> {
+export async function findResult(db: Kysely<Database>, id: number): Promise<ResultScopeRow | undefined> {
   return resultRow(db, id).executeTakeFirst();
 }
 
@@ -203,7 +203,7 @@ export async function findResult(db: Kysely<Database>, id: number): Promise<Resu
 export async function findResultWithOutput(
   db: Kysely<Database>,
   id: number,
-): Promise<(ResultRow & { output: RunOutput }) | undefined> {
+): Promise<(ResultScopeRow & { output: RunOutput }) | undefined> {
   const found = await resultRow(db, id).select(OUTPUT_COLUMNS).executeTakeFirst();
   if (!found) return undefined;
   const { result, log, result_size, result_sha256, ...row } = found;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, Role, User } from '../db/schema.js';
+import type { Database, RoleRow, UserRow } from '../db/schema.js';
 import type { IdQuery } from './listing.js';
 import type { Caller } from '../auth/caller.js';
 import { RESERVED_ROLE_NAMES, describeRule, ruleKeyOf, type RuleKey } from '../auth/rules.js';
@@ -10,11 +10,11 @@ import { forbidden, notFound } from '../errors.js';
  * user and role routes share.
  */
 
-export async function findRole(db: Kysely<Database>, id: number): Promise<Role | undefined> {
+export async function findRole(db: Kysely<Database>, id: number): Promise<RoleRow | undefined> {
   return db.selectFrom('role').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function findRoles(db: Kysely<Database>, ids: readonly number[]): Promise<Role[]> {
+export async function findRoles(db: Kysely<Database>, ids: readonly number[]): Promise<RoleRow[]> {
   if (ids.length === 0) return [];
   return db
     .selectFrom('role')
@@ -88,7 +88,7 @@ export async function ruleIdsOfUser(db: Kysely<Database>, userId: number): Promi
 }
 
 /** The default (built-in) roles: reserved name and no organization. */
-export const isDefaultRole = (role: Pick<Role, 'name' | 'organization_id'>): boolean =>
+export const isDefaultRole = (role: Pick<RoleRow, 'name' | 'organization_id'>): boolean =>
   role.organization_id === null && RESERVED_ROLE_NAMES.has(role.name);
 
 /**
@@ -336,7 +336,7 @@ export async function removeRuleFromRole(
 export async function holdersOfRole(
   db: Kysely<Database>,
   roleId: number,
-): Promise<Pick<User, 'id' | 'username'>[]> {
+): Promise<Pick<UserRow, 'id' | 'username'>[]> {
   return db
     .selectFrom('user_role')
     .innerJoin('user', 'user.id', 'user_role.user_id')

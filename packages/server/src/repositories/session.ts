@@ -1,14 +1,14 @@
 import type { Kysely } from 'kysely';
-import type { Database, Session } from '../db/schema.js';
+import type { Database, SessionRow } from '../db/schema.js';
 
 /** Data access for sessions (docs/security.md): one per login of a user or node. */
 
-export async function findSession(db: Kysely<Database>, id: string): Promise<Session | undefined> {
+export async function findSession(db: Kysely<Database>, id: string): Promise<SessionRow | undefined> {
   return db.selectFrom('session').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /** Stores a new session. */
-export async function insertSession(db: Kysely<Database>, session: Session): Promise<void> {
+export async function insertSession(db: Kysely<Database>, session: SessionRow): Promise<void> {
   await db.insertInto('session').values(session).execute();
 }
 

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { StoreAlgorithm, StoreFunction, StoreReview, StoreUser } from '../db/store-schema.js';
+import type { StoreAlgorithmRow, StoreFunctionRow, StoreUserRow } from '../db/store-schema.js';
 import type { IdQuery } from './listing.js';
 import type { FunctionDescription } from '../store/description.js';
 
@@ -63,19 +63,25 @@ export async function catalogueVersion(db: Kysely<Database>): Promise<string> {
   return String(row?.version ?? '');
 }
 
-export async function algorithmRows(db: Kysely<Database>, ids: readonly number[]): Promise<StoreAlgorithm[]> {
+export async function algorithmRows(
+  db: Kysely<Database>,
+  ids: readonly number[],
+): Promise<StoreAlgorithmRow[]> {
   if (ids.length === 0) return [];
   return db.selectFrom('store_algorithm').selectAll().where('id', 'in', ids).execute();
 }
 
-export async function findAlgorithm(db: Kysely<Database>, id: number): Promise<StoreAlgorithm | undefined> {
+export async function findAlgorithm(
+  db: Kysely<Database>,
+  id: number,
+): Promise<StoreAlgorithmRow | undefined> {
   return db.selectFrom('store_algorithm').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 export async function functionRows(
   db: Kysely<Database>,
   algorithmIds: readonly number[],
-): Promise<StoreFunction[]> {
+): Promise<StoreFunctionRow[]> {
   if (algorithmIds.length === 0) return [];
   return db
     .selectFrom('store_function')
@@ -89,7 +95,7 @@ export async function findFunction(
   db: Kysely<Database>,
   algorithmId: number,
   name: string,
-): Promise<StoreFunction | undefined> {
+): Promise<StoreFunctionRow | undefined> {
   return db
     .selectFrom('store_function')
     .selectAll()
@@ -198,7 +204,7 @@ export async function findStoreUser(
   db: Kysely<Database>,
   serverUrl: string,
   username: string,
-): Promise<StoreUser | undefined> {
+): Promise<StoreUserRow | undefined> {
   return db
     .selectFrom('store_user')
     .selectAll()
@@ -207,11 +213,11 @@ export async function findStoreUser(
     .executeTakeFirst();
 }
 
-export async function storeUserById(db: Kysely<Database>, id: number): Promise<StoreUser | undefined> {
+export async function storeUserById(db: Kysely<Database>, id: number): Promise<StoreUserRow | undefined> {
   return db.selectFrom('store_user').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function storeUserRows(db: Kysely<Database>, ids?: readonly number[]): Promise<StoreUser[]> {
+export async function storeUserRows(db: Kysely<Database>, ids?: readonly number[]): Promise<StoreUserRow[]> {
   let q = db.selectFrom('store_user').selectAll().orderBy('id');
   if (ids) q = q.where('id', 'in', ids.length ? ids : [-1]);
   return q.execute();
@@ -222,7 +228,7 @@ export async function upsertStoreUser(
   db: Kysely<Database>,
   user: { server_url: string; username: string; organization_id: number | null; email: string | null },
   roles?: readonly string[],
-): Promise<StoreUser> {
+): Promise<StoreUserRow> {
   const existing = await findStoreUser(db, user.server_url, user.username);
   if (existing) {
     const set = {
@@ -249,79 +255,6 @@ export async function setStoreUserRoles(
     .updateTable('store_user')
     .set({ roles: JSON.stringify(roles) })
     .where('id', '=', id)
-    .execute();
-}
-
-// Reviews
-
-export async function reviewRows(
-  db: Kysely<Database>,
-  filter: {
-    algorithm_id?: number | undefined;
-    reviewer_id?: number | undefined;
-    status?: string | undefined;
-  },
-): Promise<StoreReview[]> {
-  let q = db.selectFrom('store_review').selectAll().orderBy('id');
-  if (filter.algorithm_id !== undefined) q = q.where('algorithm_id', '=', filter.algorithm_id);
-  if (filter.reviewer_id !== undefined) q = q.where('reviewer_id', '=', filter.reviewer_id);
-  if (filter.status !== undefined) q = q.where('status', '=', filter.status);
-  return q.execute();
-}
-
-export async function findReview(db: Kysely<Database>, id: number): Promise<StoreReview | undefined> {
-  return db.selectFrom('store_review').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
-export async function insertReview(
-  db: Kysely<Database>,
-  values: {
-    algorithm_id: number;
-    reviewer_id: number;
-    requested_by_id: number;
-    requested_at: string;
-    status: string;
-  },
-): Promise<StoreReview> {
-  return db.insertInto('store_review').values(values).returningAll().executeTakeFirstOrThrow();
-}
-
-/** Finishes an open review; false when it was no longer open. */
-export async function finishReview(
-  db: Kysely<Database>,
-  id: number,
-  values: { status: string; comment: string | null; submitted_at: string },
-): Promise<boolean> {
-  const r = await db
-    .updateTable('store_review')
-    .set(values)
-    .where('id', '=', id)
-    .where('status', '=', 'under review')
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
-}
-
-/** Drops the open reviews of an algorithm taken out of review. */
-export async function dropOpenReviews(db: Kysely<Database>, algorithmId: number, at: string): Promise<void> {
-  await db
-    .updateTable('store_review')
-    .set({ status: 'dropped', submitted_at: at })
-    .where('algorithm_id', '=', algorithmId)
-    .where('status', '=', 'under review')
-    .execute();
-}
-
-/** The approving reviews of an algorithm with their reviewers' organizations. */
-export async function approvals(
-  db: Kysely<Database>,
-  algorithmId: number,
-): Promise<{ reviewer_id: number; server_url: string; organization_id: number | null }[]> {
-  return db
-    .selectFrom('store_review')
-    .innerJoin('store_user', 'store_user.id', 'store_review.reviewer_id')
-    .select(['store_review.reviewer_id', 'store_user.server_url', 'store_user.organization_id'])
-    .where('store_review.algorithm_id', '=', algorithmId)
-    .where('store_review.status', '=', 'approved')
     .execute();
 }
 
@@ -370,11 +303,7 @@ export async function deleteLinkedStore(db: Kysely<Database>, id: number): Promi
   return Number(r.numDeletedRows) === 1;
 }
 
-export async function deleteReview(db: Kysely<Database>, id: number): Promise<void> {
-  await db.deleteFrom('store_review').where('id', '=', id).execute();
-}
-
-/** Runs several of this file's functions as one transaction (a review step changes reviews and algorithms). */
+/** Runs several store repository functions as one transaction (a review step changes reviews and algorithms). */
 export async function inStoreTransaction<T>(
   db: Kysely<Database>,
   steps: (tx: Kysely<Database>) => Promise<T>,

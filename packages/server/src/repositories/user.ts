@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
-import type { Database, User } from '../db/schema.js';
+import type { Database, UserRow } from '../db/schema.js';
 import type { IdQuery } from './listing.js';
 import { idList } from '../db/id-list.js';
 import { prepared } from '../db/prepared.js';
 
 /** Data access for users. A user's id is the id of its `authenticatable` row (shared with nodes). */
 
-export async function findUser(db: Kysely<Database>, id: number): Promise<User | undefined> {
+export async function findUser(db: Kysely<Database>, id: number): Promise<UserRow | undefined> {
   return db.selectFrom('user').selectAll().where('id', '=', id).executeTakeFirst();
 }
 

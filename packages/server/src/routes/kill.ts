@@ -16,14 +16,14 @@ import {
   openNodeRuns,
 } from '../repositories/task/index.js';
 import type { Kysely } from 'kysely';
-import type { Database, Task } from '../db/schema.js';
+import type { Database, TaskRow } from '../db/schema.js';
 
 /**
  * Who may kill a task (docs/run-statuses.md): whoever may post it. `task CREATE ORGANIZATION` kills the tasks the
  * caller's organization posted (a Researcher's own organization's); `event CREATE ORGANIZATION` (vantage6 3.x) those
  * of any collaboration the caller's organization is in; `task`/`event CREATE GLOBAL` any task.
  */
-async function mayKill(db: Kysely<Database>, caller: Caller, task: Task): Promise<boolean> {
+async function mayKill(db: Kysely<Database>, caller: Caller, task: TaskRow): Promise<boolean> {
   if (can(caller, 'event.c_glo') || can(caller, 'task.c_glo')) return true;
   if (can(caller, 'task.c_org') && task.initiator_id === caller.organizationId) return true;
   if (!can(caller, 'event.c_org') || task.collaboration_id === null) return false;

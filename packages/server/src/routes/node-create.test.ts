@@ -1,24 +1,12 @@
 /** POST /node: registering a node, its API key shown once, and what is refused. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '@federa/testing';
+import { NODE_KEYS, startTestApp, type TestApp } from '@federa/testing';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
 afterAll(async () => t.close());
-
-const NODE_KEYS = [
-  'collaboration',
-  'config',
-  'id',
-  'ip',
-  'last_seen',
-  'name',
-  'organization',
-  'status',
-  'type',
-];
 
 const nodeCount = async (): Promise<number> =>
   Number((await t.api('GET', '/node', { token: t.rootToken })).headers['total-count']);

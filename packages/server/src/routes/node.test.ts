@@ -1,6 +1,6 @@
 /** GET, PATCH and DELETE /node and a node's tasks: scope, filters, renames, moves and deletion. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiResponse, expectSecondPage, startTestApp, type TestApp } from '@federa/testing';
+import { NODE_KEYS, type ApiResponse, expectSecondPage, startTestApp, type TestApp } from '@federa/testing';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -8,17 +8,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const NODE_KEYS = [
-  'collaboration',
-  'config',
-  'id',
-  'ip',
-  'last_seen',
-  'name',
-  'organization',
-  'status',
-  'type',
-];
 const ids = (r: ApiResponse): number[] => (r.body as { id: number }[]).map((x) => x.id);
 
 describe('GET /node and /node/{id}', () => {

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { can } from '../auth/caller.js';
 import { isMember } from '../auth/scope.js';
 import type { AppContext } from '../context.js';
-import type { Node } from '../db/schema.js';
+import type { NodeRow } from '../db/schema.js';
 import { ApiError, forbidden, notFound } from '../errors.js';
 import { timeBound } from '../http/datetime.js';
 import { truthy } from '../http/filters.js';
@@ -37,7 +37,7 @@ async function nodeOut(ctx: AppContext, id: number): Promise<NodeOut> {
   return node;
 }
 
-async function nodeOr404(ctx: AppContext, id: number): Promise<Node> {
+async function nodeOr404(ctx: AppContext, id: number): Promise<NodeRow> {
   const node = await findNode(ctx.dbh.db, id);
   if (!node) throw notFound('Node', id);
   return node;

@@ -6,7 +6,7 @@ import { forbidden, notFound } from '../errors.js';
 import { PaginationQuery, paginate } from '../http/pagination.js';
 import { IdParams, MessageSchema, Paginated, errorResponses } from '../serializers/common.js';
 import { PortSchema, loadPorts } from '../serializers/port.js';
-import { findResult, type ResultRow } from '../repositories/result.js';
+import { findResult, type ResultScopeRow } from '../repositories/result.js';
 import { deletePortsOfResult, findPort, insertPort, portIds } from '../repositories/port.js';
 import type { AppContext } from '../context.js';
 
@@ -17,7 +17,7 @@ async function portCollaborations(ctx: AppContext, caller: Caller): Promise<numb
 }
 
 /** The result a node registers ports for; it must be the node serving it (same organization and collaboration). */
-async function servedResult(ctx: AppContext, caller: Caller, resultId: number): Promise<ResultRow> {
+async function servedResult(ctx: AppContext, caller: Caller, resultId: number): Promise<ResultScopeRow> {
   const node = caller.node;
   if (!node) throw forbidden('Only nodes can manage algorithm ports');
   const result = await findResult(ctx.dbh.db, resultId);

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import PostalMime from 'postal-mime';
 import { startTestApp, type TestApp } from '@federa/testing';
+import type { MailMessage, Mailer } from '../mail/mailer.js';
 import { SmtpMailer, type SmtpConfig } from '../mail/smtp-mailer.js';
 import { TokenService } from '../auth/tokens.js';
 import { RECOVERY_SENT_MESSAGE } from './recover.js';
@@ -85,6 +86,29 @@ class MailServer {
 
   stop(): Promise<void> {
     return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/**
+ * The server's SMTP mailer, keeping each send the server starts (in the background of a request): once
+ * {@link settled}, every mail it set out to send has reached the SMTP server, or failed.
+ */
+class SettlingMailer implements Mailer {
+  readonly #sends: Promise<unknown>[] = [];
+  constructor(private readonly inner: Mailer) {}
+
+  send(message: MailMessage): Promise<void> {
+    const sent = this.inner.send(message);
+    this.#sends.push(sent.catch(() => undefined));
+    return sent;
+  }
+
+  describe(): string {
+    return this.inner.describe();
+  }
+
+  async settled(): Promise<void> {
+    await Promise.all(this.#sends);
   }
 }
 
@@ -182,13 +206,12 @@ async function recoverThroughMail(
 describe('password recovery over SMTP with STARTTLS', () => {
   let t: TestApp;
   let mail: MailServer;
+  let mailer: SettlingMailer;
   beforeAll(async () => {
     mail = await new MailServer(tls, false).start();
     const smtp = smtpConfig(mail.port, false);
-    t = await startTestApp({
-      config: { smtp, support_email: 'help@example.org' },
-      mailer: new SmtpMailer(smtp, 'test-config.yaml'),
-    });
+    mailer = new SettlingMailer(new SmtpMailer(smtp, 'test-config.yaml'));
+    t = await startTestApp({ config: { smtp, support_email: 'help@example.org' }, mailer });
   });
   afterAll(async () => {
     await t.close();
@@ -220,8 +243,8 @@ describe('password recovery over SMTP with STARTTLS', () => {
       expect(r.raw.body).toBe(known.raw.body);
       expect(r.headers['content-type']).toBe(known.headers['content-type']);
     }
-    await mail.messageTo(`${user.username}@example.org`);
-    await new Promise((r) => setTimeout(r, 300));
+    await mailer.settled();
+    expect(mail.messages.filter((m) => m.to.includes(`${user.username}@example.org`))).toHaveLength(1);
     expect(mail.messages.filter((m) => m.to.includes('nobody@example.org'))).toEqual([]);
   });
 
@@ -237,7 +260,7 @@ describe('password recovery over SMTP with STARTTLS', () => {
     await mail.messageTo(to);
     const later = await t.api('POST', '/recover/lost', { body: { email: to } });
     expect(later.body).toEqual({ msg: RECOVERY_SENT_MESSAGE });
-    await new Promise((r) => setTimeout(r, 500));
+    await mailer.settled();
     expect(mail.messages.filter((m) => m.to.includes(to))).toHaveLength(1);
     // Once the interval (5 minutes by default) has passed, the next request sends a new mail.
     await t.ctx.dbh.db
@@ -246,9 +269,7 @@ describe('password recovery over SMTP with STARTTLS', () => {
       .where('id', '=', user.id)
       .execute();
     await t.api('POST', '/recover/lost', { body: { username: user.username } });
-    const end = Date.now() + 10_000;
-    while (mail.messages.filter((m) => m.to.includes(to)).length < 2 && Date.now() < end)
-      await new Promise((r) => setTimeout(r, 50));
+    await mailer.settled();
     expect(mail.messages.filter((m) => m.to.includes(to))).toHaveLength(2);
   });
 

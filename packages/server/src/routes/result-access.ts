@@ -10,7 +10,7 @@ import {
   findResult,
   findResultWithOutput,
   tasksWithVisibleResults,
-  type ResultRow,
+  type ResultScopeRow,
   type RunOutput,
 } from '../repositories/result.js';
 
@@ -19,7 +19,7 @@ export async function findVisibleResult(
   db: Kysely<Database>,
   caller: Caller,
   id: number,
-): Promise<ResultRow> {
+): Promise<ResultScopeRow> {
   const result = await findResult(db, id);
   if (!result) throw notFound('Result', id);
   if (!(await tasksWithVisibleResults(db, caller, [result.task_id])).has(result.task_id)) {
@@ -35,7 +35,7 @@ export async function findAddressedResult(
   db: Kysely<Database>,
   caller: Caller,
   id: number,
-): Promise<ResultRow> {
+): Promise<ResultScopeRow> {
   return addressedTo(caller, id, await findResult(db, id));
 }
 
@@ -44,11 +44,11 @@ export async function findAddressedResultWithOutput(
   db: Kysely<Database>,
   caller: Caller,
   id: number,
-): Promise<ResultRow & { output: RunOutput }> {
+): Promise<ResultScopeRow & { output: RunOutput }> {
   return addressedTo(caller, id, await findResultWithOutput(db, id));
 }
 
-function addressedTo<R extends ResultRow>(caller: Caller, id: number, result: R | undefined): R {
+function addressedTo<R extends ResultScopeRow>(caller: Caller, id: number, result: R | undefined): R {
   const node = caller.node;
   if (!node) throw forbidden('Only nodes can update results');
   if (!result) throw notFound('Result', id);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, storedFiles, type TestApp } from '@federa/testing';
+import { startTestApp, storedFiles, until, type TestApp } from '@federa/testing';
 
 // An output over a slow link (docs/large-results.md): bounded by an idle time, not by http.request_timeout_ms.
 
@@ -106,8 +106,12 @@ describe('an output over a slow link', () => {
     const up = await upload(r.id, r.nodeToken, data, 10, 50, 3);
     expect(up.status).toBe(0);
     expect(up.ms).toBeLessThan(5000);
-    await sleep(200);
-    expect(await storedFiles(dir)).toEqual(before);
+    await until(
+      'nothing of the cut upload stored',
+      () => storedFiles(dir),
+      (f) => f.join() === before.join(),
+      10_000,
+    );
   });
 
   it('cuts a download whose reader stops reading after the idle time, and serves a slow steady reader whole', async () => {

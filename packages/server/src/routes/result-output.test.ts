@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, storedFiles, type TestApp } from '@federa/testing';
+import { startTestApp, storedFiles, until, type TestApp } from '@federa/testing';
 
 let t: TestApp;
 let dir: string;
@@ -32,14 +32,23 @@ const output = (bytes: number): Buffer =>
     'latin1',
   );
 
-/** A real HTTP request with a body sent in pieces; `cutAfter` bytes: the connection is dropped there. */
+/**
+ * A cut in an upload: `after` bytes are sent, then the connection is dropped once `when` resolves (the server is
+ * seen handling the piece).
+ */
+interface Cut {
+  after: number;
+  when: () => Promise<unknown>;
+}
+
+/** A real HTTP request with a body sent in pieces; with a `cut`, the connection is dropped part way. */
 function send(
   method: string,
   path: string,
   token: string,
   body: Buffer,
   headers: Record<string, string>,
-  cutAfter?: number,
+  cut?: Cut,
 ): Promise<{ status: number; body: Buffer; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${base}${path}`, {
@@ -54,13 +63,20 @@ function send(
       );
     });
     req.on('error', (error) =>
-      cutAfter === undefined ? reject(error) : resolve({ status: 0, body: Buffer.alloc(0), headers: {} }),
+      cut === undefined ? reject(error) : resolve({ status: 0, body: Buffer.alloc(0), headers: {} }),
     );
-    if (cutAfter === undefined) {
+    if (cut === undefined) {
       req.end(body);
       return;
     }
-    req.write(body.subarray(0, cutAfter), () => setTimeout(() => req.destroy(), 100));
+    req.write(body.subarray(0, cut.after));
+    cut.when().then(
+      () => req.destroy(),
+      (error: unknown) => {
+        req.destroy();
+        reject(error as Error);
+      },
+    );
   });
 }
 
@@ -83,7 +99,7 @@ async function run() {
     userToken,
     otherNodeToken: await otherNode.token(),
     outsiderToken: await outsider.token(),
-    upload: (body: Buffer, checksum = sha(body), cutAfter?: number, token = nodeToken) =>
+    upload: (body: Buffer, checksum = sha(body), cut?: Cut, token = nodeToken) =>
       send(
         'PUT',
         `/result/${id}/output`,
@@ -93,7 +109,7 @@ async function run() {
           'content-type': 'application/octet-stream',
           'x-federa-sha256': checksum,
         },
-        cutAfter,
+        cut,
       ),
     download: (token = userToken) => send('GET', `/result/${id}/output`, token, Buffer.alloc(0), {}),
     patch: (body: Record<string, unknown>) => t.api('PATCH', `/result/${id}`, { token: nodeToken, body }),
@@ -170,9 +186,11 @@ describe('an output too large for a JSON body', () => {
     const r = await run();
     const data = output(3 * 1024 * 1024);
     const before = await storedFiles(dir);
-    await r.upload(data, sha(data), 1024 * 1024);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await storedFiles(dir)).toEqual(before);
+    const files = (): Promise<string[]> => storedFiles(dir);
+    const underWay = (): Promise<string[]> =>
+      until('the upload written to a temporary file', files, (f) => f.length > before.length, 10_000);
+    await r.upload(data, sha(data), { after: 1024 * 1024, when: underWay });
+    await until('the temporary file removed', files, (f) => f.join() === before.join(), 10_000);
     const report = await r.patch({
       status: 'completed',
       result_stored: { sha256: sha(data), size: data.length },

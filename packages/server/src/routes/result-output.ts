@@ -11,7 +11,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Caller } from '../auth/caller.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { OPEN_RUN_STATUSES, StoredOutputSchema } from '@federa/common';
-import { findResult, findRunOutput, type ResultRow } from '../repositories/result.js';
+import { findResult, findRunOutput, type ResultScopeRow } from '../repositories/result.js';
 import { setHeldBytes } from '../repositories/result-held.js';
 import { oneAtATime, uploadAllowance, type Allowance } from '../result-store/quota.js';
 import { ResultStoreFullError, outputKey, type ResultStore } from '../result-store/result-store.js';
@@ -81,12 +81,12 @@ async function* checked(
     );
 }
 
-const isOpen = (run: ResultRow): boolean =>
+const isOpen = (run: ResultScopeRow): boolean =>
   run.finished_at === null &&
   (run.status === null || (OPEN_RUN_STATUSES as readonly string[]).includes(run.status));
 
 /** 409 naming the status of `run`, a run that has finished or was killed (docs/large-results.md). */
-const closed = (run: ResultRow): ApiError =>
+const closed = (run: ResultScopeRow): ApiError =>
   new ApiError(
     'run_closed',
     `Result ${run.id} is '${run.status ?? 'finished'}': no output can be uploaded to it any more.`,
@@ -119,7 +119,7 @@ export const resultOutputRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const limits = ctx.config.result_store;
       const sha256 = request.headers['x-federa-sha256'];
       const started = Date.now();
-      let result: ResultRow;
+      let result: ResultScopeRow;
       let size: number;
       try {
         result = await findAddressedResult(db(), request.caller as Caller, request.params.id);

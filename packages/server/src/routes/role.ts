@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError, badRequest, forbidden, notFound } from '../errors.js';
 import { can, type Caller } from '../auth/caller.js';
 import { RESERVED_ROLE_NAMES } from '../auth/rules.js';
-import type { Role } from '../db/schema.js';
+import type { RoleRow } from '../db/schema.js';
 import { paginate, PaginationQuery } from '../http/pagination.js';
 import { truthy } from '../http/filters.js';
 import { errorResponses, IdParams, MessageSchema, Paginated } from '../serializers/common.js';
@@ -63,14 +63,14 @@ export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;
 
-  const loadRole = async (id: number): Promise<Role> => {
+  const loadRole = async (id: number): Promise<RoleRow> => {
     const role = await findRole(db(), id);
     if (!role) throw notFound('role', id);
     return role;
   };
 
   /** Viewing a role: any with role VIEW GLOBAL; your own organization's, the default ones and those you hold with VIEW ORGANIZATION; otherwise those you hold. */
-  const mayView = async (caller: Caller, role: Role): Promise<boolean> => {
+  const mayView = async (caller: Caller, role: RoleRow): Promise<boolean> => {
     if (can(caller, 'role.v_glo')) return true;
     if (
       can(caller, 'role.v_org') &&
@@ -81,7 +81,7 @@ export const roleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   };
 
   /** Editing (op `e`) or deleting (op `d`) a role: any with the global rule, your organization's with the organization rule. */
-  const requireManage = (caller: Caller, role: Role, op: 'e' | 'd'): void => {
+  const requireManage = (caller: Caller, role: RoleRow, op: 'e' | 'd'): void => {
     if (can(caller, `role.${op}_glo`)) return;
     if (
       can(caller, `role.${op}_org`) &&

@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError, badRequest, forbidden, notFound } from '../errors.js';
 import { can, type Caller } from '../auth/caller.js';
 import { requireCurrentPassword } from '../auth/current-password.js';
-import type { User } from '../db/schema.js';
+import type { UserRow } from '../db/schema.js';
 import { hashPassword, passwordPolicyProblem } from '../auth/passwords.js';
 import { requireOutranks } from '../auth/scope.js';
 import { timeBound } from '../http/datetime.js';
@@ -64,7 +64,7 @@ const conflictOnRace = (error: unknown): never => {
 export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
   const db = () => ctx.dbh.db;
-  const existingUser = async (id: number): Promise<User> => {
+  const existingUser = async (id: number): Promise<UserRow> => {
     const user = await findUser(db(), id);
     if (!user) throw notFound('user', id);
     return user;

@@ -18,15 +18,15 @@ export async function loadNodes(ctx: AppContext, ids: number[]): Promise<NodeOut
 export const nodePage = (ctx: AppContext): PageLoad<NodeOut> =>
   fromRows(nodeRows, (rows) => nodesOf(ctx, rows));
 
-type NodeRow = RowOf<typeof nodeRows>;
+type NodeListRow = RowOf<typeof nodeRows>;
 
 /** The configuration entries of the nodes that have any: a query only when one has. */
-async function configsOf(ctx: AppContext, rows: readonly NodeRow[]) {
+async function configsOf(ctx: AppContext, rows: readonly NodeListRow[]) {
   const withConfig = rows.filter((n) => Boolean(n.has_config)).map((n) => n.id);
   return withConfig.length ? configsOfNodes(ctx.dbh.db, withConfig) : [];
 }
 
-async function nodesOf(ctx: AppContext, rows: readonly NodeRow[]): Promise<NodeOut[]> {
+async function nodesOf(ctx: AppContext, rows: readonly NodeListRow[]): Promise<NodeOut[]> {
   const configs = await configsOf(ctx, rows);
   return rows.map((n) => ({
     id: n.id,

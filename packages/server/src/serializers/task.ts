@@ -53,8 +53,8 @@ export type TaskResultOut = TaskResult;
 
 type ResultCore = Omit<TaskResultOut, 'task' | 'organization'> & { task_id: number; organization_id: number };
 
-type ResultRow = RowOf<typeof resultRowsWithNode>;
-type TaskRow = RowOf<typeof tasksWithRuns>;
+type ResultWithNodeRow = RowOf<typeof resultRowsWithNode>;
+type TaskWithRunsRow = RowOf<typeof tasksWithRuns>;
 
 /** Results by id with their node and ports: one query, and a second only when some have ports (VPN runs). */
 async function loadResultCores(ctx: AppContext, ids: number[]): Promise<ResultCore[]> {
@@ -63,7 +63,7 @@ async function loadResultCores(ctx: AppContext, ids: number[]): Promise<ResultCo
 }
 
 /** Results from their rows (in the order given), with their ports: a query only when some have ports. */
-async function resultCores(ctx: AppContext, rows: readonly ResultRow[]): Promise<ResultCore[]> {
+async function resultCores(ctx: AppContext, rows: readonly ResultWithNodeRow[]): Promise<ResultCore[]> {
   const withPorts = rows.filter((r) => Boolean(r.has_ports)).map((r) => r.id);
   const ports = withPorts.length > 0 ? await portsOfResults(ctx.dbh.db, withPorts) : [];
   return rows.map((r) => {
@@ -121,7 +121,7 @@ async function loadTaskCores<R>(
 /** Tasks from their rows, in the order given (see {@link loadTaskCores}). */
 function taskCores<R>(
   ctx: AppContext,
-  rows: readonly TaskRow[],
+  rows: readonly TaskWithRunsRow[],
   results: (ids: number[]) => R,
 ): TaskCore<R>[] {
   const refs = ctx.refs;

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,8 +51,7 @@ describe('socket admission and vantage6 3.x nodes (python-socketio 5.7)', () => 
     t = await startTestApp({ events: sockets.events, config: { socket_max_pending: 1 } });
     sockets.bind(t.ctx);
     sockets.attach(t.app.server);
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    url = `http://127.0.0.1:${await t.listen()}`;
   });
   afterAll(async () => {
     await sockets?.close();

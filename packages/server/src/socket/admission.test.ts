@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AddressInfo } from 'node:net';
 import { io as connectClient, type Socket } from 'socket.io-client';
 import { ADMISSION_HEADER, ADMISSION_RETRY_AFTER } from '@federa/common';
 import { startTestApp, type TestApp } from '@federa/testing';
@@ -60,8 +59,7 @@ describe('socket admission on a real server', () => {
     t = await startTestApp({ events: sockets.events, config: { socket_max_pending: 1 } });
     sockets.bind(t.ctx);
     sockets.attach(t.app.server);
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    url = `http://127.0.0.1:${await t.listen()}`;
   });
   afterAll(async () => {
     await sockets.close();

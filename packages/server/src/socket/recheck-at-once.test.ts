@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AddressInfo } from 'node:net';
 import { io as connectClient, type Socket } from 'socket.io-client';
 import type { ClientToServerEvents, ServerToClientEvents } from '@federa/common';
 import { startTestApp, type TestApp } from '@federa/testing';
@@ -23,8 +22,7 @@ beforeAll(async () => {
   t = await startTestApp({ events: sockets.events, config: { socket_recheck_seconds: 3600 } });
   sockets.bind(t.ctx);
   sockets.attach(t.app.server);
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  url = `http://127.0.0.1:${await t.listen()}`;
 });
 afterEach(() => {
   for (const c of clients.splice(0)) c.disconnect();

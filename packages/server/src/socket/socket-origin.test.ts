@@ -1,4 +1,3 @@
-import type { AddressInfo } from 'node:net';
 import { io as connectClient, type Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '@federa/testing';
@@ -20,9 +19,9 @@ async function server(cors_origins?: string[]): Promise<{ t: TestApp; url: strin
   });
   sockets.bind(t.ctx);
   sockets.attach(t.app.server);
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const port = await t.listen();
   started.push({ t, sockets });
-  return { t, url: `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}` };
+  return { t, url: `http://127.0.0.1:${port}` };
 }
 
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { StoreUser } from '../db/store-schema.js';
+import type { StoreUserRow } from '../db/store-schema.js';
 import type { StoreRole } from './roles.js';
 import type { CatalogueCache } from './catalogue-cache.js';
 import type { CatalogueListener } from './catalogue-listener.js';
@@ -18,7 +18,7 @@ export interface ServerIdentity {
 
 /** The caller of a store route: the store's record of them and the roles they hold in this store. */
 export interface StoreCaller {
-  user: StoreUser;
+  user: StoreUserRow;
   roles: ReadonlySet<StoreRole>;
   identity: ServerIdentity;
 }

@@ -1,21 +1,23 @@
 import type { Kysely } from 'kysely';
 import { ApiError, notFound } from '../errors.js';
 import type { Database } from '../db/schema.js';
-import type { StoreAlgorithm, StoreReview } from '../db/store-schema.js';
+import type { StoreAlgorithmRow, StoreReviewRow } from '../db/store-schema.js';
 import { nowStored } from '../http/datetime.js';
 import {
-  approvals,
   approvedImages,
   inStoreTransaction,
-  dropOpenReviews,
   findAlgorithm,
+  moveAlgorithm,
+  storeUserById,
+} from '../repositories/store.js';
+import {
+  approvals,
+  dropOpenReviews,
   findReview,
   finishReview,
   insertReview,
-  moveAlgorithm,
   reviewRows,
-  storeUserById,
-} from '../repositories/store.js';
+} from '../repositories/store-review.js';
 import { readPolicies, type StorePolicies } from './policies.js';
 import { storedRoles } from './roles.js';
 import type { StoreCaller, StoreContext } from './context.js';
@@ -36,7 +38,7 @@ async function audit(sctx: StoreContext, event: string, fields: Record<string, u
   if (sctx.audit) await sctx.audit.record(event, fields);
 }
 
-function ownRefused(policies: StorePolicies, algorithm: StoreAlgorithm, reviewerId: number): boolean {
+function ownRefused(policies: StorePolicies, algorithm: StoreAlgorithmRow, reviewerId: number): boolean {
   return !policies.assign_review_own_algorithm && algorithm.developer_id === reviewerId;
 }
 
@@ -44,7 +46,7 @@ export async function assignReviewer(
   sctx: StoreContext,
   caller: StoreCaller,
   body: { algorithm_id: number; reviewer_id: number },
-): Promise<StoreReview> {
+): Promise<StoreReviewRow> {
   requireRole(caller, 'store manager', 'assign reviewers');
   const algorithm = await findAlgorithm(sctx.db, body.algorithm_id);
   if (!algorithm) throw notFound('Algorithm', body.algorithm_id);
@@ -97,7 +99,7 @@ export async function assignReviewer(
 
 /** The outcome of a review step: the algorithm's status after it, and what approval still needs. */
 export interface ReviewOutcome {
-  review: StoreReview;
+  review: StoreReviewRow;
   algorithm_status: string;
   still_needed?: string;
   replaced?: number[];
@@ -107,7 +109,7 @@ async function openReviewOf(
   sctx: StoreContext,
   caller: StoreCaller,
   reviewId: number,
-): Promise<{ review: StoreReview; algorithm: StoreAlgorithm }> {
+): Promise<{ review: StoreReviewRow; algorithm: StoreAlgorithmRow }> {
   const review = await findReview(sctx.db, reviewId);
   if (!review) throw notFound('Review', reviewId);
   if (review.reviewer_id !== caller.user.id)
@@ -239,7 +241,7 @@ async function stillNeeded(
 }
 
 /** The other approved versions of the same image repository (any tag): a newly approved version replaces them. */
-async function otherApprovedVersions(db: Kysely<Database>, algorithm: StoreAlgorithm): Promise<number[]> {
+async function otherApprovedVersions(db: Kysely<Database>, algorithm: StoreAlgorithmRow): Promise<number[]> {
   const repository = imageRepository(algorithm.image);
   const rows = await approvedImages(db, algorithm.id);
   return rows.filter((r) => imageRepository(r.image) === repository).map((r) => r.id);
@@ -257,7 +259,7 @@ export async function invalidateAlgorithm(
   sctx: StoreContext,
   caller: StoreCaller,
   id: number,
-): Promise<StoreAlgorithm> {
+): Promise<StoreAlgorithmRow> {
   requireRole(caller, 'store manager', 'invalidate algorithms');
   const algorithm = await findAlgorithm(sctx.db, id);
   if (!algorithm) throw notFound('Algorithm', id);

@@ -1,6 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { OutputDeclaration } from '@federa/common';
-import type { StoreAlgorithm, StoreFunction, StoreReview, StoreUser } from '../db/store-schema.js';
+import type {
+  StoreAlgorithmRow,
+  StoreFunctionRow,
+  StoreReviewRow,
+  StoreUserRow,
+} from '../db/store-schema.js';
 import { toApiTime } from '../http/datetime.js';
 import { storedRoles } from './roles.js';
 import type { ArgumentDescription, DatabaseDescription, VisualizationDescription } from './description.js';
@@ -15,7 +20,7 @@ const json = (text: string): unknown => {
   }
 };
 
-export function functionAnswer(f: StoreFunction) {
+export function functionAnswer(f: StoreFunctionRow) {
   return {
     id: f.id,
     name: f.name,
@@ -31,7 +36,11 @@ export function functionAnswer(f: StoreFunction) {
   };
 }
 
-export function algorithmAnswer(a: StoreAlgorithm, functions: readonly StoreFunction[], apiPath: string) {
+export function algorithmAnswer(
+  a: StoreAlgorithmRow,
+  functions: readonly StoreFunctionRow[],
+  apiPath: string,
+) {
   return {
     id: a.id,
     name: a.name,
@@ -55,7 +64,7 @@ export function algorithmAnswer(a: StoreAlgorithm, functions: readonly StoreFunc
   };
 }
 
-export function reviewAnswer(r: StoreReview, users: ReadonlyMap<number, StoreUser>) {
+export function reviewAnswer(r: StoreReviewRow, users: ReadonlyMap<number, StoreUserRow>) {
   const person = (id: number) => {
     const u = users.get(id);
     return u
@@ -74,7 +83,7 @@ export function reviewAnswer(r: StoreReview, users: ReadonlyMap<number, StoreUse
   };
 }
 
-export function userAnswer(u: StoreUser) {
+export function userAnswer(u: StoreUserRow) {
   return {
     id: u.id,
     username: u.username,

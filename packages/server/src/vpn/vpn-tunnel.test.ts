@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freeUdpPort, startTestApp, type TestApp } from '@federa/testing';
+import { freeUdpPort, startTestApp, until, type TestApp } from '@federa/testing';
 
 /**
  * The VPN for real: the server runs OpenVPN (local mode), two "nodes" are containers of the VPN client image
@@ -19,6 +20,8 @@ let t: TestApp;
 let dir: string;
 let gateway: string;
 const containers: string[] = [];
+/** What OpenVPN printed, as the server logs it (`vpn.server_output`). */
+const vpnOutput: string[] = [];
 
 async function startClient(name: string, config: string): Promise<string> {
   const file = join(dir, `${name}.ovpn`);
@@ -47,18 +50,37 @@ async function startClient(name: string, config: string): Promise<string> {
   return id;
 }
 
+/** The container's VPN address, or undefined while it has no tunnel. */
+async function vpnAddress(id: string): Promise<string | undefined> {
+  const out = await docker('exec', id, '/bin/ip', '-4', '-o', 'addr', 'show', 'dev', 'tun0').catch(() => '');
+  return /inet (\d+\.\d+\.\d+\.\d+)\//.exec(out)?.[1];
+}
+
 /** The container's VPN address once its tunnel is up. */
 async function tunnelAddress(id: string, timeoutMs = 30_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const out = await docker('exec', id, '/bin/ip', '-4', '-o', 'addr', 'show', 'dev', 'tun0').catch(
-      () => '',
-    );
-    const m = /inet (\d+\.\d+\.\d+\.\d+)\//.exec(out);
-    if (m?.[1]) return m[1];
-    await new Promise((r) => setTimeout(r, 250));
+  try {
+    return (await until(
+      'a tunnel',
+      () => vpnAddress(id),
+      (a) => a !== undefined,
+      timeoutMs,
+      250,
+    ))!;
+  } catch {
+    throw new Error(`no tunnel in ${id}: ${await docker('logs', '--tail', '20', id).catch(() => '')}`);
   }
-  throw new Error(`no tunnel in ${id}: ${await docker('logs', '--tail', '20', id).catch(() => '')}`);
+}
+
+/** Whether something in the container listens on TCP `port` (/proc/net/tcp and tcp6: local port in hex, state 0A). */
+async function listens(id: string, port: number): Promise<boolean> {
+  const table = await docker('exec', id, 'sh', '-c', 'cat /proc/net/tcp /proc/net/tcp6 2>/dev/null').catch(
+    () => '',
+  );
+  const local = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  return table.split('\n').some((row) => {
+    const [, address, , state] = row.trim().split(/\s+/);
+    return address?.endsWith(local) === true && state === '0A';
+  });
 }
 
 const pings = async (from: string, to: string): Promise<boolean> =>
@@ -72,6 +94,15 @@ beforeAll(async () => {
   await docker('network', 'create', '--label', `federa.test=${TAG}`, TAG);
   gateway = await docker('network', 'inspect', '-f', '{{(index .IPAM.Config 0).Gateway}}', TAG);
   t = await startTestApp({
+    log: pino(
+      { level: 'debug' },
+      {
+        write: (line: string) => {
+          const entry = JSON.parse(line) as { event?: string; line?: string };
+          if (entry.event === 'vpn.server_output' && entry.line) vpnOutput.push(entry.line);
+        },
+      },
+    ),
     config: {
       vpn: {
         host: gateway,
@@ -111,7 +142,7 @@ describe('the VPN between nodes', () => {
 
     // TCP over the tunnel: B listens, A sends.
     await docker('exec', '-d', b, 'sh', '-c', 'nc -l -p 7000 > /tmp/received');
-    await new Promise((r) => setTimeout(r, 300));
+    await until('B listening on port 7000', () => listens(b, 7000), Boolean, 10_000, 100);
     await docker('exec', a, 'sh', '-c', `echo hello-over-vpn | nc -w 3 ${ipB} 7000`);
     await expect
       .poll(() => docker('exec', b, 'cat', '/tmp/received'), { timeout: 5000 })
@@ -122,10 +153,19 @@ describe('the VPN between nodes', () => {
     expect((await t.api('DELETE', `/node/${nodeB.id}`, { token: t.rootToken })).status).toBe(200);
     await expect.poll(() => pings(a, ipB), { timeout: 20_000, interval: 500 }).toBe(false);
     const again = await startClient('b-again', configB);
-    await new Promise((r) => setTimeout(r, 6000));
-    const addr = await docker('exec', again, '/bin/ip', '-4', '-o', 'addr', 'show', 'dev', 'tun0').catch(
-      () => '',
+    const from = await docker(
+      'inspect',
+      '-f',
+      `{{(index .NetworkSettings.Networks "${TAG}").IPAddress}}`,
+      again,
     );
-    expect(addr).not.toMatch(/inet 10\.239\./);
+    await until(
+      `the server refusing the revoked certificate of ${from}`,
+      () => vpnOutput.filter((l) => l.includes(`${from}:`) && /revoked/i.test(l)),
+      (refusals) => refusals.length > 0,
+      30_000,
+      100,
+    );
+    expect(await vpnAddress(again)).toBeUndefined();
   }, 90_000);
 });

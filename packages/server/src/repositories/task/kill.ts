@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { RunStatus, SocketRooms } from '@federa/common';
-import type { Database, Task } from '../../db/schema.js';
+import type { Database, TaskRow } from '../../db/schema.js';
 import type { EventBus } from '../../context.js';
 import { nowStored } from '../../db/stored-time.js';
 
@@ -84,7 +84,7 @@ function treeRuns(db: Kysely<Database>, tree: number[]): Promise<KillRow[]> {
 export async function killTask(
   db: Kysely<Database>,
   events: EventBus,
-  task: Pick<Task, 'id' | 'collaboration_id'>,
+  task: Pick<TaskRow, 'id' | 'collaboration_id'>,
 ): Promise<KillEntry[]> {
   const rows: KillRow[] = [];
   const listed = new Set<number>();

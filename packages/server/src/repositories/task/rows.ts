@@ -1,13 +1,13 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DialectName } from '../../db/uri.js';
 import { dialectSql } from '../../db/dialects/sql.js';
-import type { Database, Task } from '../../db/schema.js';
+import type { Database, TaskRow } from '../../db/schema.js';
 import type { Caller } from '../../auth/caller.js';
 import { callerCollaborations } from '../../auth/scope.js';
 
 /** Data access for tasks: single rows, run ids, completion and who may see them. */
 
-export async function findTask(db: Kysely<Database>, id: number): Promise<Task | undefined> {
+export async function findTask(db: Kysely<Database>, id: number): Promise<TaskRow | undefined> {
   return db.selectFrom('task').selectAll().where('id', '=', id).executeTakeFirst();
 }
 

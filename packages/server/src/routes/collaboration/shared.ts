@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
-import type { Collaboration, Database } from '../../db/schema.js';
+import type { CollaborationRow, Database } from '../../db/schema.js';
 import { can, type Caller } from '../../auth/caller.js';
 import { callerOrganizationIsMember } from '../../auth/scope.js';
 import { ApiError, forbidden, notFound } from '../../errors.js';
@@ -27,7 +27,7 @@ export const callerOf = (request: FastifyRequest): Caller => {
 };
 
 /** The collaboration, or 404. */
-export async function collaborationOr404(db: Kysely<Database>, id: number): Promise<Collaboration> {
+export async function collaborationOr404(db: Kysely<Database>, id: number): Promise<CollaborationRow> {
   const collaboration = await findCollaboration(db, id);
   if (!collaboration) throw notFound('Collaboration', id);
   return collaboration;

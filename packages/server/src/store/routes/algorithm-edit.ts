@@ -2,13 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ApiError, notFound } from '../../errors.js';
 import { nowStored } from '../../http/datetime.js';
-import {
-  deleteAlgorithm,
-  dropOpenReviews,
-  findAlgorithm,
-  functionRows,
-  updateAlgorithm,
-} from '../../repositories/store.js';
+import { deleteAlgorithm, findAlgorithm, functionRows, updateAlgorithm } from '../../repositories/store.js';
+import { dropOpenReviews } from '../../repositories/store-review.js';
 import { parseAlgorithmDescription, parseImage } from '../description.js';
 import { requireRole, storeCaller } from '../caller.js';
 import { invalidateAlgorithm } from '../review-rules.js';

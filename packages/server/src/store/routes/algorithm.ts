@@ -11,7 +11,7 @@ import {
   insertAlgorithm,
   type AlgorithmFilter,
 } from '../../repositories/store.js';
-import type { StoreAlgorithm } from '../../db/store-schema.js';
+import type { StoreAlgorithmRow } from '../../db/store-schema.js';
 import { DescriptionError, parseAlgorithmDescription, parseImage } from '../description.js';
 import { callerKey, optionalStoreCaller, requireRole, storeCaller } from '../caller.js';
 import { readPolicies } from '../policies.js';
@@ -65,11 +65,11 @@ export const NOT_FOUND_OR_HIDDEN = 'Algorithm';
  * the tasks that ran it keep showing its functions and result views (docs/store.md#result-views).
  */
 const SEEN_BY_ALL: readonly string[] = [ALGORITHM_STATUS.approved, ALGORITHM_STATUS.replaced];
-const seenBy = (caller: StoreCaller | null, a: StoreAlgorithm): boolean =>
+const seenBy = (caller: StoreCaller | null, a: StoreAlgorithmRow): boolean =>
   SEEN_BY_ALL.includes(a.status) || seesUnapproved(caller, a);
 
 /** Whether `caller` may see an algorithm that is not approved: reviewers, managers and its developer. */
-export const seesUnapproved = (caller: StoreCaller | null, a?: StoreAlgorithm): boolean =>
+export const seesUnapproved = (caller: StoreCaller | null, a?: StoreAlgorithmRow): boolean =>
   caller !== null &&
   (caller.roles.has('reviewer') ||
     caller.roles.has('store manager') ||

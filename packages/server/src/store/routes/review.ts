@@ -2,14 +2,9 @@ import { bodyCheckedByHandler } from '../body-unchecked.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ApiError, notFound } from '../../errors.js';
-import {
-  deleteReview,
-  findAlgorithm,
-  findReview,
-  reviewRows,
-  storeUserRows,
-} from '../../repositories/store.js';
-import type { StoreReview } from '../../db/store-schema.js';
+import { findAlgorithm, storeUserRows } from '../../repositories/store.js';
+import { deleteReview, findReview, reviewRows } from '../../repositories/store-review.js';
+import type { StoreReviewRow } from '../../db/store-schema.js';
 import { requireRole, storeCaller } from '../caller.js';
 import { approveReview, assignReviewer, rejectReview, type ReviewOutcome } from '../review-rules.js';
 import { reviewAnswer } from '../serialize.js';
@@ -22,7 +17,7 @@ const Comment = Type.Object({ comment: Type.Optional(Type.String({ maxLength: 10
 export function reviewRoutes(sctx: StoreContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     const db = sctx.db;
-    const withPeople = async (reviews: readonly StoreReview[]) => {
+    const withPeople = async (reviews: readonly StoreReviewRow[]) => {
       const ids = [...new Set(reviews.flatMap((r) => [r.reviewer_id, r.requested_by_id]))];
       const users = new Map((await storeUserRows(db, ids)).map((u) => [u.id, u]));
       return reviews.map((r) => reviewAnswer(r, users));
@@ -55,7 +50,7 @@ export function reviewRoutes(sctx: StoreContext): FastifyPluginAsyncTypebox {
       async (request) => {
         const caller = await storeCaller(sctx, request);
         const rows = await reviewRows(db, request.query);
-        const visible: StoreReview[] = [];
+        const visible: StoreReviewRow[] = [];
         for (const r of rows) if (await mayRead(caller, r.algorithm_id)) visible.push(r);
         return { data: await withPeople(visible), links: {} };
       },
