@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../../context.js';
-import type { Task } from '../../db/schema.js';
+import type { TaskRow } from '../../db/schema.js';
 import { deleteTask, hasOpenRunInTree, killTask } from '../../repositories/task/index.js';
 
 /**
@@ -8,7 +8,7 @@ import { deleteTask, hasOpenRunInTree, killTask } from '../../repositories/task/
  * the tasks it created): an unfinished task is killed first (`kill_containers`), then the task and its results go,
  * and the result store gives up everything its runs held (named outputs and uploads not yet named).
  */
-export async function removeTask(ctx: AppContext, task: Task, log: FastifyBaseLogger): Promise<void> {
+export async function removeTask(ctx: AppContext, task: TaskRow, log: FastifyBaseLogger): Promise<void> {
   const db = ctx.dbh.db;
   if (await hasOpenRunInTree(db, task.id)) await killTask(db, ctx.events, task);
   await removeRunOutputs(ctx, await deleteTask(db, task.id), log);
