@@ -46,7 +46,6 @@ async function nodeOr404(ctx: AppContext, id: number): Promise<NodeRow> {
 const invalidName = (name: string): ApiError =>
   new ApiError('bad_request', nodeNameProblem(name) ?? 'Invalid node name.');
 
-
 /** Routes of `/node` (docs/api.md#nodes) and `POST /recover/node` (docs/api.md#account-recovery-and-passwords). */
 /**
  * A node write refused by the database's rule of one node per organization in a collaboration
