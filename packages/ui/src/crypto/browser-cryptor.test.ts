@@ -1,4 +1,4 @@
-import { RsaCryptor, generatePrivateKeyPem, publicKeyBase64 } from '../../../common/src/index.js';
+import { RsaCryptor, generatePrivateKeyPem, publicKeyBase64 } from '@federa/common';
 import { createPrivateKey } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 
