@@ -1,4 +1,6 @@
-import { RsaCryptor, generatePrivateKeyPem, publicKeyBase64 } from '@federa/common';
+// Node's cryptor, by the Node entry's name: this test runs in Node, while the UI's type check resolves
+// `@federa/common` to its browser entry.
+import { RsaCryptor, generatePrivateKeyPem, publicKeyBase64 } from '@federa/common/node';
 import { createPrivateKey } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 
