@@ -54,7 +54,7 @@ describe('administration', () => {
       await page.goto(`${server.url}/`);
       await expect.poll(() => page.getByRole('button', { name: 'Log in' }).isVisible()).toBe(true);
       expect(await page.getByRole('link', { name: 'Forgot your password?' }).count()).toBe(0);
-      expect(await page.getByText(/This server sends no e-mail/).isVisible()).toBe(true);
+      await expect.poll(() => page.getByText(/This server sends no e-mail/).isVisible()).toBe(true);
       await login(page);
       await expect.poll(() => page.getByRole('heading', { name: 'Collaborations' }).isVisible()).toBe(true);
 
@@ -101,7 +101,7 @@ describe('administration', () => {
       await expect
         .poll(() => asked.at(-1))
         .toMatch(new RegExp(`^Delete the role curators-${t} of root\\? Every user`));
-      expect(await page.getByRole('button', { name: `curators-${t}` }).isVisible()).toBe(true);
+      await expect.poll(() => page.getByRole('button', { name: `curators-${t}` }).isVisible()).toBe(true);
       answer = true;
       await page.getByRole('button', { name: 'Delete role' }).click();
       await expect
@@ -136,7 +136,7 @@ describe('administration', () => {
       await expect
         .poll(() => asked.at(-1))
         .toBe(`Delete the user ulla-${t} (Ulla Umbra)? They can no longer log in. This cannot be undone.`);
-      expect(await row.isVisible()).toBe(true);
+      await expect.poll(() => row.isVisible()).toBe(true);
       answer = true;
       await row.getByRole('button', { name: 'Delete' }).click();
       await expect.poll(() => page.getByRole('status').first().textContent()).toBe(`User ulla-${t} deleted.`);
@@ -153,8 +153,8 @@ describe('administration', () => {
       await expect
         .poll(() => page.getByRole('heading', { level: 1, name: `Node node-${t}-1 offline` }).isVisible())
         .toBe(true);
-      expect(await page.getByText('never: it has not connected yet').isVisible()).toBe(true);
-      expect(await page.getByRole('link', { name: `collab-${t}` }).isVisible()).toBe(true);
+      await expect.poll(() => page.getByText('never: it has not connected yet').isVisible()).toBe(true);
+      await expect.poll(() => page.getByRole('link', { name: `collab-${t}` }).isVisible()).toBe(true);
       await check(page, errors, 'node');
       await shot('node');
 
@@ -181,7 +181,7 @@ describe('administration', () => {
       answer = true;
       await page.getByRole('button', { name: 'Delete', exact: true }).click();
       await expect.poll(() => success(page)).toBe(`Task #${task.id} "doomed ${t}" deleted.`);
-      expect(await page.getByRole('heading', { level: 1, name: 'Tasks' }).isVisible()).toBe(true);
+      await expect.poll(() => page.getByRole('heading', { level: 1, name: 'Tasks' }).isVisible()).toBe(true);
       expect((await server.api('GET', `/task/${task.id}`)).status).toBe(404);
 
       // A collaboration: renamed, then deleted after the question.
@@ -220,7 +220,7 @@ describe('administration', () => {
       const found = await deleted.count();
       expect(await page.getByRole('row').count()).toBe(found + 1);
       const said = `${found} ${found === 1 ? 'entry matches' : 'entries match'}.`;
-      expect(await page.getByText(said, { exact: true }).isVisible()).toBe(true);
+      await expect.poll(() => page.getByText(said, { exact: true }).isVisible()).toBe(true);
       const mine = page.getByRole('row', { name: new RegExp(`task\\.deleted .*"id":${task.id}\\}`) });
       await expect.poll(() => mine.getByRole('cell', { name: 'user root (1)' }).isVisible()).toBe(true);
       await page.getByRole('button', { name: 'Verify the chain' }).click();

@@ -6,11 +6,8 @@
  * violation (axe-core). No Docker: the task's runs stay pending. Screenshots go to
  * .data/ui-screenshots/layout/store-*.png.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import {
@@ -20,16 +17,10 @@ import {
   ROOT_PASSWORD,
   startE2eServer,
 } from '@federa/testing';
+import { description } from './store-description.js';
+import { ROOT, WIDTHS, check as checkNow, collectErrors, launch, login, must } from './kit.js';
 
-const ROOT = join(import.meta.dirname, '../../..');
-const UI = join(ROOT, 'packages/ui');
 const SHOTS = join(ROOT, '.data/ui-screenshots/layout');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
-const WIDTHS = [
-  { name: 'wide', width: 1440, height: 900 },
-  { name: 'phone', width: 390, height: 844 },
-] as const;
 const PASSWORD = 'Store-Test-Pw-1!';
 const DIGEST = `sha256:${'ab12'.repeat(16)}`;
 
@@ -38,64 +29,6 @@ let server: E2eServer;
 let fed: Federation;
 let browser: Browser;
 let rootToken = '';
-
-/** An author's description with one argument of most types: the form must draw each. */
-const description = (image: string, name: string) => ({
-  name,
-  display_name: `Summary ${name}`,
-  description: 'Counts and summarises a numeric column at every organization.',
-  image,
-  partitioning: 'horizontal',
-  vantage6_version: '3.11',
-  code_url: 'https://example.org/summary',
-  documentation_url: 'https://example.org/summary/docs',
-  functions: [
-    {
-      name: 'central_summary',
-      display_name: 'Summary',
-      description: 'Starts partial_summary at each organization and combines the answers.',
-      type: 'central',
-      standalone: true,
-      databases: [{ name: 'Data', description: 'A table with the column' }],
-      arguments: [
-        { name: 'column', display_name: 'Column', type: 'column', description: 'The numeric column' },
-        { name: 'min_count', display_name: 'Minimum count', type: 'integer' },
-        { name: 'threshold', type: 'float', has_default_value: true, default_value: '0.5' },
-        { name: 'statistic', type: 'string', allowed_values: ['mean', 'median'] },
-        {
-          name: 'trim',
-          type: 'float',
-          has_default_value: true,
-          default_value: '0.1',
-          conditional_on: 'statistic',
-          conditional_operator: '==',
-          conditional_value: 'mean',
-        },
-        { name: 'drop_missing', type: 'boolean', has_default_value: true, default_value: 'false' },
-        { name: 'groups', type: 'string_list', has_default_value: true },
-        { name: 'organizations', type: 'organization_list', has_default_value: true },
-        { name: 'options', type: 'json', has_default_value: true },
-      ],
-      ui_visualizations: [
-        { name: 'Summary', type: 'table', schema: { location: [], keys: ['mean', 'count'] } },
-        {
-          name: 'Survival',
-          description: 'share alive by day',
-          type: 'line',
-          schema: { location: ['curve'], x: 'day', y: ['alive'] },
-        },
-        { name: 'Ages', type: 'histogram', schema: { location: ['bins'] } },
-      ],
-    },
-    {
-      name: 'partial_summary',
-      type: 'federated',
-      standalone: false,
-      databases: [{ name: 'Data' }],
-      arguments: [{ name: 'column', type: 'column' }],
-    },
-  ],
-});
 
 async function storeCall<T>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(`${server.url}/store/api${path}`, {
@@ -116,12 +49,6 @@ async function nodeCall(token: string, method: string, path: string, body?: unkn
   });
   if (res.status > 210) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return res.json();
-}
-
-async function must<T>(r: Promise<{ status: number; body: T }>, what: string): Promise<T> {
-  const { status, body } = await r;
-  if (status > 210) throw new Error(`${what}: ${status} ${JSON.stringify(body)}`);
-  return body;
 }
 
 async function newUser(name: string, orgId: number, role: string): Promise<string> {
@@ -147,9 +74,7 @@ let reviewer = '';
 let approvedId = 0;
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  if (!existsSync(join(UI, 'dist/index.html')))
-    execFileSync('npx', ['vite', 'build'], { cwd: UI, stdio: 'ignore' });
+  browser = await launch(SHOTS);
   server = await startE2eServer();
   fed = await createFederation(server, false, tag, ['a', 'b']);
   const login = await fetch(`${server.url}/api/token/user`, {
@@ -194,7 +119,6 @@ beforeAll(async () => {
     .insertInto('node_config')
     .values(['age', 'bmi'].map((value) => ({ node_id: fed.orgs[1]!.nodeId, key: 'columns.default', value })))
     .execute();
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS });
 }, 120_000);
 
 afterAll(async () => {
@@ -202,38 +126,20 @@ afterAll(async () => {
   await server?.close();
 }, 60_000);
 
-/** What a user would notice: the page is wider than the screen, the console reports an error, or axe does. */
+/** {@link checkNow} once the page has stopped loading (store pages read the catalogue after they draw). */
 async function check(page: Page, errors: string[], name: string): Promise<void> {
   await page.waitForLoadState('networkidle');
-  const overflow = (await page.evaluate(
-    'document.documentElement.scrollWidth - window.innerWidth',
-  )) as number;
-  expect(overflow, `${name} scrolls sideways by ${overflow} px`).toBeLessThanOrEqual(0);
-  expect(errors, `${name}: console errors`).toEqual([]);
-  if (!(await page.evaluate("'axe' in window"))) await page.evaluate(AXE);
-  const result = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] })")) as {
-    violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
-  };
-  const violations = result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  expect(violations, `${name}: accessibility`).toEqual([]);
+  await checkNow(page, errors, name);
 }
 
 async function open(width: number, height: number, username: string, password = PASSWORD) {
   const context = await browser.newContext({ viewport: { width, height } });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    // A refusal the page shows to the user (a 400 for a wrong argument) is logged by the browser, not the page.
-    if (m.type() === 'error' && !/status of 400/.test(m.text())) errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
+  // A refusal the page shows to the user (a 400 for a wrong argument) is logged by the browser, not the page.
+  const errors = collectErrors(page, /status of 400/);
   await page.goto(`${server.url}/`);
-  await page.getByLabel('Username').fill(username);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
+  await login(page, username, password);
   await expect.poll(() => page.getByRole('heading', { name: 'Collaborations' }).isVisible()).toBe(true);
   const shot = (name: string) =>
     page.screenshot({ path: join(SHOTS, `store-${name}-${width}.png`), fullPage: true });
