@@ -29,10 +29,11 @@ describe("a benchmark server's own event loop (loop-watch.mjs)", () => {
       const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
       const block = (ms) => { const until = performance.now() + ms; while (performance.now() < until); };
       watchLoop(${JSON.stringify(file)});
-      block(80); // before the window: not counted
+      block(500); // before the window: not counted
       process.kill(process.pid, 'SIGUSR2');
       await sleep(50);
       block(60); // the loop stands still for 60 ms
+      await sleep(20); // the stall ends here: the garbage below, slow on a busy machine, is not part of it
       for (let i = 0; i < 50; i++) new Array(100000).fill(i); // garbage
       globalThis.gc?.();
       await sleep(50);
@@ -43,7 +44,7 @@ describe("a benchmark server's own event loop (loop-watch.mjs)", () => {
     const seen = JSON.parse(readFileSync(file, 'utf8'));
     expect(seen.stalls.n).toBeGreaterThanOrEqual(1);
     expect(seen.stalls.longest_ms[0]).toBeGreaterThanOrEqual(60);
-    expect(seen.stalls.longest_ms[0]).toBeLessThan(80 + 60); // the stall before the window is not in it
+    expect(seen.stalls.longest_ms[0]).toBeLessThan(500); // the stall before the window is not in it
     expect(seen.loop_delay_ms.max).toBeGreaterThanOrEqual(40); // 60 ms less the timer's 10 ms turn
     expect(seen.gc.young.n).toBeGreaterThanOrEqual(1);
   });
