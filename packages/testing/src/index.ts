@@ -22,6 +22,14 @@ export {
 export { startTestServer, type LogLine, type TestServer, type TestServerOptions } from './test-server.js';
 export { Fixtures, type FixtureUser } from './fixtures.js';
 export { countTaskRows, taskBody, taskWorld } from './task-world.js';
+export {
+  startV4World,
+  v4Caller,
+  type V4Answer,
+  type V4Call,
+  type V4CallerOptions,
+  type V4World,
+} from './v4-world.js';
 export { RecordingEventBus, type RecordedEvent } from './recording-event-bus.js';
 export {
   connected,
@@ -34,7 +42,7 @@ export {
   type SocketApp,
   type TasksClient,
 } from './socket-harness.js';
-export { nodeView, socketNetwork, userStatus } from './socket-world.js';
+export { nodeView, researcherPostsTask, socketNetwork, userStatus } from './socket-world.js';
 export { nodeCall, nodeTime, rootUserClient, userClientOf } from './user-client-world.js';
 export { expectSecondPage } from './pagination-checks.js';
 export { NODE_KEYS } from './wire-keys.js';
@@ -70,6 +78,22 @@ export {
   requireImage,
 } from './docker.js';
 export { INFRA_TEST_TAG, infraImage } from './infra-image.js';
+export {
+  HELPER_IMAGE,
+  NODE_IMAGE,
+  TEST_LABEL,
+  cleanUp,
+  containerEngines,
+  dockerEngine,
+  engineKit,
+  removeEngineObjects,
+  requireEngine,
+  runPrefix,
+  type Cleanups,
+  type Engine,
+  type FinishedContainer,
+} from './container-engines.js';
+export { HTTP_GET_RETRY, TCP_PROBE, hostAddress, startOutside, tcpServer } from './outside-network.js';
 export { LocalRegistry, type LocalRegistryOptions } from './local-registry.js';
 export {
   createFederation,

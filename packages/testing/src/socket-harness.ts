@@ -38,6 +38,11 @@ export interface SocketApp {
    */
   quiet(c: TasksClient): Promise<void>;
   /**
+   * Whether `c` (once connected) hears `event` after `send()`: the answer waits for {@link quiet}, so an event not
+   * heard by then will not come.
+   */
+  hears(c: TasksClient, event: keyof ServerToClientEvents, send: () => void): Promise<boolean>;
+  /**
    * Waits until the server has identified the connected socket `c` and put it in its rooms (they are joined after
    * the handshake, so a `connect` on the client does not mean the rooms' events reach it yet).
    */
@@ -70,6 +75,14 @@ export async function startSocketApp(options: Omit<TestAppOptions, 'events'> = {
       20,
     );
   };
+  const quiet = async (c: TasksClient): Promise<void> => {
+    const id = c.id;
+    if (id === undefined) throw new Error('quiet() needs a connected socket');
+    const text = `${MARKER}${++markers}`;
+    const arrived = received(c, 'message', (m) => m === text);
+    t.ctx.events.emit(id, 'message', text);
+    await arrived;
+  };
   return {
     t,
     sockets,
@@ -89,13 +102,13 @@ export async function startSocketApp(options: Omit<TestAppOptions, 'events'> = {
     disconnectAll() {
       for (const c of clients.splice(0)) c.disconnect();
     },
-    async quiet(c) {
-      const id = c.id;
-      if (id === undefined) throw new Error('quiet() needs a connected socket');
-      const text = `${MARKER}${++markers}`;
-      const arrived = received(c, 'message', (m) => m === text);
-      t.ctx.events.emit(id, 'message', text);
-      await arrived;
+    quiet,
+    async hears(c, event, send) {
+      await connected(c);
+      const heard = hear(c, [event]);
+      send();
+      await quiet(c);
+      return heard.length > 0;
     },
     async joined(c) {
       const id = c.id;

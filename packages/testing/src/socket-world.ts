@@ -1,4 +1,4 @@
-import type { TestApp } from './test-app.js';
+import type { ApiResponse, TestApp } from './test-app.js';
 
 /** The socket tests' usual federation: two organizations in a collaboration, each with a node. */
 export async function socketNetwork(t: TestApp): Promise<{
@@ -30,4 +30,24 @@ export async function nodeView(
   const r = await t.api('GET', `/node/${id}`, { token: t.rootToken });
   if (r.status !== 200) throw new Error(`GET /node/${id} answered ${r.status}: ${JSON.stringify(r.body)}`);
   return r.body;
+}
+
+/** A researcher of `orgs[0]` posts a task for all of `orgs` through the API, as a user does; answers the response. */
+export async function researcherPostsTask(
+  t: TestApp,
+  collab: number,
+  orgs: number[],
+  name: string,
+): Promise<ApiResponse> {
+  const researcher = await t.fx.user(orgs[0]!, { roles: ['Researcher'] });
+  return t.api('POST', '/task', {
+    token: await researcher.token(),
+    body: {
+      collaboration_id: collab,
+      organizations: orgs.map((id) => ({ id, input: 'aW5wdXQ=' })),
+      image: 'example/image',
+      name,
+      database: 'default',
+    },
+  });
 }

@@ -6,17 +6,18 @@
  *   scripts/docker-engine.sh, scripts/build-images.sh     Docker and federa/base-node:local, federa/helper:local
  *   scripts/podman-rootless.sh                            the user federa-podman, its API socket, the images
  * Runs as root: the "outside" server lives in a network namespace of its own behind a veth pair.
- * Everything created carries a unique prefix and is removed in afterAll. Shared parts: conformance-kit.e2e.ts.
+ * Everything created carries a unique prefix and is removed in afterAll. Shared parts:
+ * @federa/testing (container-engines.ts, outside-network.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ENGINES,
   HELPER_IMAGE,
   HTTP_GET_RETRY,
   NODE_IMAGE,
   TCP_PROBE,
   TEST_LABEL,
   cleanUp,
+  containerEngines,
   engineKit,
   hostAddress,
   removeEngineObjects,
@@ -25,7 +26,7 @@ import {
   startOutside,
   tcpServer,
   type Cleanups,
-} from './conformance-kit.e2e.js';
+} from '@federa/testing';
 
 const RUN = runPrefix();
 const cleanups: Cleanups = [];
@@ -38,7 +39,7 @@ beforeAll(async () => {
 
 afterAll(() => cleanUp(cleanups));
 
-describe.each(ENGINES)('ContainerRuntime on $kind: networks', (engine) => {
+describe.each(containerEngines())('ContainerRuntime on $kind: networks', (engine) => {
   const { runtime } = engine;
   const prefix = `${RUN}-${engine.kind}`;
   const { spec, runToEnd } = engineKit(engine, prefix, cleanups);
@@ -135,7 +136,7 @@ describe.each(ENGINES)('ContainerRuntime on $kind: networks', (engine) => {
 
 /** Where the engines differ: what a container on an internal network reaches of the host itself. */
 describe('host services seen from an internal network', () => {
-  it.each(ENGINES)(
+  it.each(containerEngines())(
     '$kind: a server on the host address answers only where the engine lets it',
     async ({ kind, runtime }) => {
       const network = `${RUN}-${kind}-hostnet`;

@@ -5,7 +5,8 @@
  * Prerequisites (a missing one fails the suite with what to run; nothing is skipped):
  *   scripts/docker-engine.sh, scripts/build-images.sh     Docker and federa/base-node:local, federa/helper:local
  *   scripts/podman-rootless.sh                            the user federa-podman, its API socket, the images
- * Everything created carries a unique prefix and is removed in afterAll. Shared parts: conformance-kit.e2e.ts.
+ * Everything created carries a unique prefix and is removed in afterAll. Shared parts:
+ * @federa/testing (container-engines.ts).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,23 +15,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeUnavailableError } from './errors.js';
 import { createContainerRuntime } from './runtime-factory.js';
 import {
-  ENGINES,
   HELPER_IMAGE,
   TEST_LABEL,
   cleanUp,
+  containerEngines,
   engineKit,
   removeEngineObjects,
   requireEngine,
   runPrefix,
   type Cleanups,
-} from './conformance-kit.e2e.js';
+} from '@federa/testing';
 
 const RUN = runPrefix();
 const cleanups: Cleanups = [];
 
 afterAll(() => cleanUp(cleanups));
 
-describe.each(ENGINES)('ContainerRuntime on $kind: containers', (engine) => {
+describe.each(containerEngines())('ContainerRuntime on $kind: containers', (engine) => {
   const { kind, runtime } = engine;
   const prefix = `${RUN}-${kind}`;
   const { spec, runToEnd, hostDir } = engineKit(engine, prefix, cleanups);

@@ -5,99 +5,40 @@
  *   scripts/build-images.sh     federa/base-node:local, federa/helper:local
  * Everything created carries the unique prefix RUN and is removed in afterAll.
  */
-import { execFile, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ContainerHandle, ContainerSpec } from './container-runtime.js';
+import {
+  HELPER_IMAGE,
+  HTTP_GET_RETRY,
+  TCP_PROBE,
+  TEST_LABEL,
+  cleanUp,
+  dockerEngine,
+  engineKit,
+  removeEngineObjects,
+  requireEngine,
+  runPrefix,
+  startOutside,
+  tcpServer,
+  type Cleanups,
+} from '@federa/testing';
 import { DockerRuntime } from './docker/docker-runtime.js';
 import { RuntimeUnavailableError } from './errors.js';
 import { createContainerRuntime } from './runtime-factory.js';
 
-const run = promisify(execFile);
-const RUN = `fedrt${randomBytes(3).toString('hex')}`;
-const NODE_IMAGE = 'federa/base-node:local';
-const HELPER_IMAGE = 'federa/helper:local';
-const TEST_LABEL = 'federa.test-run';
+const RUN = runPrefix('fedrt');
+const runtime = new DockerRuntime({ docker: new Docker(), registryTimeoutMs: 5_000 });
+const engine = dockerEngine(runtime);
+const cleanups: Cleanups = [];
+const { spec, runToEnd } = engineKit(engine, RUN, cleanups);
 
-const docker = new Docker();
-const runtime = new DockerRuntime({ docker, registryTimeoutMs: 5_000 });
-const cleanups: Array<() => Promise<unknown>> = [];
-
-function spec(name: string, cmd: string[], extra: Partial<ContainerSpec> = {}): ContainerSpec {
-  return {
-    name: `${RUN}-${name}`,
-    image: NODE_IMAGE,
-    env: {},
-    mounts: [],
-    labels: { [TEST_LABEL]: RUN },
-    cmd,
-    ...extra,
-  };
-}
-
-/** Run to completion; returns exit code and logs. */
-async function runToEnd(
-  s: ContainerSpec,
-): Promise<{ exitCode: number; logs: string; handle: ContainerHandle }> {
-  const handle = await runtime.runContainer(s);
-  const { exitCode } = await runtime.waitForExit(handle, { timeoutMs: 15_000 });
-  const logs = await runtime.logs(handle);
-  return { exitCode, logs, handle };
-}
-
-// Node one-liners run inside the containers.
-const TCP_PROBE = `const [h, p] = process.argv.slice(1);
-const s = require('net').connect({ host: h, port: Number(p), timeout: 3000 });
-s.on('connect', () => { console.log('connected'); process.exit(0); });
-s.on('timeout', () => { console.log('timeout'); process.exit(2); });
-s.on('error', (e) => { console.log('error ' + e.code); process.exit(1); });`;
-const HTTP_GET_RETRY = `(async () => { for (let i = 0; i < 50; i++) {
-  try { const r = await fetch(process.argv[1]); console.log('body:' + (await r.text())); process.exit(0); }
-  catch { await new Promise((r) => setTimeout(r, 100)); } }
-  console.log('unreachable'); process.exit(1); })();`;
-
-async function tcpServer(host: string): Promise<{ port: number; close: () => Promise<void> }> {
-  const srv = net.createServer((sock) => {
-    sock.on('error', () => undefined);
-    sock.end('hello\n');
-  });
-  await new Promise<void>((resolve, reject) => {
-    srv.on('error', reject);
-    srv.listen(0, host, () => resolve());
-  });
-  const addr = srv.address();
-  const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-  return { port, close: () => new Promise<void>((resolve) => srv.close(() => resolve())) };
-}
-
-beforeAll(async () => {
-  try {
-    await runtime.ping();
-  } catch (err) {
-    throw new Error(
-      `Docker engine not reachable (${(err as Error).message}). Run scripts/docker-engine.sh first (as root).`,
-    );
-  }
-  for (const image of [NODE_IMAGE, HELPER_IMAGE]) {
-    if (!(await runtime.imageExists(image))) {
-      throw new Error(`image ${image} missing. Run scripts/build-images.sh first.`);
-    }
-  }
-});
-
+beforeAll(() => requireEngine(engine));
 afterAll(async () => {
-  for (const fn of cleanups.reverse()) await fn().catch(() => undefined);
-  for (const c of await runtime.listContainers({ [TEST_LABEL]: RUN })) await runtime.remove(c);
-  for (const n of await docker.listNetworks({ filters: JSON.stringify({ name: [RUN] }) })) {
-    await runtime.removeNetwork(n.Name);
-  }
-  for (const v of await runtime.listVolumes({ prefix: RUN })) await runtime.removeVolume(v.name);
+  await cleanUp(cleanups);
+  await removeEngineObjects(runtime, RUN);
 });
 
 describe('DockerRuntime containers and volumes', () => {
@@ -209,55 +150,10 @@ describe('DockerRuntime containers and volumes', () => {
 });
 
 describe('DockerRuntime networks', () => {
-  // "Outside": a TCP server in a network namespace of our own behind a veth pair (10.254.N.2, host side .1), so
-  // that reaching it needs forwarding by the host, as the internet would. Never a public address.
-  const ns = `${RUN}-ns`;
-  const veth = `${RUN.slice(0, 10)}v`; // interface names have at most 15 characters
-  const octet = Math.floor(Math.random() * 200) + 20;
-  const hostSide = `10.254.${octet}.1`;
-  const outsideAddr = `10.254.${octet}.2`;
-  const outsidePort = 7777;
-
+  let outsideAddr = '';
+  let outsidePort = 0;
   beforeAll(async () => {
-    await run('ip', ['netns', 'add', ns]);
-    cleanups.push(() => run('ip', ['netns', 'del', ns]));
-    await run('ip', ['link', 'add', `${veth}0`, 'type', 'veth', 'peer', 'name', `${veth}1`]);
-    cleanups.push(() => run('ip', ['link', 'del', `${veth}0`]));
-    await run('ip', ['link', 'set', `${veth}1`, 'netns', ns]);
-    await run('ip', ['addr', 'add', `${hostSide}/30`, 'dev', `${veth}0`]);
-    await run('ip', ['link', 'set', `${veth}0`, 'up']);
-    const inNs = (...args: string[]) => run('ip', ['netns', 'exec', ns, ...args]);
-    await inNs('ip', 'addr', 'add', `${outsideAddr}/30`, 'dev', `${veth}1`);
-    await inNs('ip', 'link', 'set', `${veth}1`, 'up');
-    await inNs('ip', 'link', 'set', 'lo', 'up');
-    await inNs('ip', 'route', 'add', 'default', 'via', hostSide);
-    const server = spawn(
-      'ip',
-      [
-        'netns',
-        'exec',
-        ns,
-        process.execPath,
-        '-e',
-        `require('net').createServer((s) => { s.on('error', () => {}); s.end('hi'); }).listen(${outsidePort}, '${outsideAddr}')`,
-      ],
-      { stdio: 'ignore' },
-    );
-    cleanups.push(async () => {
-      server.kill('SIGKILL');
-    });
-    for (let i = 0; ; i++) {
-      const up = await new Promise<boolean>((resolve) => {
-        const sock = net.connect({ host: outsideAddr, port: outsidePort }, () => {
-          sock.destroy();
-          resolve(true);
-        });
-        sock.on('error', () => resolve(false));
-      });
-      if (up) break;
-      if (i > 50) throw new Error(`test server in network namespace ${ns} did not start`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    ({ outsideAddr, outsidePort } = await startOutside(RUN, cleanups));
   });
 
   it('an internal network has no way out, but reaches its gateway and other containers by alias', async () => {

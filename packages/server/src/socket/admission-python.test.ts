@@ -3,8 +3,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '@federa/testing';
-import { SocketServer } from './socket-server.js';
+import type { TestApp } from '@federa/testing';
+import { useSocketApp } from '@federa/testing/hooks';
+import type { SocketServer } from './socket-server.js';
 
 /**
  * What a vantage6 3.x node's socket client does: Debian's python-socketio 5.7 (installed by setup), a client per
@@ -48,20 +49,12 @@ describe('socket admission and vantage6 3.x nodes (python-socketio 5.7)', () => 
   let sockets: SocketServer;
   let url: string;
   let dir: string;
+  useSocketApp(({ s }) => ({ t, sockets, url } = s), { config: { socket_max_pending: 1 } });
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'federa-admission-python-'));
     await writeFile(join(dir, 'clients.py'), CLIENTS);
-    sockets = new SocketServer();
-    t = await startTestApp({ events: sockets.events, config: { socket_max_pending: 1 } });
-    sockets.bind(t.ctx);
-    sockets.attach(t.app.server);
-    url = `http://127.0.0.1:${await t.listen()}`;
   });
-  afterAll(async () => {
-    await sockets?.close();
-    await t?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('every refused client comes back on its own and holds /tasks: none counts itself connected without it', async () => {
     const org = await t.fx.organization();

@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { io as connectClient, type Socket } from 'socket.io-client';
 import { ADMISSION_HEADER, ADMISSION_RETRY_AFTER } from '@federa/common';
-import { startTestApp, type TestApp } from '@federa/testing';
+import type { TestApp } from '@federa/testing';
+import { useSocketApp } from '@federa/testing/hooks';
 import { Admission, MAX_RETRY_MS, MIN_RETRY_MS } from './admission.js';
-import { SocketServer } from './socket-server.js';
+import type { SocketServer } from './socket-server.js';
 
 describe('Admission', () => {
   it('admits up to maxPending sockets, then hands each refused one its own later slot', () => {
@@ -54,17 +55,7 @@ describe('socket admission on a real server', () => {
   let t: TestApp;
   let sockets: SocketServer;
   let url: string;
-  beforeAll(async () => {
-    sockets = new SocketServer();
-    t = await startTestApp({ events: sockets.events, config: { socket_max_pending: 1 } });
-    sockets.bind(t.ctx);
-    sockets.attach(t.app.server);
-    url = `http://127.0.0.1:${await t.listen()}`;
-  });
-  afterAll(async () => {
-    await sockets.close();
-    await t.close();
-  });
+  useSocketApp(({ s }) => ({ t, sockets, url } = s), { config: { socket_max_pending: 1 } });
 
   it('refuses handshakes beyond socket_max_pending with server_busy and a retry hint; each gets in when it comes back', async () => {
     const org = await t.fx.organization();

@@ -4,7 +4,7 @@
  * by a crashed server; who may read them; pagination; the bound per node. Real server on port 0, real socket.io
  * clients, on SQLite and (FEDERA_TEST_DB=postgres) PostgreSQL.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   connected,
   disconnected,
@@ -15,18 +15,13 @@ import {
   type SocketApp,
   type TestApp,
 } from '@federa/testing';
+import { useSocketApp } from '@federa/testing/hooks';
 import { formatStored } from '../db/stored-time.js';
 import { closePeriods, KEPT_PERIODS, openPeriods, reopenPeriod } from '../repositories/node-history.js';
 
 let s: SocketApp;
 let t: TestApp;
-
-beforeAll(async () => {
-  s = await startSocketApp();
-  t = s.t;
-});
-afterEach(() => s.disconnectAll());
-afterAll(() => s.close());
+useSocketApp((started) => ({ s, t } = started));
 
 interface Period {
   id: number;

@@ -3,7 +3,7 @@
  * connected, and the users watching a collaboration hear its nodes come and go. Real server on port 0, real
  * socket.io clients, on SQLite and (FEDERA_TEST_DB=postgres) PostgreSQL.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { NodePresencePayload } from '@federa/common';
 import {
   connected,
@@ -11,23 +11,17 @@ import {
   nodeView,
   received,
   socketNetwork,
-  startSocketApp,
   until,
   userStatus,
   type ConnectOptions,
   type SocketApp,
   type TestApp,
 } from '@federa/testing';
+import { useSocketApp } from '@federa/testing/hooks';
 
 let s: SocketApp;
 let t: TestApp;
-
-beforeAll(async () => {
-  s = await startSocketApp();
-  t = s.t;
-});
-afterEach(() => s.disconnectAll());
-afterAll(() => s.close());
+useSocketApp((started) => ({ s, t } = started));
 
 /** Authenticated like a vantage6 node (the Authorization header), long-polling first and then upgrading. */
 const connect = (token: string | null, o: ConnectOptions = {}) =>

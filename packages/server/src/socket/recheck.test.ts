@@ -1,9 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { io as connectClient, type Socket } from 'socket.io-client';
-import type { ClientToServerEvents, ServerToClientEvents } from '@federa/common';
-import { startTestApp, type TestApp } from '@federa/testing';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  connected,
+  disconnected,
+  until,
+  type SocketApp,
+  type TasksClient,
+  type TestApp,
+} from '@federa/testing';
+import { useSocketApp } from '@federa/testing/hooks';
 import { nowStored } from '../http/datetime.js';
-import { SocketServer } from './socket-server.js';
 import { presenceRoom } from './rooms.js';
 
 /**
@@ -11,89 +16,22 @@ import { presenceRoom } from './rooms.js';
  * deleted identities are closed, a user's rooms follow their roles. A real server on port 0, real socket.io
  * clients, on SQLite and (FEDERA_TEST_DB=postgres) PostgreSQL.
  */
-type Client = Socket<ServerToClientEvents, ClientToServerEvents>;
 
+const TASK_CREATED = { task_id: 1, run_id: 1, collaboration_id: 1, init_org_id: 1 };
+let s: SocketApp;
 let t: TestApp;
-let sockets: SocketServer;
-let url: string;
-const clients: Client[] = [];
-
-beforeAll(async () => {
-  sockets = new SocketServer();
-  t = await startTestApp({ events: sockets.events, config: { socket_recheck_seconds: 1 } });
-  sockets.bind(t.ctx);
-  sockets.attach(t.app.server);
-  url = `http://127.0.0.1:${await t.listen()}`;
-});
+useSocketApp((started) => ({ s, t } = started), { config: { socket_recheck_seconds: 1 } });
 afterEach(() => {
-  for (const c of clients.splice(0)) c.disconnect();
   vi.restoreAllMocks();
 });
-afterAll(async () => {
-  await sockets.close();
-  await t.close();
-});
 
-function connect(token: string | null): Client {
-  const c: Client = connectClient(`${url}/tasks`, {
-    forceNew: true,
-    reconnection: false,
-    transports: ['websocket'],
-    ...(token !== null ? { extraHeaders: { Authorization: `Bearer ${token}` } } : {}),
-  });
-  clients.push(c);
-  return c;
-}
-
-const connected = (c: Client): Promise<void> =>
-  new Promise((resolve, reject) => {
-    if (c.connected) return resolve();
-    c.once('connect', () => resolve());
-    c.once('connect_error', reject);
-  });
-
-const disconnected = (c: Client): Promise<string> =>
-  new Promise((resolve) => {
-    if (!c.connected) return resolve('already');
-    c.once('disconnect', (reason) => resolve(reason));
-  });
-
-async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  const end = Date.now() + 5000;
-  for (;;) {
-    const v = await probe();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last value ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
+const connect = (token: string | null): TasksClient => s.connect(token);
 /** Waits until the server has put the identity's socket in its rooms (it joins them after the handshake). */
-const inRoom = (room: string, count: number) =>
-  until(
-    `${count} socket(s) in ${room}`,
-    async () => (await sockets.nsp.in(room).fetchSockets()).length,
-    (n) => n === count,
-  );
+const inRoom = (room: string, count: number) => s.inRoom(room, count);
 
-/**
- * Whether `c` receives `task_created` sent to `room`: a marker sent to the socket itself afterwards arrives after
- * it on the same connection, so when the marker comes without the event, the event will never come.
- */
-async function receivesTaskCreated(c: Client, room: string, userId: number): Promise<boolean> {
-  const got: unknown[] = [];
-  c.on('task_created', (p) => got.push(p));
-  const marker = new Promise<void>((resolve) =>
-    c.on('message', (text) => {
-      if (text === 'marker') resolve();
-    }),
-  );
-  t.ctx.events.emit(room, 'task_created', { task_id: 1, run_id: 1, collaboration_id: 1, init_org_id: 1 });
-  t.ctx.events.emit(presenceRoom({ kind: 'user', id: userId }), 'message', 'marker');
-  await marker;
-  c.off('task_created');
-  return got.length > 0;
-}
+/** Whether `c` receives `task_created` sent to `room`. */
+const receivesTaskCreated = (c: TasksClient, room: string) =>
+  s.hears(c, 'task_created', () => t.ctx.events.emit(room, 'task_created', TASK_CREATED));
 
 async function watcher() {
   const org = await t.fx.organization();
@@ -161,24 +99,24 @@ describe('sockets of ended sessions and deleted identities are closed', () => {
 describe("a user's rooms follow their roles", () => {
   it('a user whose role was removed no longer receives task_created; given it back, receives it again', async () => {
     const { role, u, c, room } = await watcher();
-    expect(await receivesTaskCreated(c, room, u.id)).toBe(true);
+    expect(await receivesTaskCreated(c, room)).toBe(true);
     const patch = await t.api('PATCH', `/user/${u.id}`, { token: t.rootToken, body: { roles: [] } });
     expect(patch.status).toBe(200);
     await inRoom(room, 0);
-    expect(await receivesTaskCreated(c, room, u.id)).toBe(false);
+    expect(await receivesTaskCreated(c, room)).toBe(false);
     expect(c.connected).toBe(true);
     await t.api('PATCH', `/user/${u.id}`, { token: t.rootToken, body: { roles: [role] } });
     await inRoom(room, 1);
-    expect(await receivesTaskCreated(c, room, u.id)).toBe(true);
+    expect(await receivesTaskCreated(c, room)).toBe(true);
   });
 
   it('removing the event rule from a role moves the sockets of its users out of the room', async () => {
-    const { role, u, c, room } = await watcher();
+    const { role, c, room } = await watcher();
     const ruleId = await t.fx.ruleId('event.v_col');
     const r = await t.api('DELETE', `/role/${role}/rule/${ruleId}`, { token: t.rootToken });
     expect(r.status).toBe(200);
     await inRoom(room, 0);
-    expect(await receivesTaskCreated(c, room, u.id)).toBe(false);
+    expect(await receivesTaskCreated(c, room)).toBe(false);
   });
 });
 

@@ -3,7 +3,7 @@
  * status change, and what a node's own events store. Real server on port 0, real socket.io clients, on SQLite and
  * (FEDERA_TEST_DB=postgres) PostgreSQL.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import type { AlgorithmStatusChangePayload } from '@federa/common';
 import {
@@ -11,27 +11,22 @@ import {
   hear,
   nodeView,
   received,
+  researcherPostsTask,
   socketNetwork,
-  startSocketApp,
   until,
   userStatus,
   type SocketApp,
   type TestApp,
 } from '@federa/testing';
+import { useSocketApp } from '@federa/testing/hooks';
 
 let s: SocketApp;
 let t: TestApp;
 /** The server's warnings, one JSON line each: a refused report is known by its log line. */
 const warnings: string[] = [];
-
-beforeAll(async () => {
-  s = await startSocketApp({
-    log: pino({ level: 'warn' }, { write: (line: string) => warnings.push(line) }),
-  });
-  t = s.t;
+useSocketApp((started) => ({ s, t } = started), {
+  log: pino({ level: 'warn' }, { write: (line: string) => warnings.push(line) }),
 });
-afterEach(() => s.disconnectAll());
-afterAll(() => s.close());
 
 const connect = (token: string) => s.connect(token, { transports: ['polling', 'websocket'] });
 const online = (userId: number) =>
@@ -67,17 +62,7 @@ describe('rooms and events', () => {
     await s.settled(nodes[1]!.id, 1);
     const created = received(c, 'task_created');
     const arrived = received(c, 'new_task');
-    const researcher = await t.fx.user(orgs[0]!, { roles: ['Researcher'] });
-    const r = await t.api('POST', '/task', {
-      token: await researcher.token(),
-      body: {
-        collaboration_id: collab,
-        organizations: orgs.map((id) => ({ id, input: 'aW5wdXQ=' })),
-        image: 'example/image',
-        name: 'socket test',
-        database: 'default',
-      },
-    });
+    const r = await researcherPostsTask(t, collab, orgs, 'socket test');
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     expect(await arrived).toEqual([r.body.id]);
     expect((await created)[0]).toMatchObject({ task_id: r.body.id, collaboration_id: collab });

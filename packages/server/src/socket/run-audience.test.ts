@@ -4,8 +4,9 @@
  * collaboration and, among those with only *event view organization*, the users of the run's organization and of
  * the organization that posted the task, and nobody else. Real server on port 0, real socket.io clients.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connected, hear, startSocketApp, type SocketApp, type TestApp } from '@federa/testing';
+import { describe, expect, it } from 'vitest';
+import { connected, hear, type SocketApp, type TestApp } from '@federa/testing';
+import { useSocketApp } from '@federa/testing/hooks';
 
 type RunEvent = 'status_update' | 'algorithm_status_change' | 'run_log_update' | 'kill_containers';
 const RUN_EVENTS: RunEvent[] = [
@@ -17,13 +18,7 @@ const RUN_EVENTS: RunEvent[] = [
 
 let s: SocketApp;
 let t: TestApp;
-
-beforeAll(async () => {
-  s = await startSocketApp();
-  t = s.t;
-});
-afterEach(() => s.disconnectAll());
-afterAll(() => s.close());
+useSocketApp((started) => ({ s, t } = started));
 
 /** A socket in its rooms. */
 async function connect(token: string) {

@@ -2,28 +2,17 @@
  * `run_log` (docs/run-logs.md): a node streams an active run's log in batches over its socket and each batch is
  * answered. Real server on port 0, real socket.io clients, the test database of the dialect under test.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunLogAck, RunLogUpdatePayload } from '@federa/common';
 import { SEALED_LOG_HEADER } from '@federa/common';
-import {
-  connected,
-  startSocketApp,
-  type SocketApp,
-  type TasksClient as Client,
-  type TestApp,
-} from '@federa/testing';
+import { connected, type SocketApp, type TasksClient as Client, type TestApp } from '@federa/testing';
+import { useSocketApp } from '@federa/testing/hooks';
 
 /** The cap of this test's server: 1 KiB of characters per run. */
 const CAP = 1024;
 let s: SocketApp;
 let t: TestApp;
-
-beforeAll(async () => {
-  s = await startSocketApp({ config: { run_log_max_kb: CAP / 1024 } });
-  t = s.t;
-});
-afterEach(() => s.disconnectAll());
-afterAll(() => s.close());
+useSocketApp((started) => ({ s, t } = started), { config: { run_log_max_kb: CAP / 1024 } });
 
 /** A socket in its rooms. */
 async function connect(token: string): Promise<Client> {

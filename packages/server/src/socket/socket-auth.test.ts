@@ -2,30 +2,24 @@
  * Socket authentication (docs/socket-protocol.md#connecting): a socket without a valid access token is accepted,
  * told `expired_token`, and put in no room. Real server on port 0, real socket.io clients.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   connected,
   hear,
   nodeView,
   socketNetwork,
-  startSocketApp,
   until,
   type SocketApp,
   type TasksClient,
   type TestApp,
 } from '@federa/testing';
+import { useSocketApp } from '@federa/testing/hooks';
 import { TokenService } from '../auth/tokens.js';
 import { openSession } from '../auth/sessions.js';
 
 let s: SocketApp;
 let t: TestApp;
-
-beforeAll(async () => {
-  s = await startSocketApp();
-  t = s.t;
-});
-afterEach(() => s.disconnectAll());
-afterAll(() => s.close());
+useSocketApp((started) => ({ s, t } = started));
 
 const connect = (token: string | null) => s.connect(token, { transports: ['polling', 'websocket'] });
 

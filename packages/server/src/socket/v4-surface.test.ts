@@ -5,26 +5,22 @@
  * socket beside it hears them as before. A 4.x node's `algorithm_status_change` names its run `run_id`. Real server,
  * real socket.io clients, on SQLite and (FEDERA_TEST_DB=postgres) PostgreSQL.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   connected,
   hear,
   received,
+  researcherPostsTask,
   socketNetwork,
-  startSocketApp,
   type SocketApp,
   type TasksClient,
   type TestApp,
 } from '@federa/testing';
+import { useSocketApp } from '@federa/testing/hooks';
 
 let s: SocketApp;
 let t: TestApp;
-beforeAll(async () => {
-  s = await startSocketApp();
-  t = s.t;
-});
-afterEach(() => s.disconnectAll());
-afterAll(() => s.close());
+useSocketApp((started) => ({ s, t } = started));
 
 /** A node's access token from a login at `prefix` (`/api` or `/v4/api`). */
 async function nodeLogin(prefix: string, apiKey: string): Promise<string> {
@@ -58,17 +54,7 @@ describe('4.x sockets', () => {
     const fourTask = untypedReceived(four, 'new_task');
     const threeTask = received(three, 'new_task');
     const threeCreated = received(three, 'task_created');
-    const researcher = await t.fx.user(orgs[0]!, { roles: ['Researcher'] });
-    const r = await t.api('POST', '/task', {
-      token: await researcher.token(),
-      body: {
-        collaboration_id: collab,
-        organizations: orgs.map((id) => ({ id, input: 'aW5wdXQ=' })),
-        image: 'example/image',
-        name: 'socket surfaces',
-        database: 'default',
-      },
-    });
+    const r = await researcherPostsTask(t, collab, orgs, 'socket surfaces');
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     expect(await fourTask).toEqual([{ id: r.body.id, parent_id: null }]);
     expect(await threeTask).toEqual([r.body.id]);

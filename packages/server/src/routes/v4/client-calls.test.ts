@@ -5,31 +5,17 @@
  * the API path, and the store inside this server must be readable by its id 0. Runs on the dialect FEDERA_TEST_DB
  * names (SQLite or PostgreSQL).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, taskWorld, type TestApp } from '@federa/testing';
+import { describe, expect, it } from 'vitest';
+import type { TestApp, V4Call, V4World } from '@federa/testing';
+import { useV4World } from '@federa/testing/hooks';
 
 let t: TestApp;
-let w: Awaited<ReturnType<typeof taskWorld>>;
-beforeAll(async () => {
-  t = await startTestApp();
-  w = await taskWorld(t);
+let w: V4World['w'];
+let v4: V4Call;
+useV4World((world) => ({ t, w, v4 } = world), {
+  caller: { prefix: '', headers: { host: 'federa.example.org:7443' } },
 });
-afterAll(async () => t.close());
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function call(method: string, url: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await t.app.inject({
-    method: method as 'GET',
-    url,
-    headers: {
-      authorization: `Bearer ${t.rootToken}`,
-      host: 'federa.example.org:7443',
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
-  });
-  return { status: res.statusCode, body: res.body === '' ? null : JSON.parse(res.body) };
-}
+const call = (method: string, url: string, body?: unknown) => v4(method, url, { body });
 
 const ids = (listing: { data: { id: number }[] } | { id: number }[]) =>
   (Array.isArray(listing) ? listing : listing.data).map((i) => i.id);

@@ -5,15 +5,16 @@
  * runs without their output and results with only it, and bodies or filters it does not know refused by name.
  * Runs on the dialect FEDERA_TEST_DB names (SQLite or PostgreSQL).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countTaskRows, startTestApp, taskBody, taskWorld, type TestApp } from '@federa/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { countTaskRows, taskBody, type TestApp, type V4Call, type V4World } from '@federa/testing';
+import { useV4World } from '@federa/testing/hooks';
 
 let t: TestApp;
-let w: Awaited<ReturnType<typeof taskWorld>>;
+let w: V4World['w'];
+let v4: V4Call;
 let taskId: number;
+useV4World((world) => ({ t, w, v4 } = world));
 beforeAll(async () => {
-  t = await startTestApp();
-  w = await taskWorld(t);
   const posted = await v4('POST', '/task', {
     token: w.token,
     body: taskBody(w.collab, [w.orgA, w.orgB], {
@@ -25,26 +26,6 @@ beforeAll(async () => {
   expect(posted.status, JSON.stringify(posted.body)).toBe(201);
   taskId = posted.body.id;
 });
-afterAll(async () => t.close());
-
-interface Answer {
-  status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: any;
-}
-
-async function v4(method: string, path: string, o: { token?: string; body?: unknown } = {}): Promise<Answer> {
-  const res = await t.app.inject({
-    method: method as 'GET',
-    url: path.startsWith('/v4/api') ? path : `/v4/api${path}`,
-    headers: {
-      authorization: `Bearer ${o.token ?? t.rootToken}`,
-      ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(o.body !== undefined ? { payload: JSON.stringify(o.body) } : {}),
-  });
-  return { status: res.statusCode, body: res.body === '' ? null : JSON.parse(res.body) };
-}
 
 const ref = (kind: string, id: number) => ({ id, link: `/v4/api/${kind}/${id}`, methods: expect.any(Array) });
 const keys = (o: object) => Object.keys(o).sort();

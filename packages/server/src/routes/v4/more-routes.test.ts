@@ -4,35 +4,14 @@
  * dependents, or with them), and the answer that two-factor authentication is not offered. Bad input is a 400
  * naming the field, and nothing is stored. Runs on the dialect FEDERA_TEST_DB names.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, taskWorld, type TestApp } from '@federa/testing';
+import { describe, expect, it } from 'vitest';
+import type { TestApp, V4Call, V4World } from '@federa/testing';
+import { useV4World } from '@federa/testing/hooks';
 
 let t: TestApp;
-let w: Awaited<ReturnType<typeof taskWorld>>;
-beforeAll(async () => {
-  t = await startTestApp();
-  w = await taskWorld(t);
-});
-afterAll(async () => t.close());
-
-interface Answer {
-  status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: any;
-}
-
-async function v4(method: string, path: string, o: { token?: string; body?: unknown } = {}): Promise<Answer> {
-  const res = await t.app.inject({
-    method: method as 'GET',
-    url: `/v4/api${path}`,
-    headers: {
-      authorization: `Bearer ${o.token ?? t.rootToken}`,
-      ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(o.body !== undefined ? { payload: JSON.stringify(o.body) } : {}),
-  });
-  return { status: res.statusCode, body: res.body === '' ? null : JSON.parse(res.body) };
-}
+let w: V4World['w'];
+let v4: V4Call;
+useV4World((world) => ({ t, w, v4 } = world));
 
 const count = async (table: 'organization' | 'task' | 'result' | 'node' | 'user' | 'role' | 'member') =>
   Number(

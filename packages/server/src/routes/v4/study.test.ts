@@ -3,35 +3,14 @@
  * filtered, their organizations and tasks behind their links, tasks scoped to them (and refused for organizations
  * outside them), under the collaboration's rules. Runs on the dialect FEDERA_TEST_DB names.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countTaskRows, startTestApp, taskBody, taskWorld, type TestApp } from '@federa/testing';
+import { describe, expect, it } from 'vitest';
+import { countTaskRows, taskBody, type TestApp, type V4Call, type V4World } from '@federa/testing';
+import { useV4World } from '@federa/testing/hooks';
 
 let t: TestApp;
-let w: Awaited<ReturnType<typeof taskWorld>>;
-beforeAll(async () => {
-  t = await startTestApp();
-  w = await taskWorld(t);
-});
-afterAll(async () => t.close());
-
-interface Answer {
-  status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: any;
-}
-
-async function v4(method: string, path: string, o: { token?: string; body?: unknown } = {}): Promise<Answer> {
-  const res = await t.app.inject({
-    method: method as 'GET',
-    url: path.startsWith('/v4/api') ? path : `/v4/api${path}`,
-    headers: {
-      authorization: `Bearer ${o.token ?? t.rootToken}`,
-      ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(o.body !== undefined ? { payload: JSON.stringify(o.body) } : {}),
-  });
-  return { status: res.statusCode, body: res.body === '' ? null : JSON.parse(res.body) };
-}
+let w: V4World['w'];
+let v4: V4Call;
+useV4World((world) => ({ t, w, v4 } = world));
 
 describe('studies', () => {
   it('makes a study of members of a collaboration, and refuses an outsider by id', async () => {

@@ -3,35 +3,14 @@
  * `{data, links}` with 4.x's default page, tasks with `databases`, `/task/{id}/status`, `/run` and `/result`; the
  * same rules as the 3.x routes, and a 404 naming the other surface's path for a call made on the wrong one.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, taskBody, taskWorld, type TestApp } from '@federa/testing';
+import { describe, expect, it } from 'vitest';
+import { taskBody, type TestApp, type V4Call, type V4World } from '@federa/testing';
+import { useV4World } from '@federa/testing/hooks';
 
 let t: TestApp;
-let w: Awaited<ReturnType<typeof taskWorld>>;
-beforeAll(async () => {
-  t = await startTestApp();
-  w = await taskWorld(t);
-});
-afterAll(async () => t.close());
-
-interface Answer {
-  status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: any;
-}
-
-async function v4(method: string, path: string, o: { token?: string; body?: unknown } = {}): Promise<Answer> {
-  const res = await t.app.inject({
-    method: method as 'GET',
-    url: `/v4/api${path}`,
-    headers: {
-      ...(o.token ? { authorization: `Bearer ${o.token}` } : {}),
-      ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(o.body !== undefined ? { payload: JSON.stringify(o.body) } : {}),
-  });
-  return { status: res.statusCode, body: res.body === '' ? null : JSON.parse(res.body) };
-}
+let w: V4World['w'];
+let v4: V4Call;
+useV4World((world) => ({ t, w, v4 } = world), { caller: { token: null } });
 
 describe('the vantage6 4.x surface', () => {
   it('logs a user in and tells its version', async () => {
