@@ -107,6 +107,16 @@ describe('uploads to /v4/api/blobstream', () => {
       now: () => Date.now() + 3600_000,
     });
     expect((await v4('GET', `/blobstream/${uuid}`, nodeToken)).raw.equals(data)).toBe(true);
+    // Its run deleted, it expires as any upload no task took.
+    expect((await t.api('DELETE', `/task/${task.id}`, { token: t.rootToken })).status).toBe(200);
+    await sweepBlobs({
+      db: () => t.ctx.dbh.db,
+      store: t.ctx.results,
+      expiryMs: 1,
+      now: () => Date.now() + 3600_000,
+    });
+    expect((await v4('GET', `/blobstream/${uuid}`, t.rootToken)).status).toBe(404);
+    expect((await blobRows()).some((b) => b.uuid === uuid)).toBe(false);
   });
 
   it("gives another collaboration's user nothing (404), and nothing for an unknown or malformed uuid", async () => {
@@ -249,5 +259,39 @@ describe('uploads against the limits of the result store', () => {
     expect(declared.status).toBe(507);
     const rows = await small.ctx.dbh.db.selectFrom('blob').selectAll().execute();
     expect(rows).toHaveLength(1);
+  });
+});
+
+describe('uploads in the database result store', () => {
+  let d: TestApp;
+  let dBase: string;
+  beforeAll(async () => {
+    d = await startTestApp({ config: { result_store: { type: 'database' } } });
+    await d.app.listen({ port: 0, host: '127.0.0.1' });
+    dBase = `http://127.0.0.1:${(d.app.server.address() as AddressInfo).port}/v4/api`;
+  });
+  afterAll(async () => {
+    await d?.close();
+  });
+
+  it('are kept in pieces and read back byte for byte, then expire', async () => {
+    const dw = await taskWorld(d);
+    const data = blobText(2);
+    const res = await fetch(`${dBase}/blobstream`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${dw.token}`, 'content-type': 'application/octet-stream' },
+      body: data,
+    });
+    expect(res.status).toBe(201);
+    const { uuid } = (await res.json()) as { uuid: string };
+    const down = await d.app.inject({
+      method: 'GET',
+      url: `/v4/api/blobstream/${uuid}`,
+      headers: { authorization: `Bearer ${dw.token}` },
+    });
+    expect(down.rawPayload.equals(data)).toBe(true);
+    const later = () => Date.now() + 3600_000 * 24;
+    await sweepBlobs({ db: () => d.ctx.dbh.db, store: d.ctx.results, expiryMs: 60_000, now: later });
+    expect(await d.ctx.results.get(`blob-${uuid}`)).toBeUndefined();
   });
 });
