@@ -145,6 +145,21 @@ describe('uploads to /v4/api/blobstream', () => {
     expect(await countTaskRows(t)).toEqual(before);
   });
 
+  it('takes no uploads, and says so, when result_store.blob_uploads is off', async () => {
+    const config = t.ctx.config.result_store;
+    config.blob_uploads = false;
+    try {
+      expect(JSON.parse((await v4('GET', '/blobstream/status', w.token)).text)).toEqual({
+        blob_store_enabled: false,
+      });
+      const refused = await upload(w.token, Buffer.from('eA==', 'latin1'));
+      expect(refused.status).toBe(501);
+      expect(refused.body.msg).toContain('result_store.blob_uploads');
+    } finally {
+      config.blob_uploads = true;
+    }
+  });
+
   it('refuses uploads to users who may not create tasks', async () => {
     const viewer = await t.fx.user(w.orgA, { roles: ['Viewer'] });
     expect((await upload(await viewer.token(), Buffer.from('eA==', 'latin1'))).status).toBe(401);
