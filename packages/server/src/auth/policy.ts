@@ -148,9 +148,12 @@ export const V4_ONLY_POLICIES: Record<string, RoutePolicy> = {
   'DELETE /study/:id': POLICIES['DELETE /collaboration/:id']!,
   'POST /study/:id/organization': POLICIES['POST /collaboration/:id/organization']!,
   'DELETE /study/:id/organization': POLICIES['DELETE /collaboration/:id/organization']!,
-  // A blob is a run's output held in the result store: read as that output is (routes/v4/blobstream.ts).
+  // A blob is an upload or a run's output held in the result store: read as that output, or that run's input, is
+  // (routes/v4/blobstream.ts). Users upload with the rule to create tasks, checked by the handler (nodes and
+  // containers hold no such rule).
   'GET /blobstream/status': { callers: UNC },
   'GET /blobstream/:uuid': POLICIES['GET /result/:id/output']!,
+  'POST /blobstream': { callers: UNC },
   // Two-factor authentication is not offered: both answer so, to anyone (routes/v4/recover-2fa.ts).
   'POST /recover/2fa/lost': { callers: 'public' },
   'POST /recover/2fa/reset': { callers: 'public' },

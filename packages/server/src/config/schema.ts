@@ -230,6 +230,13 @@ export const ServerConfigSchema = Type.Object(
         node_quota_mb: Type.Number({ minimum: 1, default: 51_200 }),
         /** The most the store holds in all, in MiB. */
         total_quota_mb: Type.Number({ minimum: 1, default: 512_000 }),
+        /**
+         * Whether vantage6 4.x clients, nodes and algorithms may upload inputs and outputs to `POST /v4/api/blobstream`
+         * (docs/vantage6-4.md#uploads-to-blobstream). Off: `/blobstream/status` says so and they send them inline.
+         */
+        blob_uploads: Type.Boolean({ default: true }),
+        /** An upload to `/blobstream` that no task has taken as an input this many minutes after it began is removed. */
+        blob_expiry_minutes: Type.Number({ minimum: 1, default: 60 }),
       },
       { default: {}, additionalProperties: false },
     ),

@@ -169,6 +169,22 @@ export interface ResultTable {
   status: string | null;
 }
 
+/** An upload to `POST /v4/api/blobstream` (docs/vantage6-4.md#uploads-to-blobstream), held in the result store. */
+export interface BlobTable {
+  uuid: string;
+  /** Who sent it: `user`, `node` or `container` (a container's node id in `uploader_id`). */
+  uploader_kind: string;
+  uploader_id: number;
+  organization_id: number;
+  /** Nodes and containers: their collaboration (their uploads count in their node's quota). */
+  collaboration_id: number | null;
+  /** Bytes held; null while the upload is under way. */
+  size: number | string | null;
+  created_at: string;
+  /** The run whose input it is; null while no task references it. */
+  result_id: number | null;
+}
+
 /** A piece of an object of the database result store (result-store/database-store.ts). */
 export interface ResultChunkTable {
   key: string;
@@ -248,6 +264,7 @@ export interface Database extends StoreTables {
   used_token: UsedTokenTable;
   session: SessionTable;
   result_chunk: ResultChunkTable;
+  blob: BlobTable;
   task_count: TaskCountTable;
   login_failure: LoginFailureTable;
 }

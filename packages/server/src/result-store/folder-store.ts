@@ -8,6 +8,7 @@ import {
   checkKeep,
   checkKey,
   checkResultId,
+  isBlobKey,
   parseOutputKey,
   type ResultStore,
   type StoreEntry,
@@ -24,6 +25,9 @@ const RUN_FOLDER = /^result-([1-9][0-9]{0,15})$/;
  * the top) have been moved into their runs' folders.
  */
 const LAYOUT_MARK = '.layout-run-folders';
+
+/** The folder of the uploads to `/blobstream` (`blobs/blob-<uuid>`). */
+const BLOB_FOLDER = 'blobs';
 
 /** A file system has no room (ENOSPC) or the quota is reached (EDQUOT). */
 const FULL = new Set(['ENOSPC', 'EDQUOT']);
@@ -56,7 +60,13 @@ export class FolderResultStore implements ResultStore {
 
   /** Where `key` is kept, and where the earlier layout kept it (at the top of the folder). */
   #paths(key: string): { runDir: string; path: string; legacy: string } {
-    const output = parseOutputKey(checkKey(key));
+    // Uploads to /blobstream have a folder of their own, outside the runs' folders the start-up sweep reads: the
+    // database says which expire (result-store/blob-sweep.ts).
+    if (isBlobKey(checkKey(key))) {
+      const path = join(this.#inside(BLOB_FOLDER), key);
+      return { runDir: this.#inside(BLOB_FOLDER), path, legacy: path };
+    }
+    const output = parseOutputKey(key);
     if (!output) throw new TypeError(`not an output key: ${JSON.stringify(key.slice(0, 200))}`);
     const runDir = this.#runDir(output.resultId);
     return { runDir, path: join(runDir, key), legacy: this.#inside(key) };

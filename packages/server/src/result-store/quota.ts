@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { ApiError } from '../errors.js';
+import { blobBytes } from '../repositories/blob.js';
 import { heldBytes, heldBytesOf } from '../repositories/result-held.js';
 
 const MIB = 1024 * 1024;
@@ -12,7 +13,10 @@ export interface StoreLimits {
   total_quota_mb: number;
 }
 
-/** The run an upload is for: its id and the node (organization in a collaboration) it belongs to. */
+/**
+ * The run an upload is for: its id and the node (organization in a collaboration) it belongs to. An upload to
+ * `/blobstream` has no run yet (`id` 0), nor a collaboration when a user sends it.
+ */
 export interface UploadOwner {
   id: number;
   organization_id: number;
@@ -36,7 +40,11 @@ export async function uploadAllowance(
   run: UploadOwner,
 ): Promise<Allowance> {
   const own = await heldBytesOf(db, run.id);
-  const held = await heldBytes(db, run.organization_id, run.collaboration_id ?? 0);
+  // Uploads to /blobstream count too (docs/vantage6-4.md#uploads-to-blobstream): those of the node and its containers
+  // in the node's quota.
+  const outputs = await heldBytes(db, run.organization_id, run.collaboration_id ?? 0);
+  const blobs = await blobBytes(db, run.organization_id, run.collaboration_id ?? 0);
+  const held = { node: outputs.node + blobs.node, total: outputs.total + blobs.total };
   const max = Math.floor(limits.max_mb * MIB);
   const nodeLeft = Math.floor(limits.node_quota_mb * MIB) - (held.node - own);
   const totalLeft = Math.floor(limits.total_quota_mb * MIB) - (held.total - own);

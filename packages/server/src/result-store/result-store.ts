@@ -112,3 +112,16 @@ export function checkKeep(resultId: number, keep: string | undefined): void {
 export function outputKey(resultId: number, sha256: string): string {
   return checkKey(`${outputKeyPrefix(resultId)}${sha256}`);
 }
+
+/** The key of an upload to `/blobstream` (docs/vantage6-4.md#uploads-to-blobstream): `blob-<uuid>`. */
+export function blobKey(uuid: string): string {
+  if (!isBlobUuid(uuid)) throw new TypeError(`not a blob uuid: ${JSON.stringify(uuid.slice(0, 200))}`);
+  return `blob-${uuid}`;
+}
+
+/** Whether `text` is a UUID in the lower-case form the server gives uploads. */
+export const isBlobUuid = (text: string): boolean =>
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(text);
+
+/** Whether `key` is the key of an upload to `/blobstream`. */
+export const isBlobKey = (key: string): boolean => key.startsWith('blob-') && isBlobUuid(key.slice(5));

@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
 import type { Caller } from '../auth/caller.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { OPEN_RUN_STATUSES, StoredOutputSchema } from '@federa/common';
@@ -34,7 +35,7 @@ export async function checkUploaded(
 }
 
 /** How long a refused upload's body is still read, so that its node reads the answer (drainThenClose). */
-const REFUSED_BODY_LINGER_MS = 3000;
+export const REFUSED_BODY_LINGER_MS = 3000;
 
 /**
  * After a refusal sent while the request's body is still coming: reads the rest and throws it away for up to
@@ -42,7 +43,7 @@ const REFUSED_BODY_LINGER_MS = 3000;
  * which then sees EPIPE or ECONNRESET instead of the answer (a full result store looked like a network fault). A
  * node stops sending once it has the answer; a body that ends in time leaves the connection open for reuse.
  */
-function drainThenClose(raw: IncomingMessage, lingerMs: number): void {
+export function drainThenClose(raw: IncomingMessage, lingerMs: number): void {
   if (raw.complete || raw.destroyed) return;
   const timer = setTimeout(() => raw.socket.destroy(), lingerMs);
   timer.unref();
@@ -58,11 +59,11 @@ function drainThenClose(raw: IncomingMessage, lingerMs: number): void {
 
 /**
  * The bytes of `source`, refused past what `allowance` allows, and refused at the end unless their SHA-256 is
- * `sha256`.
+ * `sha256` (when given).
  */
-async function* checked(
+export async function* checked(
   source: AsyncIterable<Buffer>,
-  sha256: string,
+  sha256: string | undefined,
   allowance: Allowance,
 ): AsyncGenerator<Buffer> {
   const hash = createHash('sha256');
@@ -74,14 +75,14 @@ async function* checked(
     yield chunk;
   }
   const got = hash.digest('hex');
-  if (got !== sha256)
+  if (sha256 !== undefined && got !== sha256)
     throw new ApiError(
       'checksum_mismatch',
       `The ${size} bytes received have SHA-256 ${got}, not ${sha256} (x-federa-sha256): nothing was stored; upload the output again.`,
     );
 }
 
-const isOpen = (run: ResultScopeRow): boolean =>
+export const isOpen = (run: ResultScopeRow): boolean =>
   run.finished_at === null &&
   (run.status === null || (OPEN_RUN_STATUSES as readonly string[]).includes(run.status));
 
@@ -91,6 +92,37 @@ const closed = (run: ResultScopeRow): ApiError =>
     'run_closed',
     `Result ${run.id} is '${run.status ?? 'finished'}': no output can be uploaded to it any more.`,
   );
+
+/**
+ * Keeps the output of `size` bytes just stored for run `result` under its key. One object per run: it replaces the
+ * run's earlier ones (a node cannot fill the store with outputs of one run), unless the run finished or was killed
+ * meanwhile, which then keeps what it has and this goes (409); nor does it stay when uploads that ended meanwhile
+ * took what the quotas left (507).
+ */
+export async function keepRunUpload(
+  ctx: FastifyInstance['ctx'],
+  result: ResultScopeRow,
+  sha256: string,
+  size: number,
+): Promise<void> {
+  const db = () => ctx.dbh.db;
+  const key = outputKey(result.id, sha256);
+  await oneAtATime(async () => {
+    const now = await findResult(db(), result.id);
+    if (!now || !isOpen(now)) {
+      const named = now ? (await findRunOutput(db(), now.id)).stored : null;
+      if (named?.sha256 !== sha256) await ctx.results.delete(key);
+      throw now ? closed(now) : notFound('Result', result.id);
+    }
+    const after = await uploadAllowance(db(), ctx.config.result_store, result);
+    if (size > after.bytes) {
+      await ctx.results.delete(key);
+      throw after.refuse(size);
+    }
+    await ctx.results.deleteRunOutputs(result.id, key);
+    await setHeldBytes(db(), result.id, size);
+  });
+}
 
 export const resultOutputRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { ctx } = app;
@@ -151,25 +183,7 @@ export const resultOutputRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }
         throw error;
       }
-      // One object per run: this upload replaces the run's earlier ones (a node cannot fill the store with
-      // outputs of one run), unless the run finished or was killed meanwhile, which then keeps what it has and
-      // this goes; nor does it stay when uploads that ended meanwhile took what the quotas left.
-      const key = outputKey(result.id, sha256);
-      await oneAtATime(async () => {
-        const now = await findResult(db(), result.id);
-        if (!now || !isOpen(now)) {
-          const named = now ? (await findRunOutput(db(), now.id)).stored : null;
-          if (named?.sha256 !== sha256) await ctx.results.delete(key);
-          throw now ? closed(now) : notFound('Result', result.id);
-        }
-        const after = await uploadAllowance(db(), limits, result);
-        if (size > after.bytes) {
-          await ctx.results.delete(key);
-          throw after.refuse(size);
-        }
-        await ctx.results.deleteRunOutputs(result.id, key);
-        await setHeldBytes(db(), result.id, size);
-      });
+      await keepRunUpload(ctx, result, sha256, size);
       request.log.info(
         {
           event: 'result.uploaded',

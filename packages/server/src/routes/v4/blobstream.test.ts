@@ -124,7 +124,7 @@ describe('an output held in the result store, at the vantage6 4.x surface', () =
     expect(wrong.raw.toString()).toContain(forged);
     expect((await get('/v4/api/blobstream/not-a-uuid', w.userToken)).status).toBe(404);
     expect((await get('/v4/api/blobstream/status', w.userToken)).raw.toString()).toBe(
-      '{"blob_store_enabled":false}',
+      '{"blob_store_enabled":true}',
     );
   });
 });

@@ -6,6 +6,8 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
 import { findStudy } from '../../repositories/study.js';
+import { blobInputs } from './blob-inputs.js';
+import { blobResult } from './blob-results.js';
 
 type Obj = Record<string, unknown>;
 
@@ -82,6 +84,8 @@ export async function fourInput(request: FastifyRequest, rel: string): Promise<v
   const body = request.body;
   if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
     if (request.method === 'POST' && rel === '/task') await fourTask(request, body as Obj);
+    if (request.method === 'POST' && rel === '/task') await blobInputs(request, body as Obj);
+    if (request.method === 'PATCH' && rel === '/run/:id') await blobResult(request, body as Obj);
     if (request.method === 'POST' && rel === '/algorithmstore') fourStore(body as Obj);
     const known = declared(request, 'body');
     const unknown = known && Object.keys(body).find((k) => !known.has(k));

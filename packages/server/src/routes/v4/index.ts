@@ -24,6 +24,8 @@ import { samePaths, sharedRoutes } from './shared-routes.js';
 import { taskStatusRoute } from './task-status.js';
 import { studyRoutes } from './study.js';
 import { blobstreamRoutes } from './blobstream.js';
+import { takeBlobInputs } from './blob-inputs.js';
+import { blobUploadRoutes } from './blob-upload.js';
 import { moreV4Routes } from './more-routes.js';
 import { answerIn4x, answerOf, fourQuery } from './answers.js';
 import { V4_API_PATH } from '../../http/api-surfaces.js';
@@ -129,6 +131,7 @@ async function fourRequest(request: FastifyRequest): Promise<void> {
 /** `docs` collects the surface's routes for its OpenAPI document (api-docs.ts). */
 export const registerV4Routes: FastifyPluginAsyncTypebox<{ docs?: V4ApiDocs }> = async (app, options) => {
   app.addHook('preValidation', fourRequest);
+  app.addHook('onSend', takeBlobInputs);
   app.addHook('onRoute', (route) => {
     answerIn4x(route);
     options.docs?.add(route);
@@ -139,5 +142,6 @@ export const registerV4Routes: FastifyPluginAsyncTypebox<{ docs?: V4ApiDocs }> =
   await app.register(taskStatusRoute);
   await app.register(studyRoutes);
   await app.register(blobstreamRoutes);
+  await app.register(blobUploadRoutes);
   await app.register(moreV4Routes);
 };
