@@ -233,6 +233,12 @@ describe('two instances behind nginx, sharing PostgreSQL and Redis', () => {
     );
     expect(node.newTasks).toContain(third.id);
     expect(await nodeStatusOn(b, world.node.id)).toBe('online');
+    // The server has the report before the node has read the answer to it.
+    await until(
+      'the node to have the third report answered',
+      () => node.completed.length,
+      (n) => n === 3,
+    );
     expect(node.completed).toEqual([first.resultId, second.resultId, third.resultId]);
     // Its history: online on B now, and before that on A until A stopped.
     expect(await historyOn(b, world.node.id)).toEqual([
