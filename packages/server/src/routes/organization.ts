@@ -27,6 +27,7 @@ import {
 import { withFreeOrganizationName } from '../repositories/organization-names.js';
 import { collaborationIdsOfOrganization } from '../repositories/collaboration.js';
 import { nodeIds } from '../repositories/node.js';
+import { nodeView } from '../auth/scope.js';
 
 /** The authenticated caller (the policy table guarantees one on this resource's routes). */
 const callerOf = (request: FastifyRequest): Caller => {
@@ -186,10 +187,13 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const caller = callerOf(request);
       const { id } = request.params;
       if (!(await findOrganization(db(), id))) throw notFound('Organization', id);
-      if (!(can(caller, 'node.v_glo') || (can(caller, 'node.v_org') && caller.organizationId === id))) {
+      const view = await nodeView(db(), caller);
+      // Another organization's nodes: those in the caller's collaborations, with `node.v_col`.
+      if (!(view === null || view.organizationId === id || view.collaborationIds?.length)) {
         throw forbidden(`You lack the permission to view the nodes of organization ${id}.`);
       }
-      return loadNodes(ctx, await nodeIds(db(), id).all());
+      const scope = view === null || view.organizationId === id ? null : view;
+      return loadNodes(ctx, await nodeIds(db(), scope, { organization_id: id }).all());
     },
   );
 };
