@@ -188,11 +188,13 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { id } = request.params;
       if (!(await findOrganization(db(), id))) throw notFound('Organization', id);
       const view = await nodeView(db(), caller);
-      // Another organization's nodes: those in the caller's collaborations, with `node.v_col`.
-      if (!(view === null || view.organizationId === id || view.collaborationIds?.length)) {
-        throw forbidden(`You lack the permission to view the nodes of organization ${id}.`);
-      }
-      const scope = view === null || view.organizationId === id ? null : view;
+      const whole = view === null || view.organizationId === id;
+      // A partner's nodes, with `node.v_col`: those in the collaborations the caller's organization shares with it.
+      const shared = whole
+        ? true
+        : (await collaborationIdsOfOrganization(db(), id)).some((c) => view.collaborationIds?.includes(c));
+      if (!shared) throw forbidden(`You lack the permission to view the nodes of organization ${id}.`);
+      const scope = whole ? null : view;
       return loadNodes(ctx, await nodeIds(db(), scope, { organization_id: id }).all());
     },
   );
