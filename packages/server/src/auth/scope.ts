@@ -62,6 +62,10 @@ export async function nodeView(db: Kysely<Database>, caller: Caller): Promise<No
   return view;
 }
 
+/** Why `view` does not take in node `id`, for the refusal. */
+export const nodeRefusal = (view: NodeView | null, id: number): string =>
+  `You lack the permission to view node ${id}: it belongs to another organization${view?.collaborationIds ? ' and to no collaboration of yours' : ''}.`;
+
 /** Whether `view` (from {@link nodeView}) takes in this node. */
 export const viewsNode = (
   view: NodeView | null,

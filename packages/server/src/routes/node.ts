@@ -2,7 +2,7 @@ import { endSessions } from '../auth/sessions.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { can } from '../auth/caller.js';
-import { isMember, nodeView, viewsNode } from '../auth/scope.js';
+import { isMember, nodeRefusal, nodeView, viewsNode } from '../auth/scope.js';
 import type { AppContext } from '../context.js';
 import type { NodeRow } from '../db/schema.js';
 import { ApiError, forbidden, notFound } from '../errors.js';
@@ -182,11 +182,8 @@ export const nodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const caller = callerOf(request);
       const node = await nodeOr404(ctx, request.params.id);
-      if (!viewsNode(await nodeView(db(), caller), node)) {
-        throw forbidden(
-          `You lack the permission to view node ${node.id}: it belongs to another organization and to no collaboration of yours.`,
-        );
-      }
+      const view = await nodeView(db(), caller);
+      if (!viewsNode(view, node)) throw forbidden(nodeRefusal(view, node.id));
       return nodeOut(ctx, node.id);
     },
   );

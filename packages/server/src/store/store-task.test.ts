@@ -203,4 +203,45 @@ describe("a linked store's algorithms, read through the server", () => {
     expect((await t.api('GET', '/algorithmstore/424242/algorithm', { token: researcher })).status).toBe(404);
     expect((await t.api('GET', `/algorithmstore/${linked.body.id}/algorithm`)).status).toBe(401);
   });
+
+  it("lists a store's tasks by its id (store_id, as a 4.x client's task.list(store=…) asks), on both surfaces", async () => {
+    const address = t.app.addresses().find((a) => a.family === 'IPv4');
+    const linked = await t.api('POST', '/algorithmstore', {
+      token: t.rootToken,
+      body: { name: 'tasks by store', url: `http://127.0.0.1:${address?.port}/store/api` },
+    });
+    const made = async (extra: Record<string, unknown>) => {
+      const r = await task(extra, 'central_average', { column_name: 'age' });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      return r.body.id as number;
+    };
+    const inside = await made({ store_algorithm_id: approvedId });
+    const throughLink = await made({ store_algorithm_id: approvedId, algorithm_store_id: linked.body.id });
+    const byImage = await made({ image: 'reg.example.org/plain:1' });
+    const listed = async (surface: '/api' | '/v4/api', storeId: number) => {
+      const res = await t.app.inject({
+        url: `${surface}/task?store_id=${storeId}&per_page=100`,
+        headers: { authorization: `Bearer ${researcher}` },
+      });
+      const body = JSON.parse(res.body);
+      return {
+        status: res.statusCode,
+        body,
+        ids:
+          res.statusCode === 200
+            ? ((Array.isArray(body) ? body : body.data) as { id: number }[]).map((x) => x.id)
+            : [],
+      };
+    };
+    for (const surface of ['/api', '/v4/api'] as const) {
+      const own = await listed(surface, 0);
+      expect(own.ids).toContain(inside);
+      expect(own.ids).not.toContain(throughLink);
+      expect(own.ids).not.toContain(byImage);
+      expect((await listed(surface, linked.body.id)).ids).toEqual([throughLink]);
+      const unknown = await listed(surface, 424242);
+      expect(unknown.status).toBe(400);
+      expect(unknown.body.msg).toBe('Algorithm store 424242 does not exist.');
+    }
+  });
 });
