@@ -229,7 +229,8 @@ export function nodeIds(
 ): PreparedListing {
   const view = typeof scope === 'object' && scope !== null ? scope : undefined;
   // A view taking in nothing matches nothing.
-  const cols = view && view.organizationId === undefined ? (view.collaborationIds ?? []) : view?.collaborationIds;
+  const cols =
+    view && view.organizationId === undefined ? (view.collaborationIds ?? []) : view?.collaborationIds;
   return nodeListing(db, {
     scope: view ? view.organizationId : typeof scope === 'number' ? scope : undefined,
     // The ids are positive: -1 stands for "no collaboration", so an empty list matches nothing.

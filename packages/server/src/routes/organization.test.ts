@@ -366,6 +366,8 @@ describe('GET /organization/{id}/collaboration and /organization/{id}/node', () 
     await t.fx.node(stranger, await t.fx.collaboration([stranger]));
     expect((await t.api('GET', `/organization/${stranger}/node`, { token })).status).toBe(401);
     expect((await t.api('GET', '/organization/999999/node', { token })).status).toBe(404);
-    expect((await t.api('GET', `/organization/${stranger}/node`, { token: t.rootToken })).body).toHaveLength(1);
+    expect((await t.api('GET', `/organization/${stranger}/node`, { token: t.rootToken })).body).toHaveLength(
+      1,
+    );
   });
 });

@@ -205,10 +205,12 @@ describe("a linked store's algorithms, read through the server", () => {
   });
 
   it("lists a store's tasks by its id (store_id, as a 4.x client's task.list(store=…) asks), on both surfaces", async () => {
-    const address = t.app.addresses().find((a) => a.family === 'IPv4');
+    // Listening since the test before: this server's own store, linked by its URL.
+    const address = t.app.server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
     const linked = await t.api('POST', '/algorithmstore', {
       token: t.rootToken,
-      body: { name: 'tasks by store', url: `http://127.0.0.1:${address?.port}/store/api` },
+      body: { name: 'tasks by store', url: `http://127.0.0.1:${port}/store/api` },
     });
     const made = async (extra: Record<string, unknown>) => {
       const r = await task(extra, 'central_average', { column_name: 'age' });

@@ -170,7 +170,10 @@ describe('migration 0030: node VIEW COLLABORATION for the default roles of an ex
       .insertInto('role')
       .values({ name: 'Viewer', description: 'an organization role', organization_id: org.id })
       .execute();
-    const highest = await db.selectFrom('rule').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow();
+    const highest = await db
+      .selectFrom('rule')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .executeTakeFirstOrThrow();
 
     await dbh.migrate();
     await bootstrap(db, parseServerConfig({ root_user: { email: 'r@example.org' } }, 'server.yaml'));
