@@ -64,6 +64,24 @@ describe('the nodes of the collaborations one is in (node VIEW COLLABORATION)', 
     expect((await get('/api', `/organization/${outsider}/node`, token)).status).toBe(401);
   });
 
+  it("is listed at /rule on both surfaces, in each one's shape", async () => {
+    const token = await (await t.fx.user(await t.fx.organization(), { roles: ['Viewer'] })).token();
+    const query = '/rule?name=node&scope=COLLABORATION';
+    const [three] = (await get('/api', query, token)).body as Record<string, unknown>[];
+    expect(three).toMatchObject({ name: 'node', operation: 'VIEW', scope: 'COLLABORATION' });
+    const four = (await get('/v4/api', query, token)).body.data as Record<string, unknown>[];
+    expect(four).toEqual([
+      {
+        id: three!.id,
+        name: 'node',
+        operation: 'VIEW',
+        scope: 'COLLABORATION',
+        description: three!.description,
+        users: `/v4/api/user?rule_id=${String(three!.id)}`,
+      },
+    ]);
+  });
+
   it('keeps node VIEW ORGANIZATION to the nodes of one organization, and either rule alone to its own', async () => {
     const own = await t.fx.organization();
     const partner = await t.fx.organization();
