@@ -220,6 +220,19 @@ describe("a linked store's algorithms, read through the server", () => {
     const inside = await made({ store_algorithm_id: approvedId });
     const throughLink = await made({ store_algorithm_id: approvedId, algorithm_store_id: linked.body.id });
     const byImage = await made({ image: 'reg.example.org/plain:1' });
+    const one = async (surface: '/api' | '/v4/api', id: number) =>
+      JSON.parse(
+        (
+          await t.app.inject({
+            url: `${surface}/task/${id}`,
+            headers: { authorization: `Bearer ${researcher}` },
+          })
+        ).body,
+      );
+    expect((await one('/api', inside)).store_id).toBe(0);
+    expect((await one('/api', byImage)).store_id).toBeUndefined();
+    expect((await one('/v4/api', inside)).algorithm_store.id).toBe(0);
+    expect((await one('/v4/api', byImage)).algorithm_store).toBeNull();
     const listed = async (surface: '/api' | '/v4/api', storeId: number) => {
       const res = await t.app.inject({
         url: `${surface}/task?store_id=${storeId}&per_page=100`,
@@ -241,6 +254,14 @@ describe("a linked store's algorithms, read through the server", () => {
       expect(own.ids).not.toContain(throughLink);
       expect(own.ids).not.toContain(byImage);
       expect((await listed(surface, linked.body.id)).ids).toEqual([throughLink]);
+      const shown = (await listed(surface, linked.body.id)).body;
+      if (surface === '/api') expect(shown[0].store_id).toBe(linked.body.id);
+      else
+        expect(shown.data[0].algorithm_store).toEqual({
+          id: linked.body.id,
+          link: `/v4/api/algorithmstore/${linked.body.id}`,
+          methods: ['GET', 'PATCH', 'DELETE'],
+        });
       const unknown = await listed(surface, 424242);
       expect(unknown.status).toBe(400);
       expect(unknown.body.msg).toBe('Algorithm store 424242 does not exist.');
