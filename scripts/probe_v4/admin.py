@@ -232,6 +232,18 @@ def _(s):
     items(s["c"].store.review.list(), "store reviews")
 
 
+@admin.step("store's rules of a role, of a user")
+def _(s):
+    roles = items(s["c"].store.role.list(), "store roles")
+    manager = [r["id"] for r in roles if r["name"] == "store manager"]
+    check(manager, f"no store manager role in {[r['name'] for r in roles]}")
+    everything = items(s["c"].store.rule.list(per_page=100), "store rules")
+    of_role = items(s["c"].store.rule.list(role=manager[0], per_page=100), "store manager's rules")
+    check(len(of_role) == len(everything), f"store manager holds {len(of_role)} of {len(everything)} rules")
+    mine = items(s["c"].store.rule.list(username=CONFIG["username"], per_page=100), "my store rules")
+    check(len(mine) == len(everything), f"the administrator holds {len(mine)} of {len(everything)} rules")
+
+
 @admin.step("store.update (name)")
 def _(s):
     updated = s["c"].store.update(s["store"], name=f"probe-store2-{SUFFIX}")

@@ -100,6 +100,12 @@ def _(s):
     check(len(runs) == 1 and runs[0]["task"]["id"] == s["task"], f"runs {runs}")
 
 
+@research.step("task.list (store): the tasks of a store")
+def _(s):
+    own = [t["id"] for t in items(s["c"].task.list(store=0, per_page=100), "tasks of the store inside the server")]
+    check(s["task"] not in own, "a task run by its image is listed as one of the store's")
+
+
 @research.step("task.create in a study")
 def _(s):
     check(RESEARCHER.get("study"), "no study was made")

@@ -39,6 +39,8 @@ declare module 'fastify' {
     readCacheKey: string | null;
     /** The read cache's clock reading taken before this request's queries (GET with the cache on). */
     readCacheReading: ClockReading | null;
+    /** The answer is one the read cache kept: it goes out as it went out before, not formed again. */
+    readCacheHit: boolean;
   }
   interface FastifyContextConfig {
     policy?: RoutePolicy;
@@ -88,6 +90,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.decorateRequest('caller', null);
   app.decorateRequest('readCacheKey', null);
   app.decorateRequest('readCacheReading', null);
+  app.decorateRequest('readCacheHit', false);
   // As each request arrives, before any hook: the span covers the whole request.
   traceRequests(app, ctx, lifecycle);
   addRequestTimeouts(app, {

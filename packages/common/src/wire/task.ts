@@ -84,6 +84,12 @@ const taskFields = {
   study_id: Type.Optional(
     Type.Integer({ description: 'Federa: the study the task is scoped to (vantage6 4.x); absent otherwise' }),
   ),
+  store_id: Type.Optional(
+    Type.Integer({
+      description:
+        "Federa: the store whose algorithm the task runs, 0 the server's own (`store_algorithm_id`); absent otherwise",
+    }),
+  ),
   initiator: Type.Integer({ description: 'id of the initiating organization' }),
   init_org: Type.Integer({ description: 'same as initiator (read by vantage6 3.5.0 nodes)' }),
   init_user: Nullable(Type.Integer()),

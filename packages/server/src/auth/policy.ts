@@ -20,6 +20,8 @@ const N = ['node'] as const;
 const UN = ['user', 'node'] as const;
 const UC = ['user', 'container'] as const;
 const UNC = ['user', 'node', 'container'] as const;
+/** Viewing nodes: any, of one's organization, of one's collaborations (vantage6 4.x's rule). */
+const NODE_VIEW: readonly RuleKey[] = ['node.v_glo', 'node.v_org', 'node.v_col'];
 
 /**
  * The one policy table: every route of the API (path relative to `api_path`) to its policy. A test fails when a
@@ -64,7 +66,7 @@ export const POLICIES: Record<string, RoutePolicy> = {
     callers: UN,
     anyOf: ['collaboration.v_glo', 'collaboration.v_org'],
   },
-  'GET /organization/:id/node': { callers: UN, anyOf: ['node.v_glo', 'node.v_org'] },
+  'GET /organization/:id/node': { callers: UN, anyOf: NODE_VIEW },
 
   'GET /collaboration': { callers: U, anyOf: ['collaboration.v_glo', 'collaboration.v_org'] },
   'POST /collaboration': { callers: U },
@@ -89,13 +91,13 @@ export const POLICIES: Record<string, RoutePolicy> = {
   'DELETE /collaboration/:id/node': { callers: U, anyOf: ['collaboration.e_glo'] },
   'GET /collaboration/:id/task': { callers: UN, anyOf: ['task.v_glo', 'task.v_org'] },
 
-  'GET /node': { callers: UN, anyOf: ['node.v_glo', 'node.v_org'] },
+  'GET /node': { callers: UN, anyOf: NODE_VIEW },
   'POST /node': { callers: U, anyOf: ['node.c_glo', 'node.c_org'] },
-  'GET /node/:id': { callers: UN, anyOf: ['node.v_glo', 'node.v_org'] },
+  'GET /node/:id': { callers: UN, anyOf: NODE_VIEW },
   'PATCH /node/:id': { callers: UN, anyOf: ['node.e_glo', 'node.e_org'] },
   'DELETE /node/:id': { callers: U, anyOf: ['node.d_glo', 'node.d_org'] },
   'GET /node/:id/task': { callers: UN, anyOf: ['task.v_glo', 'task.v_org'] },
-  'GET /node/:id/history': { callers: U, anyOf: ['node.v_glo', 'node.v_org'] },
+  'GET /node/:id/history': { callers: U, anyOf: NODE_VIEW },
 
   'GET /task': { callers: UNC, anyOf: ['task.v_glo', 'task.v_org'] },
   'POST /task': { callers: UC },

@@ -40,7 +40,10 @@ const def = (key: RuleKey): RuleDefinition => {
   return { key, name, operation: OPERATIONS[op], scope: SCOPES[scope], description: what };
 };
 
-/** In registration order (a fresh database numbers them like vantage6 3.6+). */
+/**
+ * In registration order: a fresh database numbers the rules of vantage6 3.6+ as it does, and those vantage6 4.x
+ * added after them (added at the end, so no rule an existing database holds changes its id).
+ */
 export const RULES: readonly RuleDefinition[] = (
   [
     'node.v_glo',
@@ -96,6 +99,8 @@ export const RULES: readonly RuleDefinition[] = (
     'event.c_org',
     'event.c_col',
     'event.c_glo',
+    // vantage6 4.x's: the nodes of the collaborations one's organization is in (migrations/0030-node-view-collaboration.ts).
+    'node.v_col',
   ] as const satisfies readonly RuleKey[]
 ).map(def);
 
@@ -143,6 +148,7 @@ const VIEWER: RuleKey[] = [
   'collaboration.v_org',
   'role.v_org',
   'node.v_org',
+  'node.v_col',
   'task.v_org',
   'result.v_org',
   'port.v_org',

@@ -10,7 +10,7 @@ import {
   ruleKeysById,
   ruleKeysOfRoles,
 } from '../repositories/role.js';
-import { userRules, type Caller } from './caller.js';
+import { can, userRules, type Caller } from './caller.js';
 import { describeRule, RULES, type RuleKey } from './rules.js';
 
 /**
@@ -43,6 +43,37 @@ export async function callerOrganizationIsMember(
     return caller.collaborationIds.includes(collaborationId);
   return isMember(db, caller.organizationId, collaborationId);
 }
+
+/**
+ * The nodes a caller may view, from its node VIEW rules: every node (null, `node.v_glo`), else those of its own
+ * organization (`node.v_org`) and those of the collaborations its organization is in (`node.v_col`, vantage6
+ * 4.x's rule, which its default Viewer and Researcher roles hold).
+ */
+export interface NodeView {
+  organizationId?: number;
+  collaborationIds?: readonly number[];
+}
+
+export async function nodeView(db: Kysely<Database>, caller: Caller): Promise<NodeView | null> {
+  if (can(caller, 'node.v_glo')) return null;
+  const view: NodeView = {};
+  if (can(caller, 'node.v_org')) view.organizationId = caller.organizationId;
+  if (can(caller, 'node.v_col')) view.collaborationIds = await callerCollaborations(db, caller);
+  return view;
+}
+
+/** Why `view` does not take in node `id`, for the refusal. */
+export const nodeRefusal = (view: NodeView | null, id: number): string =>
+  `You lack the permission to view node ${id}: it belongs to another organization${view?.collaborationIds ? ' and to no collaboration of yours' : ''}.`;
+
+/** Whether `view` (from {@link nodeView}) takes in this node. */
+export const viewsNode = (
+  view: NodeView | null,
+  node: { organization_id: number; collaboration_id: number | null },
+): boolean =>
+  view === null ||
+  view.organizationId === node.organization_id ||
+  (node.collaboration_id !== null && (view.collaborationIds?.includes(node.collaboration_id) ?? false));
 
 /*
  * Accounts of others (docs/security.md, "Accounts of others"): a caller changes or deletes another user's

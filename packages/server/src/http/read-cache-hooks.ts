@@ -35,6 +35,7 @@ export function authenticateRequests(app: FastifyInstance, ctx: AppContext): voi
       const kept = cache.answer(key, request.readCacheReading);
       if (kept && kept.until > Date.now()) {
         request.readCacheKey = null;
+        request.readCacheHit = true;
         return reply.headers(kept.headers).send(kept.body);
       }
       return;
@@ -45,7 +46,10 @@ export function authenticateRequests(app: FastifyInstance, ctx: AppContext): voi
       if (kept && kept.until > Date.now()) {
         request.auditActor = { kind: kept.caller.kind, id: kept.caller.id };
         const seen = touchLastSeen(ctx, kept.caller.kind, kept.caller.id);
-        if (!seen) return reply.headers(kept.headers).send(kept.body);
+        if (!seen) {
+          request.readCacheHit = true;
+          return reply.headers(kept.headers).send(kept.body);
+        }
         await seen; // recording last_seen changed the database: the answer is computed afresh
         reading = await cache.refresh();
       }

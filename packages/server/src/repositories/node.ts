@@ -191,9 +191,23 @@ export interface NodeFilter {
   last_seen_till?: string | undefined;
 }
 
-const nodeListing = preparedListing((db, f: NodeFilter & { scope?: number | undefined }) => {
+type NodeListArgs = NodeFilter & {
+  scope?: number | undefined;
+  /** With `scope`: the nodes of these collaborations too; alone: only those ([-1] when none). */
+  scope_collaborations?: readonly number[] | undefined;
+};
+
+const nodeListing = preparedListing((db, f: NodeListArgs) => {
   let ids = db.selectFrom('node').select('node.id as id').orderBy('node.id');
-  if (f.scope !== undefined) ids = ids.where('node.organization_id', '=', f.scope);
+  const { scope, scope_collaborations: collaborations } = f;
+  if (collaborations !== undefined)
+    ids = ids.where((eb) =>
+      eb.or([
+        eb('node.collaboration_id', 'in', collaborations),
+        ...(scope !== undefined ? [eb('node.organization_id', '=', scope)] : []),
+      ]),
+    );
+  else if (scope !== undefined) ids = ids.where('node.organization_id', '=', scope);
   if (f.organization_id !== undefined) ids = ids.where('node.organization_id', '=', f.organization_id);
   if (f.collaboration_id !== undefined) ids = ids.where('node.collaboration_id', '=', f.collaboration_id);
   if (f.status !== undefined) ids = ids.where('node.status', '=', f.status);
@@ -204,14 +218,23 @@ const nodeListing = preparedListing((db, f: NodeFilter & { scope?: number | unde
   return ids;
 });
 
-/** The ids of the nodes of organization `scope` (all when null) matching `filter`, ascending. */
+/**
+ * The ids of the nodes matching `filter`, ascending, among those of organization `scope` (all when null) or,
+ * given a view (auth/scope.ts), those it takes in: its organization's and its collaborations'.
+ */
 export function nodeIds(
   db: Kysely<Database>,
-  scope: number | null,
+  scope: number | null | { organizationId?: number; collaborationIds?: readonly number[] },
   filter: NodeFilter = {},
 ): PreparedListing {
+  const view = typeof scope === 'object' && scope !== null ? scope : undefined;
+  // A view taking in nothing matches nothing.
+  const cols =
+    view && view.organizationId === undefined ? (view.collaborationIds ?? []) : view?.collaborationIds;
   return nodeListing(db, {
-    scope: scope ?? undefined,
+    scope: view ? view.organizationId : typeof scope === 'number' ? scope : undefined,
+    // The ids are positive: -1 stands for "no collaboration", so an empty list matches nothing.
+    scope_collaborations: cols === undefined ? undefined : cols.length ? cols : [-1],
     organization_id: filter.organization_id,
     collaboration_id: filter.collaboration_id,
     status: filter.status,

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { NodeOnlinePeriodSchema, type NodeOnlinePeriod } from '@federa/common';
-import { can } from '../auth/caller.js';
+import { nodeRefusal, nodeView, viewsNode } from '../auth/scope.js';
 import { forbidden, notFound } from '../errors.js';
 import { toApiTime } from '../http/datetime.js';
 import { inOrder, paginate, PaginationQuery } from '../http/pagination.js';
@@ -31,13 +31,8 @@ export const nodeHistoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const node = await findNode(db(), request.params.id);
       if (!node) throw notFound('Node', request.params.id);
       // Whoever may view the node may view its history, as GET /node/{id}.
-      if (!(
-        can(caller, 'node.v_glo') ||
-        (can(caller, 'node.v_org') && node.organization_id === caller.organizationId)
-      ))
-        throw forbidden(
-          `You lack the permission to view node ${node.id}: it belongs to another organization.`,
-        );
+      const view = await nodeView(db(), caller);
+      if (!viewsNode(view, node)) throw forbidden(nodeRefusal(view, node.id));
       return paginate(db(), request, reply, historyIds(db(), node.id), async (ids) =>
         inOrder(ids, await periodsByIds(db(), ids)).map((p): NodeOnlinePeriod => ({
           id: p.id,

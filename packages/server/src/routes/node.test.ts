@@ -31,17 +31,20 @@ describe('GET /node and /node/{id}', () => {
       .where('id', '=', n2.id)
       .execute();
 
+    const n4 = await t.fx.node(other, await t.fx.collaboration([other]), 'filter-four');
+
+    // A Viewer sees the nodes of its collaborations (node VIEW COLLABORATION), not those of another.
     const viewer = await t.fx.user(own, { roles: ['Viewer'] });
     const token = await viewer.token();
-    expect(ids(await t.api('GET', '/node', { token }))).toEqual([n1.id, n2.id]);
-    expect((await t.api('GET', `/node/${n3.id}`, { token })).status).toBe(401);
+    expect(ids(await t.api('GET', '/node', { token }))).toEqual([n1.id, n2.id, n3.id]);
+    expect((await t.api('GET', `/node/${n4.id}`, { token })).status).toBe(401);
     expect((await t.api('GET', `/node/${n1.id}`, { token })).body.name).toBe('filter-one');
     expect((await t.api('GET', '/node/999999', { token })).status).toBe(404);
     const root = t.rootToken;
     const q = async (query: Record<string, string | number>) =>
       ids(await t.api('GET', '/node', { token: root, query: { name: 'filter-%', ...query } }));
-    expect(await q({})).toEqual([n1.id, n2.id, n3.id]);
-    expect(await q({ organization_id: other })).toEqual([n3.id]);
+    expect(await q({})).toEqual([n1.id, n2.id, n3.id, n4.id]);
+    expect(await q({ organization_id: other })).toEqual([n3.id, n4.id]);
     expect(await q({ collaboration_id: c1 })).toEqual([n1.id, n3.id]);
     expect(await q({ status: 'online' })).toEqual([n1.id]);
     expect(await q({ ip: '10.76.0.2' })).toEqual([n1.id]);
@@ -55,7 +58,7 @@ describe('GET /node and /node/{id}', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.msg).toContain('last_seen_from');
     // A node sees the nodes of its own organization.
-    expect(ids(await t.api('GET', '/node', { token: await n3.token() }))).toEqual([n3.id]);
+    expect(ids(await t.api('GET', '/node', { token: await n3.token() }))).toEqual([n3.id, n4.id]);
     await expectSecondPage(t, '/node', root, ids(await t.api('GET', '/node', { token: root })));
   });
 });

@@ -2,7 +2,7 @@ import { endSessions } from '../auth/sessions.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { can } from '../auth/caller.js';
-import { isMember } from '../auth/scope.js';
+import { isMember, nodeRefusal, nodeView, viewsNode } from '../auth/scope.js';
 import type { AppContext } from '../context.js';
 import type { NodeRow } from '../db/schema.js';
 import { ApiError, forbidden, notFound } from '../errors.js';
@@ -93,9 +93,8 @@ export const nodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const caller = callerOf(request);
       const q = request.query;
-      if (!can(caller, 'node.v_glo') && !can(caller, 'node.v_org'))
-        throw forbidden('You lack the permission to view nodes.');
-      const ids = nodeIds(db(), can(caller, 'node.v_glo') ? null : caller.organizationId, {
+      const view = await nodeView(db(), caller);
+      const ids = nodeIds(db(), view, {
         organization_id: q.organization_id,
         collaboration_id: q.collaboration_id,
         status: q.status,
@@ -183,14 +182,8 @@ export const nodeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const caller = callerOf(request);
       const node = await nodeOr404(ctx, request.params.id);
-      if (!(
-        can(caller, 'node.v_glo') ||
-        (can(caller, 'node.v_org') && node.organization_id === caller.organizationId)
-      )) {
-        throw forbidden(
-          `You lack the permission to view node ${node.id}: it belongs to another organization.`,
-        );
-      }
+      const view = await nodeView(db(), caller);
+      if (!viewsNode(view, node)) throw forbidden(nodeRefusal(view, node.id));
       return nodeOut(ctx, node.id);
     },
   );

@@ -357,8 +357,17 @@ describe('GET /organization/{id}/collaboration and /organization/{id}/node', () 
       'type',
     ]);
     expect((await t.api('GET', `/organization/${other}/collaboration`, { token })).status).toBe(401);
-    expect((await t.api('GET', `/organization/${other}/node`, { token })).status).toBe(401);
+    // A partner's nodes in the collaborations shared with it (node VIEW COLLABORATION), not a stranger's.
+    const theirs = await t.fx.node(other, c1);
+    await t.fx.node(other, await t.fx.collaboration([other]));
+    const partnerNodes = await t.api('GET', `/organization/${other}/node`, { token });
+    expect(partnerNodes.body.map((n: { id: number }) => n.id)).toEqual([theirs.id]);
+    const stranger = await t.fx.organization();
+    await t.fx.node(stranger, await t.fx.collaboration([stranger]));
+    expect((await t.api('GET', `/organization/${stranger}/node`, { token })).status).toBe(401);
     expect((await t.api('GET', '/organization/999999/node', { token })).status).toBe(404);
-    expect((await t.api('GET', `/organization/${other}/node`, { token: t.rootToken })).body).toEqual([]);
+    expect((await t.api('GET', `/organization/${stranger}/node`, { token: t.rootToken })).body).toHaveLength(
+      1,
+    );
   });
 });

@@ -27,6 +27,7 @@ import {
 import { withFreeOrganizationName } from '../repositories/organization-names.js';
 import { collaborationIdsOfOrganization } from '../repositories/collaboration.js';
 import { nodeIds } from '../repositories/node.js';
+import { nodeView } from '../auth/scope.js';
 
 /** The authenticated caller (the policy table guarantees one on this resource's routes). */
 const callerOf = (request: FastifyRequest): Caller => {
@@ -186,10 +187,15 @@ export const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const caller = callerOf(request);
       const { id } = request.params;
       if (!(await findOrganization(db(), id))) throw notFound('Organization', id);
-      if (!(can(caller, 'node.v_glo') || (can(caller, 'node.v_org') && caller.organizationId === id))) {
-        throw forbidden(`You lack the permission to view the nodes of organization ${id}.`);
-      }
-      return loadNodes(ctx, await nodeIds(db(), id).all());
+      const view = await nodeView(db(), caller);
+      const whole = view === null || view.organizationId === id;
+      // A partner's nodes, with `node.v_col`: those in the collaborations the caller's organization shares with it.
+      const shared = whole
+        ? true
+        : (await collaborationIdsOfOrganization(db(), id)).some((c) => view.collaborationIds?.includes(c));
+      if (!shared) throw forbidden(`You lack the permission to view the nodes of organization ${id}.`);
+      const scope = whole ? null : view;
+      return loadNodes(ctx, await nodeIds(db(), scope, { organization_id: id }).all());
     },
   );
 };

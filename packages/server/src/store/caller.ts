@@ -38,12 +38,23 @@ async function identifiedCaller(sctx: StoreContext, request: FastifyRequest): Pr
           organization_id: identity.organization_id,
           email: identity.email,
         });
+  return { user, roles: storeRolesOf(sctx, user), identity };
+}
+
+/**
+ * The roles a store user holds: viewer, those given to them, and every role for a store manager (given the role,
+ * or named as one by the configuration).
+ */
+export function storeRolesOf(
+  sctx: StoreContext,
+  user: { server_url: string; username: string; roles: string },
+): Set<StoreRole> {
   const managed = sctx.managers.some(
-    (m) => normalizeServerUrl(m.server_url) === identity.server_url && m.username === identity.username,
+    (m) => normalizeServerUrl(m.server_url) === user.server_url && m.username === user.username,
   );
   const roles = new Set<StoreRole>(['viewer', ...storedRoles(user.roles), ...(managed ? STORE_ROLES : [])]);
   if (roles.has('store manager')) for (const r of STORE_ROLES) roles.add(r);
-  return { user, roles, identity };
+  return roles;
 }
 
 /** The caller when the request carries a token; null when it carries none (public reading). */

@@ -25,6 +25,32 @@ export async function storePage<T>(
     limit: perPage,
     offset: (page - 1) * perPage,
   });
+  const links = pageLinks(request, reply, page, perPage, total);
+  counted?.(total);
+  return { data: await load(pageIds), links };
+}
+
+/** A page of a list the store holds in memory (a fixed catalogue), as {@link storePage} answers one. */
+export function storeListPage<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  items: readonly T[],
+): { data: T[]; links: Record<string, string> } {
+  const q = request.query as { page?: number; per_page?: number };
+  const page = q.page ?? 1;
+  const perPage = q.per_page ?? 10;
+  const links = pageLinks(request, reply, page, perPage, items.length);
+  return { data: items.slice((page - 1) * perPage, page * perPage), links };
+}
+
+/** The links of page `page` of `total` items, and the `total-count` header. */
+function pageLinks(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: number,
+  perPage: number,
+  total: number,
+): Record<string, string> {
   const last = Math.max(1, Math.ceil(total / perPage));
   const [path, search = ''] = request.url.split('?');
   const url = (n: number): string => {
@@ -36,6 +62,5 @@ export async function storePage<T>(
   if (page > 1) links.previous = url(Math.min(page - 1, last));
   if (page < last) links.next = url(page + 1);
   void reply.header('total-count', String(total));
-  counted?.(total);
-  return { data: await load(pageIds), links };
+  return links;
 }

@@ -203,4 +203,68 @@ describe("a linked store's algorithms, read through the server", () => {
     expect((await t.api('GET', '/algorithmstore/424242/algorithm', { token: researcher })).status).toBe(404);
     expect((await t.api('GET', `/algorithmstore/${linked.body.id}/algorithm`)).status).toBe(401);
   });
+
+  it("lists a store's tasks by its id (store_id, as a 4.x client's task.list(store=…) asks), on both surfaces", async () => {
+    // Listening since the test before: this server's own store, linked by its URL.
+    const address = t.app.server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    const linked = await t.api('POST', '/algorithmstore', {
+      token: t.rootToken,
+      body: { name: 'tasks by store', url: `http://127.0.0.1:${port}/store/api` },
+    });
+    const made = async (extra: Record<string, unknown>) => {
+      const r = await task(extra, 'central_average', { column_name: 'age' });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      return r.body.id as number;
+    };
+    const inside = await made({ store_algorithm_id: approvedId });
+    const throughLink = await made({ store_algorithm_id: approvedId, algorithm_store_id: linked.body.id });
+    const byImage = await made({ image: 'reg.example.org/plain:1' });
+    const one = async (surface: '/api' | '/v4/api', id: number) =>
+      JSON.parse(
+        (
+          await t.app.inject({
+            url: `${surface}/task/${id}`,
+            headers: { authorization: `Bearer ${researcher}` },
+          })
+        ).body,
+      );
+    expect((await one('/api', inside)).store_id).toBe(0);
+    expect((await one('/api', byImage)).store_id).toBeUndefined();
+    expect((await one('/v4/api', inside)).algorithm_store.id).toBe(0);
+    expect((await one('/v4/api', byImage)).algorithm_store).toBeNull();
+    const listed = async (surface: '/api' | '/v4/api', storeId: number) => {
+      const res = await t.app.inject({
+        url: `${surface}/task?store_id=${storeId}&per_page=100`,
+        headers: { authorization: `Bearer ${researcher}` },
+      });
+      const body = JSON.parse(res.body);
+      return {
+        status: res.statusCode,
+        body,
+        ids:
+          res.statusCode === 200
+            ? ((Array.isArray(body) ? body : body.data) as { id: number }[]).map((x) => x.id)
+            : [],
+      };
+    };
+    for (const surface of ['/api', '/v4/api'] as const) {
+      const own = await listed(surface, 0);
+      expect(own.ids).toContain(inside);
+      expect(own.ids).not.toContain(throughLink);
+      expect(own.ids).not.toContain(byImage);
+      expect((await listed(surface, linked.body.id)).ids).toEqual([throughLink]);
+      const shown = (await listed(surface, linked.body.id)).body;
+      if (surface === '/api') expect(shown[0].store_id).toBe(linked.body.id);
+      else
+        expect(shown.data[0].algorithm_store).toEqual({
+          id: linked.body.id,
+          link: `/v4/api/algorithmstore/${linked.body.id}`,
+          methods: ['GET', 'PATCH', 'DELETE'],
+        });
+      const unknown = await listed(surface, 424242);
+      expect(unknown.status).toBe(400);
+      expect(unknown.body.msg).toBe('Algorithm store 424242 does not exist.');
+    }
+  });
 });

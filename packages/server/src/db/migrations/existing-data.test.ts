@@ -2,7 +2,10 @@ import { Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@federa/testing';
 
+import { RULES } from '../../auth/rules.js';
+import { parseServerConfig } from '../../config/load.js';
 import { insertNode } from '../../repositories/node.js';
+import { bootstrap } from '../bootstrap.js';
 import { nextRunId } from '../../repositories/task/rows.js';
 import { DatabaseHandle } from '../handle.js';
 import { parseDatabaseUri } from '../uri.js';
@@ -138,5 +141,63 @@ describe('migration 0014: one node per organization in a collaboration', () => {
     await expect(node('third')).rejects.toMatchObject({
       code: dbh.dialect === 'postgres' ? '23505' : 'SQLITE_CONSTRAINT_UNIQUE',
     });
+  });
+});
+
+// A database made before vantage6 4.x's node VIEW COLLABORATION rule (0030-node-view-collaboration.ts) gets it
+// after the rules it holds, and its default roles get it as the start-up makes new ones; an organization's own
+// role of the same name and a default role that already holds it are left as they are.
+
+describe('migration 0030: node VIEW COLLABORATION for the default roles of an existing database', () => {
+  const own = ownDatabase();
+
+  it('adds the rule after the others and grants it to Viewer, Researcher and the admins, once', async () => {
+    const dbh = own.dbh();
+    const migrator = own.migrator();
+    expect((await migrator.migrateTo('0029-store-catalogue-notify')).error).toBeUndefined();
+    const db = dbh.db;
+    // What a server before the rule made at its start: the catalogue without it, and the default roles.
+    await bootstrap(db, parseServerConfig({ root_user: { email: 'r@example.org' } }, 'server.yaml'));
+    const isNodeViewCol = { name: 'node', operation: 'VIEW', scope: 'COLLABORATION' } as const;
+    await db
+      .deleteFrom('rule')
+      .where('name', '=', isNodeViewCol.name)
+      .where('operation', '=', isNodeViewCol.operation)
+      .where('scope', '=', isNodeViewCol.scope)
+      .execute();
+    const org = await hospital(db);
+    await db
+      .insertInto('role')
+      .values({ name: 'Viewer', description: 'an organization role', organization_id: org.id })
+      .execute();
+    const highest = await db
+      .selectFrom('rule')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .executeTakeFirstOrThrow();
+
+    await dbh.migrate();
+    await bootstrap(db, parseServerConfig({ root_user: { email: 'r@example.org' } }, 'server.yaml'));
+
+    const rule = await db
+      .selectFrom('rule')
+      .select('id')
+      .where('name', '=', 'node')
+      .where('scope', '=', 'COLLABORATION')
+      .executeTakeFirstOrThrow();
+    expect(rule.id).toBeGreaterThan(Number(highest.id));
+    expect(await db.selectFrom('rule').select('id').execute()).toHaveLength(RULES.length);
+    const holders = await db
+      .selectFrom('role_rule')
+      .innerJoin('role', 'role.id', 'role_rule.role_id')
+      .select(['role.name', 'role.organization_id'])
+      .where('role_rule.rule_id', '=', rule.id)
+      .orderBy('role.name')
+      .execute();
+    expect(holders).toEqual(
+      ['Collaboration Admin', 'Organization Admin', 'Researcher', 'Root', 'Viewer'].map((name) => ({
+        name,
+        organization_id: null,
+      })),
+    );
   });
 });

@@ -29,6 +29,7 @@ import { taskTraceparent } from './0026-task-traceparent.js';
 import { storeCatalogueVersion } from './0027-store-catalogue-version.js';
 import { nodeOnlineHistory } from './0028-node-online-history.js';
 import { storeCatalogueNotify } from './0029-store-catalogue-notify.js';
+import { nodeViewCollaboration } from './0030-node-view-collaboration.js';
 import { blobs } from './0031-blob.js';
 
 /** All migrations, in order. They run at every start on both dialects. */
@@ -65,6 +66,7 @@ export class FederaMigrations implements MigrationProvider {
       '0027-store-catalogue-version': storeCatalogueVersion(this.dialect),
       '0028-node-online-history': nodeOnlineHistory(this.dialect),
       '0029-store-catalogue-notify': storeCatalogueNotify(this.dialect),
+      '0030-node-view-collaboration': nodeViewCollaboration,
       '0031-blob': blobs,
     });
   }

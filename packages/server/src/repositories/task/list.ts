@@ -19,12 +19,17 @@ export interface TaskFilter {
   status?: string | undefined;
   /** 1 (or any other number): the tasks users made, which have no parent; 0: the sub-tasks algorithms made. */
   is_user_created?: number | undefined;
+  /** The tasks running an algorithm of this store: 0 the store inside this server, else a linked store's id. */
+  store_id?: number | undefined;
 }
 
 /** The statuses whose filter has its own form (status-filter.ts); any other matches nothing. */
 const STATUS_FORMS = new Set(['unknown', 'failed', 'active', 'initializing', 'pending', 'completed']);
 
-type TaskListArgs = Omit<TaskFilter, 'is_user_created'> & {
+type TaskListArgs = Omit<TaskFilter, 'is_user_created' | 'store_id'> & {
+  /** `store_id` as the form it gives: the store inside this server (`inside`), or a linked one (`linked`). */
+  store?: 'inside' | 'linked' | undefined;
+  algorithm_store_id?: number | undefined;
   scope?: number[] | undefined;
   /** `is_user_created` as the form of the query it gives: `top` (no parent) or `sub` (a parent). */
   made_by?: 'top' | 'sub' | undefined;
@@ -59,10 +64,14 @@ const taskListing = preparedListing(
     if (status !== undefined) ids = ids.where((eb) => taskStatusIs(eb, status));
     if (f.made_by !== undefined)
       ids = ids.where('task.parent_id', f.made_by === 'top' ? 'is' : 'is not', null);
+    if (f.store === 'inside')
+      ids = ids.where('task.store_algorithm_id', 'is not', null).where('task.algorithm_store_id', 'is', null);
+    const linked = f.algorithm_store_id;
+    if (f.store === 'linked' && linked !== undefined) ids = ids.where('task.algorithm_store_id', '=', linked);
     return ids;
   },
-  // The forms of the status and made-by filters depend on their values; every other value is only a value.
-  ['status', 'made_by'],
+  // The forms of the status, made-by and store filters depend on their values; every other value is only a value.
+  ['status', 'made_by', 'store'],
   countedByCollaboration,
 );
 
@@ -110,6 +119,8 @@ export function taskIds(db: Kysely<Database>, scope: number[] | null, filter: Ta
     // Any status but those with a form matches nothing: one form for all of them.
     status: f.status === undefined || STATUS_FORMS.has(f.status) ? f.status : 'none',
     made_by: f.is_user_created === undefined ? undefined : f.is_user_created === 0 ? 'sub' : 'top',
+    store: f.store_id === undefined ? undefined : f.store_id === 0 ? 'inside' : 'linked',
+    algorithm_store_id: f.store_id === undefined || f.store_id === 0 ? undefined : f.store_id,
   });
 }
 

@@ -5,7 +5,8 @@ import type { AppContext } from '../../context.js';
 import type { Caller } from '../../auth/caller.js';
 import { can } from '../../auth/caller.js';
 import { callerCollaborations } from '../../auth/scope.js';
-import { forbidden, notFound } from '../../errors.js';
+import { ApiError, forbidden, notFound } from '../../errors.js';
+import { findLinkedStore } from '../../repositories/store.js';
 import { PaginationQuery, includes, paginate } from '../../http/pagination.js';
 import { IdParams, MessageSchema, Paginated, errorResponses } from '../../serializers/common.js';
 import {
@@ -42,6 +43,13 @@ const TaskListQuery = Type.Object({
   ),
   run_id: Type.Optional(Type.Integer()),
   study_id: Type.Optional(Type.Integer({ description: 'the tasks scoped to this study' })),
+  store_id: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description:
+        'the tasks running an algorithm of this store: 0 the store inside this server, else a linked store (`GET /algorithmstore`)',
+    }),
+  ),
   result_id: Type.Optional(Type.Integer({ description: 'the task owning this result' })),
   name: Type.Optional(Type.String({ description: 'SQL LIKE pattern (`%` and `_` are wildcards)' })),
   image: Type.Optional(Type.String({ description: 'SQL LIKE pattern' })),
@@ -92,6 +100,8 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const caller = request.caller as Caller;
       const q = request.query;
+      if (q.store_id !== undefined && q.store_id !== 0 && !(await findLinkedStore(db(), q.store_id)))
+        throw new ApiError('bad_request', `Algorithm store ${q.store_id} does not exist.`);
       const scope = await taskCollaborations(db(), caller);
       const ids = taskIds(db(), scope, q);
       const load = wantsResults(q)

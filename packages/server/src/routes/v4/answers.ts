@@ -148,7 +148,8 @@ export function answerIn4x(route: RouteOptions): void {
     return reshape(payload, answer, request);
   };
   const onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (reshaped.has(request) || !isSuccess(reply)) return payload;
+    // A kept answer (http/read-cache.ts) went out in 4.x's shape already.
+    if (reshaped.has(request) || request.readCacheHit || !isSuccess(reply)) return payload;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
     return JSON.stringify(reshape(JSON.parse(payload.toString()), answer, request));
   };

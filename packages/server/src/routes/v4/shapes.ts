@@ -22,6 +22,7 @@ const METHODS: Record<string, string[]> = {
   result: ['GET'],
   study: ['GET', 'PATCH', 'DELETE'],
   role: ['GET', 'PATCH', 'DELETE'],
+  algorithmstore: ['GET', 'PATCH', 'DELETE'],
 };
 
 /** `{id, link, methods}` of one 4.x item (the methods list is shared: answers are only serialized). */
@@ -151,7 +152,7 @@ export function task4(t: Obj, include: TaskIncludes = { runs: false, results: fa
     finished_at: t.finished_at,
     collaboration: refOf('collaboration', t.collaboration),
     study: ref4('study', t.study_id as number | undefined),
-    algorithm_store: null,
+    algorithm_store: ref4('algorithmstore', t.store_id as number | undefined),
     parent: refOf('task', t.parent),
     init_org: ref4('organization', t.init_org as number | null),
     init_user: ref4('user', t.init_user as number | null),

@@ -84,6 +84,15 @@ describe('the vantage6 4.x surface', () => {
     expect(results.body.data.map((r: { id: number }) => r.id)).toEqual([runs.body.data[0].id]);
   });
 
+  it('answers a GET asked again, unchanged, as the first time (a kept answer)', async () => {
+    await v4('POST', '/task', { token: w.token, body: taskBody(w.collab, [w.orgA]) });
+    for (const path of ['/task', '/task?per_page=100', '/organization', `/organization/${w.orgA}`, '/run']) {
+      const first = await v4('GET', path, { token: w.token });
+      expect(first.status).toBe(200);
+      expect(await v4('GET', path, { token: w.token }), path).toEqual(first);
+    }
+  });
+
   it('applies the same rules as the 3.x routes', async () => {
     const outsider = await t.fx.user(w.orgB, { roles: [] });
     const token = await outsider.token();

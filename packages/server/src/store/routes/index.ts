@@ -4,6 +4,7 @@ import { algorithmRoutes } from './algorithm.js';
 import { algorithmEditRoutes } from './algorithm-edit.js';
 import { reviewRoutes } from './review.js';
 import { adminRoutes } from './admin.js';
+import { ruleRoutes } from './rule.js';
 
 /** The store's routes, registered under its own prefix (`/store/api` in a server, `/api` on its own). */
 export function storeRoutes(sctx: StoreContext, prefix: string): FastifyPluginAsyncTypebox {
@@ -18,5 +19,6 @@ export function storeRoutes(sctx: StoreContext, prefix: string): FastifyPluginAs
     await app.register(algorithmEditRoutes(sctx, prefix));
     await app.register(reviewRoutes(sctx));
     await app.register(adminRoutes(sctx));
+    await app.register(ruleRoutes(sctx));
   };
 }
