@@ -80,7 +80,7 @@ async function interleaved(start, requests, between) {
   let failed = 0;
   const perGeneration = Math.ceil(rounds / generations);
   for (let g = 0; g < generations; g++) {
-    const { configs, stop } = await start();
+    const { configs, stop } = await start(g);
     for (const c of configs) us[c.name] ??= [];
     try {
       for (let round = 0; round < warmup + perGeneration; round++) {
@@ -146,18 +146,19 @@ if (only === undefined || only === 'tracing') {
   );
   const collector = await startCollector();
   const path = `/api/organization/${orgs[0]}`;
-  const start = async () => {
-    const apps = {
-      off: await server({ metrics: { enabled: false } }),
-      'off (control)': await server({ metrics: { enabled: false } }),
-      metrics: await server({ metrics: { enabled: true } }),
-      'metrics and tracing': await server({
-        metrics: { enabled: true },
-        tracing: { endpoint: collector.endpoint },
-      }),
-    };
+  const settings = {
+    off: { metrics: { enabled: false } },
+    'off (control)': { metrics: { enabled: false } },
+    metrics: { metrics: { enabled: true } },
+    'metrics and tracing': { metrics: { enabled: true }, tracing: { endpoint: collector.endpoint } },
+  };
+  // Each set of servers starts in another order, so that the place a server started in is in no one figure.
+  const start = async (generation) => {
+    const apps = {};
+    for (const name of roundOrder(Object.keys(settings), generation))
+      apps[name] = await server(settings[name]);
     return {
-      configs: Object.entries(apps).map(([name, app]) => ({ name, app, path })),
+      configs: Object.keys(settings).map((name) => ({ name, app: apps[name], path })),
       stop: () => Promise.all(Object.values(apps).map((a) => a.stop())),
     };
   };
