@@ -5,7 +5,7 @@
 // its own, and the server's CPU time over its turn is read from /proc (all its threads, in ns). Drift in the
 // machine's load falls on the rounds of every configuration alike, and the ratio of two configurations is taken
 // round by round, where that drift cancels. Needs `npx tsc --build` first.
-//   node bench/api-cpu/run.mjs [--only tracing|v4] [--rounds 200] [--generations 2] [--warmup 20]
+//   node bench/api-cpu/run.mjs [--only tracing|v4] [--rounds 200] [--generations 4] [--warmup 20]
 //     [--requests N] [--connections 4] [--json rounds.json] [--no-pin]
 // tracing: the cached GET /api/organization/{id} (the cheapest request, where recording it weighs most) on four
 //   servers: metrics off, a second one the same (the control: what the method gives for no difference), metrics
@@ -37,13 +37,13 @@ if (only !== undefined && only !== 'tracing' && only !== 'v4')
   throw new Error(`--only takes tracing or v4 (not ${only})`);
 const rounds = numberOption('rounds', 200);
 const warmup = numberOption('warmup', 20);
-const generations = numberOption('generations', 2);
+const generations = numberOption('generations', 4);
 const connections = numberOption('connections', 4);
 const TASK_PAGE = '/task?page=1&per_page=10';
 const loadAtStart = loadavg()[0];
 // Every server on one core and the load generator on the other (taskset, all threads): where the scheduler puts a
-// process changes its CPU per request (a server that shares its core with the generator is handed its requests in
-// batches), and two identical servers left to the scheduler differed by up to 40%. `--no-pin` leaves them free.
+// process, beside the generator or not, moves its CPU per request, and two identical servers left to it differed
+// by up to 40%. `--no-pin` leaves them free.
 const pinned = !process.argv.includes('--no-pin');
 const pin = (pid, cpu) => {
   if (pinned) execFileSync('taskset', ['-a', '-cp', String(cpu), String(pid)], { stdio: 'ignore' });
@@ -127,9 +127,9 @@ function report(title, us, comparisons) {
       'quartiles µs/req': `${quantile(xs, 0.25).toFixed(1)}–${quantile(xs, 0.75).toFixed(1)}`,
     });
   for (const [base, other, ceiling] of comparisons) {
-    const r = pairedRatio(us[base], us[other]);
+    const r = pairedRatio(us[base], us[other], { sets: generations });
     const figure =
-      `${percentMore(r.ratio)} (95% interval ${percentMore(r.low)} to ${percentMore(r.high)}, ${r.rounds} paired rounds; ` +
+      `${percentMore(r.ratio)} (95% interval ${percentMore(r.low)} to ${percentMore(r.high)}, ${r.rounds} paired rounds of ${generations} sets of servers; ` +
       `all rounds' means: ${percentMore(meanRatio(us[base], us[other]))})`;
     lines.push(
       ceiling === undefined

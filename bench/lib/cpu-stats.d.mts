@@ -12,7 +12,7 @@ export interface Ratio {
 export function pairedRatio(
   a: readonly number[],
   b: readonly number[],
-  options?: { level?: number; resamples?: number; seed?: number },
+  options?: { level?: number; resamples?: number; seed?: number; sets?: number },
 ): Ratio;
 export function verdict(ratio: Pick<Ratio, 'low' | 'high'>, ceiling: number): 'PASS' | 'FAIL' | 'UNDECIDED';
 export function percentMore(ratio: number): string;

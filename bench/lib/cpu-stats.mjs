@@ -40,16 +40,29 @@ export function perRequestUs(cpuNs, requests) {
 
 /**
  * The ratio of configuration `b` to `a` (their µs per request, round by round): the median of the rounds' ratios
- * and its `level` bootstrap interval (the rounds drawn again with replacement `resamples` times, the median of each
- * draw; the interval between the draws' (1 - level) / 2 and (1 + level) / 2 quantiles).
+ * and its `level` bootstrap interval. The rounds came from `sets` sets of servers, one after the other in equal
+ * numbers; each draw takes that many sets with replacement, then as many rounds from each as it had, with
+ * replacement, and the interval lies between the (1 - level) / 2 and (1 + level) / 2 quantiles of the draws'
+ * medians. Drawing the sets too puts each set's own luck (a process's compiled code, its heap) in the interval,
+ * which rounds drawn alone leave out. A round with no requests is left out.
  */
-export function pairedRatio(a, b, { level = 0.95, resamples = 4000, seed = 1 } = {}) {
+export function pairedRatio(a, b, { level = 0.95, resamples = 4000, seed = 1, sets = 1 } = {}) {
   if (a.length !== b.length) throw new Error(`paired rounds differ in number: ${a.length} and ${b.length}`);
-  const ratios = a.map((x, i) => b[i] / x).filter(Number.isFinite);
+  const all = a.map((x, i) => b[i] / x);
+  const size = Math.ceil(all.length / sets);
+  const groups = Array.from({ length: sets }, (_, g) =>
+    all.slice(g * size, (g + 1) * size).filter(Number.isFinite),
+  ).filter((g) => g.length > 0);
+  const ratios = groups.flat();
   const random = seededRandom(seed);
+  const pick = (xs) => xs[Math.floor(random() * xs.length)];
   const medians = [];
   for (let r = 0; r < resamples && ratios.length > 0; r++) {
-    const draw = ratios.map(() => ratios[Math.floor(random() * ratios.length)]);
+    const draw = [];
+    for (let g = 0; g < groups.length; g++) {
+      const group = pick(groups);
+      for (let i = 0; i < group.length; i++) draw.push(pick(group));
+    }
     medians.push(median(draw));
   }
   return {

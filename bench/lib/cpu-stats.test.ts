@@ -82,6 +82,23 @@ describe('the CPU-per-request arithmetic', () => {
     );
   });
 
+  it('puts the spread between sets of servers in the interval when told of the sets', () => {
+    // Three sets of 30 rounds whose servers' own luck put them at 0%, +2% and +8%, with little spread within each.
+    const random = seededRandom(5);
+    const a = Array.from({ length: 90 }, () => 50);
+    const levels = [1, 1.02, 1.08];
+    const b = a.map((x, i) => x * (levels[Math.floor(i / 30)]! + (random() - 0.5) * 0.002));
+    const rounds = pairedRatio(a, b);
+    const bySet = pairedRatio(a, b, { sets: 3 });
+    expect(bySet.ratio).toBe(rounds.ratio);
+    expect(rounds.ratio).toBeCloseTo(1.02, 2);
+    expect(rounds.high - rounds.low).toBeLessThan(0.01);
+    expect(bySet.low).toBeLessThan(1.005);
+    expect(bySet.high).toBeGreaterThan(1.07);
+    expect(verdict(rounds, 0.03)).toBe('PASS');
+    expect(verdict(bySet, 0.03)).toBe('UNDECIDED');
+  });
+
   it('leaves the verdict undecided while the interval holds the ceiling', () => {
     expect(verdict({ low: 1.01, high: 1.05 }, 0.03)).toBe('UNDECIDED');
     expect(verdict({ low: 0.98, high: 1.03 }, 0.03)).toBe('PASS');
