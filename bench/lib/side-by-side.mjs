@@ -12,10 +12,10 @@ import { cannon } from './load.mjs';
 const script = fileURLToPath(new URL('./app-process.mjs', import.meta.url));
 
 /**
- * One app in its own process, over a copy of `sqliteFile` (or the database `uri`, PostgreSQL); `ask(message, key)`
- * resolves with the answer's `key`.
+ * One app in its own process, over a copy of `sqliteFile` (or the database `uri`, PostgreSQL); `pid` is its
+ * process's, `ask(message, key)` resolves with the answer's `key`.
  */
-async function startApp(sqliteFile, uri, extra) {
+export async function startApp(sqliteFile, uri, extra) {
   const dir = mkdtempSync(join(tmpdir(), 'federa-side-'));
   const file = join(dir, 'bench.sqlite');
   if (sqliteFile) copyFileSync(sqliteFile, file);
@@ -42,6 +42,7 @@ async function startApp(sqliteFile, uri, extra) {
     });
   const port = await ask(null, 'port');
   return {
+    pid: child.pid,
     base: `http://127.0.0.1:${port}/api`,
     cpu: () => ask('cpu', 'cpu'),
     ask,
