@@ -151,6 +151,13 @@ export interface ClientToServerEvents {
   run_log: (batch: RunLogBatch, ack: (answer: RunLogAck) => void) => void;
   /** Keep-alive of 3.8.2+ nodes: marks the node online and refreshes `last_seen`. */
   ping: () => void;
+  /** vantage6 4.x nodes: a piece of a container's output, taken into the run's live log; not answered. */
+  algorithm_log: (piece: {
+    run_id: number;
+    log: string;
+    task_id?: number;
+    collaboration_id?: number;
+  }) => void;
   /** 3.3–3.5 nodes: a container exited with a non-zero code. */
   container_failed: (report: {
     node_id?: number;

@@ -79,3 +79,9 @@ export async function appendRunLog(
     return { kind: 'refused', offset: received, stop: false, reason: 'the run changed meanwhile' };
   return { kind: 'appended', offset: received + taken, stop: full, logLength: length + piece.length };
 }
+
+/** How much of run `id`'s live log the server has taken (`log_received`): where the next batch starts. */
+export async function logReceived(db: Kysely<Database>, id: number): Promise<number | undefined> {
+  const row = await db.selectFrom('result').select('log_received').where('id', '=', id).executeTakeFirst();
+  return row ? Number(row.log_received) : undefined;
+}

@@ -13,6 +13,7 @@ import { nodeInfoRows } from './node-info.js';
 import { replaceNodeConfig } from '../repositories/node.js';
 import { endReasonOf } from '../repositories/node-history.js';
 import { runWithTask } from '../repositories/result.js';
+import { algorithmLogListener } from './algorithm-log.js';
 import { receiveRunLog } from './run-log.js';
 import type { Presence } from './presence.js';
 import type { Namespace } from 'socket.io';
@@ -174,6 +175,7 @@ function onIdentified(
         if (typeof ack === 'function') ack(answer);
       });
     });
+    if (socket.data.v4 === true) socket.on('algorithm_log', algorithmLogListener(ctx, identity));
     socket.on('node_info_update', (info) => {
       const rows = nodeInfoRows(info);
       if (rows === null) {

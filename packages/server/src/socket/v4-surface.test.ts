@@ -12,6 +12,7 @@ import {
   received,
   researcherPostsTask,
   socketNetwork,
+  until,
   type SocketApp,
   type TasksClient,
   type TestApp,
@@ -120,5 +121,37 @@ describe('4.x sockets', () => {
     t.ctx.events.emit(`collaboration_${collab}`, 'status_update', { result_id: task.resultIds[1]! });
     expect(await fourStatus).toEqual([{ run_id: task.resultIds[1] }]);
     expect(await threeStatus).toEqual([{ result_id: task.resultIds[1] }]);
+  });
+
+  it("takes a 4.x node's algorithm_log into its run's live log in order, and never into another node's run", async () => {
+    const { orgs, collab, nodes, four } = await twoNodes();
+    const task = await t.fx.task(collab, orgs);
+    const [mine, theirs] = task.resultIds as [number, number];
+    const active = async (id: number, token: string) => {
+      const r = await t.api('PATCH', `/result/${id}`, { token, body: { status: 'active' } });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+    };
+    await active(mine, await nodes[0]!.token());
+    await active(theirs, await nodes[1]!.token());
+    const researcher = await (await t.fx.user(orgs[0]!, { roles: ['Researcher'] })).token();
+    const logOf = async (id: number) => {
+      const r = await t.api('GET', `/result/${id}`, { token: researcher });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      return (r.body as { log: string | null }).log;
+    };
+    const piece = (run_id: number, log: string) =>
+      four.emit('algorithm_log', { collaboration_id: collab, run_id, task_id: task.id, log });
+    piece(mine, 'line 1\n');
+    piece(theirs, 'not mine\n');
+    piece(mine, 'line 2\n');
+    piece(mine, 'line 3\n');
+    // The pieces of one socket are taken in the order they came: the last one seen means all were.
+    await until(
+      'the third line',
+      () => logOf(mine),
+      (log) => log?.includes('line 3') ?? false,
+    );
+    expect(await logOf(mine)).toBe('line 1\nline 2\nline 3\n');
+    expect(await logOf(theirs)).toBeNull();
   });
 });
