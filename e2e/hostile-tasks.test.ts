@@ -275,7 +275,15 @@ describe.each<NodeMode>(['host', 'dockerized'])('a node (%s) survives any task',
       500,
     );
 
-    const log = np.log();
+    // The node logs run.finished once the server has taken the report, and its output reaches the test later still.
+    const log = await until(
+      'a run.finished line of every hostile task in the node log',
+      () => np.log(),
+      (lines) =>
+        [...all.keys()].every((id) => lines.some((l) => l.event === 'run.finished' && l.task_id === id)),
+      30_000,
+      100,
+    );
     for (const [taskId, row] of all) {
       const r = finished.get(taskId)!;
       expect({ what: row.what, status: r.status }).toEqual({ what: row.what, status: row.status });
