@@ -13,9 +13,10 @@ const script = fileURLToPath(new URL('./app-process.mjs', import.meta.url));
 
 /**
  * One app in its own process, over a copy of `sqliteFile` (or the database `uri`, PostgreSQL); `pid` is its
- * process's, `ask(message, key)` resolves with the answer's `key`.
+ * process's, `ask(message, key)` resolves with the answer's `key`. `wrap` ([program, ...its arguments]) runs the
+ * app's Node under that program, which must exec it in the same process (valgrind does).
  */
-export async function startApp(sqliteFile, uri, extra) {
+export async function startApp(sqliteFile, uri, extra, wrap = null) {
   const dir = mkdtempSync(join(tmpdir(), 'federa-side-'));
   const file = join(dir, 'bench.sqlite');
   if (sqliteFile) copyFileSync(sqliteFile, file);
@@ -24,7 +25,9 @@ export async function startApp(sqliteFile, uri, extra) {
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
   const child = fork(script, [JSON.stringify({ uri: own, dataDir: dir, extra })], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    execArgv: prof,
+    ...(wrap
+      ? { execPath: wrap[0], execArgv: [...wrap.slice(1), process.execPath, ...prof] }
+      : { execArgv: prof }),
   });
   const ask = (message, key) =>
     new Promise((resolve, reject) => {
