@@ -3,15 +3,21 @@
  * - a store in a process of its own (`vstore start`) linked to the collaboration lists its algorithms under its
  *   name beside the server's own; a linked store that cannot be reached is a plain message, the rest of the page
  *   works; a researcher creates a task from the linked store's algorithm, which runs its approved digest;
- * - a task that ran a version since replaced by a newer one still shows the views of the version it ran.
+ * - a task that ran a version since replaced by a newer one still shows the views of the version it ran;
+ * - with a collaboration chosen, the catalogue lists the stores it uses; a store linked only to a collaboration
+ *   the researcher's organization is not in is never shown;
+ * - a task from a linked store's algorithm shows its views; when that store answers garbage, another image, or
+ *   nothing, the results page says why in a note and works on.
  * No Docker: the runs are reported by the test, playing the node. Screenshots go to
  * .data/ui-screenshots/layout/store-linked-*.png.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import {
@@ -39,6 +45,37 @@ let researcher = '';
 let researcherToken = '';
 let reviewerToken = '';
 let reviewerId = 0;
+let consortiumAlgorithm = 0;
+
+/**
+ * A linked store that misbehaves on demand: `good` answers as a store does, `garbage` with text that is not
+ * JSON, `odd views` with views that are not views, `other image` with another digest, `silent` never.
+ */
+type Mood = 'good' | 'garbage' | 'odd views' | 'other image' | 'silent';
+let mood: Mood = 'good';
+let hostile: Server;
+let hostileUrl = '';
+const hostileAlgorithm = (views: unknown[], n = 5) => ({
+  id: 1,
+  name: 'Moody count',
+  display_name: 'Moody count',
+  image: 'example/moody-count:1',
+  digest: digest(n),
+  status: 'approved',
+  partitioning: 'horizontal',
+  functions: [
+    {
+      name: 'central_count',
+      display_name: 'Count',
+      type: 'central',
+      standalone: true,
+      databases: [],
+      arguments: [],
+      ui_visualizations: views,
+    },
+  ],
+});
+const ROWS = { name: 'Moody rows', type: 'table', schema: { keys: ['count'] } };
 
 /** An author's description: one central function with the views its result is drawn with. */
 const description = (name: string, image: string, views: { name: string; keys: string[] }[]) => ({
@@ -200,6 +237,7 @@ beforeAll(async () => {
       { name: 'Rows', keys: ['count'] },
     ]),
   );
+  consortiumAlgorithm = shared.id;
   const me = await far('GET', '/user/me');
   const review = await far('POST', '/review', { algorithm_id: shared.id, reviewer_id: me.id });
   await far('POST', `/review/${review.id}/approve`, {});
@@ -215,9 +253,59 @@ beforeAll(async () => {
     server.api('POST', '/algorithmstore', { name: 'Closed store', url: 'http://127.0.0.1:9/api' }),
     'link',
   );
+
+  // A collaboration of the researcher's organization alone, and one of the other organization alone with a
+  // store linked to it: the researcher must never learn of that store.
+  await must(
+    server.api('POST', '/collaboration', {
+      name: `own-${tag}`,
+      organization_ids: [fed.orgs[0]!.id],
+      encrypted: false,
+    }),
+    'collaboration',
+  );
+  const otherCollab = await must(
+    server.api<{ id: number }>('POST', '/collaboration', {
+      name: `other-${tag}`,
+      organization_ids: [fed.orgs[1]!.id],
+      encrypted: false,
+    }),
+    'collaboration',
+  );
+  await must(
+    server.api('POST', '/algorithmstore', {
+      name: 'Hidden store',
+      url: 'http://127.0.0.1:9/api',
+      collaboration_id: otherCollab.id,
+    }),
+    'link',
+  );
+
+  hostile = createServer((request, response) => {
+    if (mood === 'silent') return; // the request stays open: the server's wait ends it
+    response.setHeader('content-type', 'application/json');
+    if (mood === 'garbage') return response.end('<html>not a store</html>');
+    const algorithm =
+      mood === 'odd views'
+        ? hostileAlgorithm([null, { name: { b: 1 }, type: 'table' }, ROWS])
+        : hostileAlgorithm([ROWS], mood === 'other image' ? 6 : 5);
+    response.end(JSON.stringify(request.url?.includes('/algorithm/') ? algorithm : { data: [algorithm] }));
+  });
+  await new Promise<void>((done) => hostile.listen(0, '127.0.0.1', done));
+  hostileUrl = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/api`;
+  await must(
+    server.api('POST', '/algorithmstore', {
+      name: 'Moody store',
+      url: hostileUrl,
+      collaboration_id: fed.collaborationId,
+    }),
+    'link',
+  );
 }, 120_000);
 
 afterAll(async () => {
+  hostile?.closeAllConnections();
+  hostile?.close();
   await browser?.close();
   storeProcess?.kill('SIGTERM');
   await server?.close();
@@ -343,4 +431,146 @@ describe('a task of a replaced version', () => {
     await page.screenshot({ path: join(SHOTS, 'store-linked-replaced-results.png'), fullPage: true });
     await context.close();
   }, 60_000);
+});
+
+describe('the catalogue of one collaboration', () => {
+  it('lists the stores the chosen collaboration uses, and never a store of a collaboration not ours', async () => {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    const errors = collectErrors(page, IGNORED);
+    await page.goto(`${server.url}/`);
+    await login(page, researcher, PASSWORD);
+    await page.goto(`${server.url}/#/store`);
+    const region = (name: string) => page.getByRole('region', { name });
+    await expect.poll(() => region('Consortium store').isVisible(), SHOWN).toBe(true);
+    expect(await region('Closed store').count()).toBe(1);
+    expect(await page.getByText('Hidden store').count()).toBe(0);
+
+    const search = page.getByRole('search');
+    await search.getByLabel('Collaboration').selectOption({ label: `own-${tag}` });
+    await expect.poll(() => page.getByText(`The stores own-${tag} uses`).isVisible(), SHOWN).toBe(true);
+    await expect.poll(() => region('Consortium store').count(), SHOWN).toBe(0);
+    expect(await region('Moody store').count()).toBe(0);
+    expect(await region('Closed store').count()).toBe(1);
+    expect(await page.getByText('Hidden store').count()).toBe(0);
+
+    await search.getByLabel('Collaboration').selectOption({ label: `collab-${tag}` });
+    const card = region('Consortium store').getByRole('listitem').filter({ hasText: 'Consortium count' });
+    await expect.poll(() => card.isVisible(), SHOWN).toBe(true);
+    expect(await page.getByText('Hidden store').count()).toBe(0);
+    // "Create a task" starts in the chosen collaboration.
+    await card
+      .getByRole('link', { name: 'Create a task with Consortium count from Consortium store' })
+      .click();
+    const form = page.getByRole('form', { name: 'New task' });
+    await expect
+      .poll(() => form.getByLabel('Collaboration').inputValue(), SHOWN)
+      .toBe(String(fed.collaborationId));
+    await page.goto(`${server.url}/#/store`);
+    await page.waitForLoadState('networkidle');
+    await check(page, errors, 'catalogue of one collaboration');
+    await context.close();
+  }, 60_000);
+});
+
+describe("the results of a linked store's algorithm", () => {
+  /** A task of `storeName`'s algorithm, made by the researcher and completed with `{count: 42}`. */
+  async function doneTask(storeName: string, algorithmId: number, kwargs: Record<string, unknown>) {
+    const stores = await call<{ id: number; name: string }[]>(
+      `${server.url}/api`,
+      'GET',
+      '/algorithmstore',
+      researcherToken,
+    );
+    const input = Buffer.from(
+      `json.${JSON.stringify({ method: 'central_count', args: [], kwargs })}`,
+    ).toString('base64');
+    const created = await call<{ id: number }>(`${server.url}/api`, 'POST', '/task', researcherToken, {
+      collaboration_id: fed.collaborationId,
+      organizations: [{ id: fed.orgs[1]!.id, input }],
+      name: `from ${storeName}`,
+      store_algorithm_id: algorithmId,
+      algorithm_store_id: stores.find((s) => s.name === storeName)!.id,
+    });
+    await complete(created.id, { count: 42 });
+    return created.id;
+  }
+
+  async function results(taskId: number) {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    const errors = collectErrors(page, IGNORED);
+    await page.goto(`${server.url}/`);
+    await login(page, researcher, PASSWORD);
+    await page.goto(`${server.url}/#/store/results/${taskId}`);
+    return { context, page, errors };
+  }
+
+  it('draws the views the linked store declares', async () => {
+    const taskId = await doneTask('Consortium store', consortiumAlgorithm, { column: 'age' });
+    const { context, page, errors } = await results(taskId);
+    const view = page.getByRole('table', { name: 'Rows' });
+    await expect.poll(() => view.getByRole('row').allTextContents(), SHOWN).toEqual(['count', '42']);
+    expect(
+      await page.getByText('Consortium count, function Count, from the store Consortium store').count(),
+    ).toBe(1);
+    await page.waitForLoadState('networkidle');
+    await check(page, errors, 'results of a linked store algorithm');
+    await page.screenshot({ path: join(SHOTS, 'store-linked-results.png'), fullPage: true });
+    await context.close();
+  }, 60_000);
+
+  it('says why in a note when the store answers garbage, another image or nothing, and draws what it can', async () => {
+    mood = 'good';
+    const taskId = await doneTask('Moody store', 1, {});
+    const note = (page: Page) =>
+      page.getByRole('status').filter({ hasText: 'shows its results as they are' });
+    const cases: [Mood, string][] = [
+      [
+        'garbage',
+        `The views of this task's algorithm cannot be read from the store Moody store now. The algorithm store 'Moody store' (${hostileUrl}) answered HTTP 200; the algorithm is not shown.`,
+      ],
+      [
+        'other image',
+        `The store Moody store now describes algorithm 1 as example/moody-count:1@${digest(6)}, not the image this task ran (example/moody-count:1@${digest(5)}), so its views are not drawn.`,
+      ],
+      [
+        'silent',
+        `The views of this task's algorithm cannot be read from the store Moody store now. The algorithm store 'Moody store' (${hostileUrl}) cannot be reached; the algorithm is not shown.`,
+      ],
+    ];
+    try {
+      for (const [now, said] of cases) {
+        mood = now;
+        const { context, page, errors } = await results(taskId);
+        await expect.poll(() => note(page).textContent(), SHOWN).toContain(said);
+        expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(
+          `Results of task #${taskId}: from Moody store`,
+        );
+        expect(await note(page).getByRole('link', { name: 'task page' }).getAttribute('href')).toBe(
+          `#/task/${taskId}`,
+        );
+        expect(await page.getByRole('table').count()).toBe(0);
+        await check(page, errors, `results when the store answers ${now}`);
+        await context.close();
+      }
+      mood = 'odd views';
+      const { context, page, errors } = await results(taskId);
+      const view = page.getByRole('table', { name: 'Moody rows' });
+      await expect.poll(() => view.getByRole('row').allTextContents(), SHOWN).toEqual(['count', '42']);
+      expect(
+        await page
+          .getByText(
+            '2 views the store declares for this function cannot be read (each needs a name and a type), so they are not drawn.',
+          )
+          .count(),
+      ).toBe(1);
+      await check(page, errors, 'results with views that are not views');
+      await context.close();
+    } finally {
+      mood = 'good';
+    }
+  }, 90_000);
 });

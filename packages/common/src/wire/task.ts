@@ -90,6 +90,12 @@ const taskFields = {
         "Federa: the store whose algorithm the task runs, 0 the server's own (`store_algorithm_id`); absent otherwise",
     }),
   ),
+  store_algorithm_id: Type.Optional(
+    Type.Integer({
+      description:
+        "Federa: the algorithm the task runs, its id in the store `store_id` (that store's `GET /algorithm/{id}`); absent otherwise",
+    }),
+  ),
   initiator: Type.Integer({ description: 'id of the initiating organization' }),
   init_org: Type.Integer({ description: 'same as initiator (read by vantage6 3.5.0 nodes)' }),
   init_user: Nullable(Type.Integer()),

@@ -1,18 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Caller } from '../auth/caller.js';
 import { ApiError, notFound } from '../errors.js';
-import { askLinkedStore, isAlgorithm, linkedStore } from '../store/linked.js';
+import { askLinkedStore, isAlgorithm, linkedStore, storeVisibility } from '../store/linked.js';
 import { IdParams, errorResponses } from '../serializers/common.js';
-import {
-  deleteLinkedStore,
-  findLinkedStore,
-  insertLinkedStore,
-  linkedStoreRows,
-} from '../repositories/store.js';
+import { assertMayViewCollaboration, collaborationOr404 } from './collaboration/shared.js';
+import { deleteLinkedStore, insertLinkedStore, linkedStoreRows } from '../repositories/store.js';
 
 /**
  * The algorithm stores this server's users use (vantage6 4.x `/algorithmstore`, docs/store.md): the store inside
- * the server (id 0, when on) and the stores linked to it, for all collaborations or one.
+ * the server (id 0, when on) and the stores linked to it, for all collaborations or one. A user reads only the
+ * stores linked to every collaboration or to one they may view (store/linked.ts `storeVisibility`).
  */
 const StoreSchema = Type.Object({
   id: Type.Integer(),
@@ -61,7 +59,13 @@ export const algorithmStoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['algorithm store'],
         summary: 'The algorithm stores linked to this server',
         querystring: Type.Object({
-          collaboration_id: Type.Optional(Type.Integer({ minimum: 1 })),
+          collaboration_id: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              description:
+                'only the stores this collaboration may use: those linked to it and those for every collaboration',
+            }),
+          ),
           name: Type.Optional(Type.String({ maxLength: 200, description: 'LIKE pattern (`%`, `_`)' })),
           url: Type.Optional(Type.String({ maxLength: 500, description: 'LIKE pattern (`%`, `_`)' })),
         }),
@@ -70,8 +74,16 @@ export const algorithmStoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { collaboration_id: wanted, name, url } = request.query;
+      const caller = request.caller as Caller;
+      // As vantage6 4.x: a collaboration that does not exist is a 404, one the caller may not view a refusal.
+      if (wanted !== undefined) {
+        await collaborationOr404(db, wanted);
+        await assertMayViewCollaboration(db, caller, wanted);
+      }
+      const visible = await storeVisibility(db, caller);
       const linked = (await linkedStoreRows(db))
         .filter((s) => wanted === undefined || s.collaboration_id === null || s.collaboration_id === wanted)
+        .filter(visible)
         .map((s) => ({ ...s, internal: false }));
       const named = likeMatcher(name);
       const at = likeMatcher(url);
@@ -96,9 +108,8 @@ export const algorithmStoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { id } = request.params;
       const own = ownStore()[0];
       if (id === 0 && own) return own;
-      const store = id === 0 ? undefined : await findLinkedStore(db, id);
-      if (!store) throw notFound('Algorithm store', id);
-      return { ...store, internal: false };
+      if (id === 0) throw notFound('Algorithm store', id);
+      return { ...(await linkedStore(ctx, id, request.caller as Caller)), internal: false };
     },
   );
 
@@ -123,7 +134,7 @@ export const algorithmStoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const store = await linkedStore(ctx, request.params.id);
+      const store = await linkedStore(ctx, request.params.id, request.caller as Caller);
       const { search, page, per_page } = request.query;
       const body = (await askLinkedStore(ctx, store, '/algorithm', 'its algorithms are not listed', {
         search,
@@ -154,7 +165,7 @@ export const algorithmStoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const store = await linkedStore(ctx, request.params.id);
+      const store = await linkedStore(ctx, request.params.id, request.caller as Caller);
       const id = request.params.algorithm_id;
       const body = await askLinkedStore(ctx, store, `/algorithm/${id}`, 'the algorithm is not shown');
       if (!isAlgorithm(body))
@@ -188,6 +199,8 @@ export const algorithmStoreRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      if (request.body.collaboration_id !== undefined)
+        await collaborationOr404(db, request.body.collaboration_id);
       const values = {
         name: request.body.name,
         url: request.body.url.replace(/\/+$/, ''),

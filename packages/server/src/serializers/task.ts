@@ -149,6 +149,7 @@ function taskCores<R>(
       api: t.api ?? undefined,
       study_id: t.study_id ?? undefined,
       store_id: t.store_algorithm_id === null ? undefined : (t.algorithm_store_id ?? 0),
+      store_algorithm_id: t.store_algorithm_id ?? undefined,
       initiator: t.initiator_id,
       init_org: t.initiator_id,
       init_user: t.init_user_id,

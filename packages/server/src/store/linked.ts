@@ -1,3 +1,7 @@
+import type { Kysely } from 'kysely';
+import { can, type Caller } from '../auth/caller.js';
+import { callerCollaborations } from '../auth/scope.js';
+import type { Database } from '../db/schema.js';
 import { ApiError, notFound } from '../errors.js';
 import type { AppContext } from '../context.js';
 import { findLinkedStore } from '../repositories/store.js';
@@ -10,10 +14,28 @@ export interface LinkedStore {
   collaboration_id: number | null;
 }
 
-/** The linked store `id`, or a 404 naming it. */
-export async function linkedStore(ctx: AppContext, id: number): Promise<LinkedStore> {
+/**
+ * Which linked stores a caller may know of (docs/store.md#running-a-store): a store for every collaboration, and
+ * one linked to a collaboration the caller may view (`collaboration.v_glo`: all; `collaboration.v_org`: those of
+ * their organization). A store linked only to another collaboration is, to them, not there at all.
+ */
+export async function storeVisibility(
+  db: Kysely<Database>,
+  caller: Caller,
+): Promise<(store: { collaboration_id: number | null }) => boolean> {
+  if (can(caller, 'collaboration.v_glo')) return () => true;
+  const seen = new Set(can(caller, 'collaboration.v_org') ? await callerCollaborations(db, caller) : []);
+  return (store) => store.collaboration_id === null || seen.has(store.collaboration_id);
+}
+
+/**
+ * The linked store `id`, or a 404 naming it. With a caller, a store they may not know of is the same 404 as a store
+ * that does not exist: the answer must not tell them it is there.
+ */
+export async function linkedStore(ctx: AppContext, id: number, caller?: Caller): Promise<LinkedStore> {
   const store = await findLinkedStore(ctx.dbh.db, id);
-  if (!store) throw notFound('Algorithm store', id);
+  if (!store || (caller && !(await storeVisibility(ctx.dbh.db, caller))(store)))
+    throw notFound('Algorithm store', id);
   return store;
 }
 
@@ -54,7 +76,11 @@ export async function askLinkedStore(
   return body;
 }
 
-/** Whether `value` reads as a store's algorithm: an id, a name, an image and a list of functions. */
+/**
+ * Whether `value` reads as a store's algorithm: an id, a name, an image and a list of functions, each an object
+ * with a name. What a function holds besides is the reader's to check: the task check reads its arguments, the
+ * web UI its views.
+ */
 export const isAlgorithm = (value: unknown): value is Record<string, unknown> & { id: number } => {
   const a = value as Record<string, unknown> | null;
   return (
@@ -63,6 +89,10 @@ export const isAlgorithm = (value: unknown): value is Record<string, unknown> & 
     typeof a.id === 'number' &&
     typeof a.name === 'string' &&
     typeof a.image === 'string' &&
-    Array.isArray(a.functions)
+    Array.isArray(a.functions) &&
+    a.functions.every(
+      (f: unknown) =>
+        typeof f === 'object' && f !== null && typeof (f as Record<string, unknown>).name === 'string',
+    )
   );
 };

@@ -229,8 +229,13 @@ describe("a linked store's algorithms, read through the server", () => {
           })
         ).body,
       );
-    expect((await one('/api', inside)).store_id).toBe(0);
+    expect(await one('/api', inside)).toMatchObject({ store_id: 0, store_algorithm_id: approvedId });
+    expect(await one('/api', throughLink)).toMatchObject({
+      store_id: linked.body.id,
+      store_algorithm_id: approvedId,
+    });
     expect((await one('/api', byImage)).store_id).toBeUndefined();
+    expect((await one('/api', byImage)).store_algorithm_id).toBeUndefined();
     expect((await one('/v4/api', inside)).algorithm_store.id).toBe(0);
     expect((await one('/v4/api', byImage)).algorithm_store).toBeNull();
     const listed = async (surface: '/api' | '/v4/api', storeId: number) => {

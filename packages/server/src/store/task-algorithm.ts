@@ -1,4 +1,5 @@
-import { ApiError, notFound } from '../errors.js';
+import type { Caller } from '../auth/caller.js';
+import { ApiError, badRequest, notFound } from '../errors.js';
 import type { AppContext } from '../context.js';
 import { findCollaboration } from '../repositories/collaboration.js';
 import { findAlgorithm, functionRows } from '../repositories/store.js';
@@ -38,18 +39,27 @@ export interface TaskAlgorithmRequest {
   organizations: readonly { id: number; input: string | Record<string, unknown> }[];
 }
 
-/** The algorithm as its store describes it: the one inside this server, or a linked store asked over HTTP. */
+/**
+ * The algorithm as its store describes it: the one inside this server, or a linked store asked over HTTP. A
+ * linked store must serve the task's collaboration: it is linked to every collaboration, or to that one.
+ */
 async function describedAlgorithm(
   ctx: AppContext,
+  caller: Caller,
   storeId: number | undefined,
   id: number,
+  collaborationId: number,
 ): Promise<Described> {
   if (storeId === undefined) {
     const row = await findAlgorithm(ctx.dbh.db, id);
     if (!row) throw notFound('Store algorithm', id);
     return algorithmAnswer(row, await functionRows(ctx.dbh.db, [id]), ctx.config.algorithm_store.path);
   }
-  const store = await linkedStore(ctx, storeId);
+  const store = await linkedStore(ctx, storeId, caller);
+  if (store.collaboration_id !== null && store.collaboration_id !== collaborationId)
+    throw badRequest(
+      `The algorithm store '${store.name}' is linked to collaboration ${store.collaboration_id} only, not to collaboration ${collaborationId}: choose an algorithm of a store this collaboration uses (GET /algorithmstore?collaboration_id=${collaborationId}).`,
+    );
   const body = await askLinkedStore(ctx, store, `/algorithm/${id}`, 'the task was not created');
   if (!isAlgorithm(body))
     throw new ApiError(
@@ -88,9 +98,16 @@ function readInput(
 
 export async function resolveTaskAlgorithm(
   ctx: AppContext,
+  caller: Caller,
   body: TaskAlgorithmRequest,
 ): Promise<TaskAlgorithm> {
-  const algorithm = await describedAlgorithm(ctx, body.algorithm_store_id, body.store_algorithm_id);
+  const algorithm = await describedAlgorithm(
+    ctx,
+    caller,
+    body.algorithm_store_id,
+    body.store_algorithm_id,
+    body.collaboration_id,
+  );
   if (algorithm.status !== ALGORITHM_STATUS.approved)
     throw new ApiError(
       'not_allowed_input',

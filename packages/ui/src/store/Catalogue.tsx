@@ -1,7 +1,8 @@
 /**
  * The store catalogue (`#/store`): the store inside the server (search, status, partitioning; approved algorithms
  * first), then each store linked to the server with its approved algorithms, under its name. A linked store that
- * cannot be reached says so in its own section; the others are listed all the same.
+ * cannot be reached says so in its own section; the others are listed all the same. With a collaboration chosen,
+ * the linked stores are those it uses (`GET /algorithmstore?collaboration_id=`), and "Create a task" starts in it.
  */
 import { useState } from 'react';
 import type { StoreAlgorithm } from '@federa/client';
@@ -45,8 +46,11 @@ export function Catalogue() {
       }),
     [search, status, partitioning],
   );
-  const stores = useAsync(() => knownStores(), []);
+  const [collaboration, setCollaboration] = useState('');
+  const collabs = useAsync(() => client.collaboration.list(), []);
+  const stores = useAsync(() => knownStores(Number(collaboration) || undefined), [collaboration]);
   const linked = (stores.data ?? []).filter((x) => !x.internal);
+  const chosen = collabs.data?.find((c) => String(c.id) === collaboration);
   return (
     <section>
       <div className="titlebar">
@@ -58,6 +62,14 @@ export function Catalogue() {
       </p>
       <form className="card form-grid" role="search" onSubmit={(e) => e.preventDefault()}>
         <TextField label="Search" type="search" value={search} onChange={setSearch} />
+        <SelectField
+          label="Collaboration"
+          hint="only the stores it uses"
+          value={collaboration}
+          onChange={setCollaboration}
+          empty="any"
+          choices={(collabs.data ?? []).map((c) => ({ value: String(c.id), label: c.name }))}
+        />
         <SelectField
           label="Status"
           value={status}
@@ -75,17 +87,28 @@ export function Catalogue() {
           ]}
         />
       </form>
-      <ErrorBox error={list.error} />
+      <ErrorBox error={list.error ?? stores.error ?? collabs.error} />
+      {chosen ? (
+        <p>
+          The stores {chosen.name} uses: this server's own, and those linked to it or to every collaboration.
+        </p>
+      ) : null}
       {list.loading && !list.data ? <Progress label="Loading algorithms…" /> : null}
       {linked.length > 0 ? <h2>This server's store</h2> : null}
       {list.data?.length === 0 ? <p>No algorithm matches.</p> : null}
       <ul className="catalogue" aria-label="Algorithms">
         {catalogueOrder(list.data ?? []).map((a) => (
-          <AlgorithmCard key={a.id} algorithm={a} />
+          <AlgorithmCard key={a.id} algorithm={a} collaboration={collaboration} />
         ))}
       </ul>
       {linked.map((store) => (
-        <LinkedStore key={store.id} store={store} search={search.trim()} partitioning={partitioning} />
+        <LinkedStore
+          key={store.id}
+          store={store}
+          search={search.trim()}
+          partitioning={partitioning}
+          collaboration={collaboration}
+        />
       ))}
     </section>
   );
@@ -94,9 +117,18 @@ export function Catalogue() {
 const label = (a: StoreAlgorithm): string => a.display_name || a.name;
 
 /** One algorithm: its page (the store inside the server), what it does, and the task form when it can run. */
-function AlgorithmCard({ algorithm: a, store }: { algorithm: StoreAlgorithm; store?: StoreRef }) {
+function AlgorithmCard({
+  algorithm: a,
+  store,
+  collaboration,
+}: {
+  algorithm: StoreAlgorithm;
+  store?: StoreRef;
+  /** The collaboration chosen above, for the task form to start in ('' none). */
+  collaboration: string;
+}) {
   const runnable = a.status === 'approved' && a.digest && a.functions.some((f) => f.standalone);
-  const from = store ? `store=${store.id}&` : '';
+  const from = `${store ? `store=${store.id}&` : ''}${collaboration ? `collaboration=${collaboration}&` : ''}`;
   return (
     <li className="card">
       <h3>{store ? label(a) : <Link to={`/store/algorithm/${a.id}`}>{label(a)}</Link>}</h3>
@@ -127,10 +159,12 @@ function LinkedStore({
   store,
   search,
   partitioning,
+  collaboration,
 }: {
   store: StoreRef;
   search: string;
   partitioning: string;
+  collaboration: string;
 }) {
   const list = useAsync(() => storeAlgorithms(store, search), [store.id, search]);
   const shown = (list.data ?? []).filter((a) => !partitioning || a.partitioning === partitioning);
@@ -151,7 +185,7 @@ function LinkedStore({
       {shown.length > 0 ? (
         <ul className="catalogue" aria-label={`Algorithms of ${store.name}`}>
           {shown.map((a) => (
-            <AlgorithmCard key={a.id} algorithm={a} store={store} />
+            <AlgorithmCard key={a.id} algorithm={a} store={store} collaboration={collaboration} />
           ))}
         </ul>
       ) : null}

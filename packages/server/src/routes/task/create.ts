@@ -83,7 +83,7 @@ export async function createTask(
   // A store algorithm: approved, pinned, and its input fits the function (store/task-algorithm.ts).
   const fromStore =
     body.store_algorithm_id !== undefined
-      ? await resolveTaskAlgorithm(ctx, { ...body, store_algorithm_id: body.store_algorithm_id })
+      ? await resolveTaskAlgorithm(ctx, caller, { ...body, store_algorithm_id: body.store_algorithm_id })
       : null;
 
   // 0. The image is a usable reference: a node must never be handed one its engine cannot parse

@@ -7,6 +7,7 @@ import { can } from '../../auth/caller.js';
 import { callerCollaborations } from '../../auth/scope.js';
 import { ApiError, forbidden, notFound } from '../../errors.js';
 import { findLinkedStore } from '../../repositories/store.js';
+import { storeVisibility } from '../../store/linked.js';
 import { PaginationQuery, includes, paginate } from '../../http/pagination.js';
 import { IdParams, MessageSchema, Paginated, errorResponses } from '../../serializers/common.js';
 import {
@@ -100,8 +101,12 @@ export const taskRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const caller = request.caller as Caller;
       const q = request.query;
-      if (q.store_id !== undefined && q.store_id !== 0 && !(await findLinkedStore(db(), q.store_id)))
-        throw new ApiError('bad_request', `Algorithm store ${q.store_id} does not exist.`);
+      // A store linked only to a collaboration the caller may not view is, to them, one that does not exist.
+      if (q.store_id !== undefined && q.store_id !== 0) {
+        const store = await findLinkedStore(db(), q.store_id);
+        if (!store || !(await storeVisibility(db(), caller))(store))
+          throw new ApiError('bad_request', `Algorithm store ${q.store_id} does not exist.`);
+      }
       const scope = await taskCollaborations(db(), caller);
       const ids = taskIds(db(), scope, q);
       const load = wantsResults(q)

@@ -1,4 +1,6 @@
 /** A new task's form fields, and the fields copied from a previous task. */
+import type { Task } from '@federa/client';
+
 import { client } from '../../api.js';
 
 export interface Draft {
@@ -14,9 +16,12 @@ export interface Draft {
   description: string;
 }
 
-/** What a previous task was run with (its input decrypted for our organization, when we have it). */
-export async function draftFrom(taskId: number): Promise<Partial<Draft>> {
-  const task = await client.task.get(taskId);
+/**
+ * What a previous task was run with (its input decrypted for our organization, when we have it). `known`: the
+ * task, when the caller read it already.
+ */
+export async function draftFrom(taskId: number, known?: Task): Promise<Partial<Draft>> {
+  const task = known ?? (await client.task.get(taskId));
   const draft: Partial<Draft> = {
     collaboration: task.collaboration?.id,
     image: task.image,
