@@ -317,6 +317,18 @@ const IGNORED = /status of 503/;
 /** How long a page may take to show what it loads on this shared machine. */
 const SHOWN = { timeout: 15_000 };
 
+/** A laptop-wide page signed in as the researcher, opened at `route` of the web UI; its console errors collected. */
+async function researcherAt(route: string) {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  const errors = collectErrors(page, IGNORED);
+  await page.goto(`${server.url}/`);
+  await login(page, researcher, PASSWORD);
+  await page.goto(`${server.url}/#${route}`);
+  return { context, page, errors };
+}
+
 describe('the catalogue across linked stores', () => {
   for (const size of WIDTHS)
     it(`lists each store under its name, and a closed one as a message (${size.width} px)`, async () => {
@@ -348,13 +360,7 @@ describe('the catalogue across linked stores', () => {
     }, 60_000);
 
   it("creates a task from a linked store's algorithm: the task runs the digest that store approved", async () => {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    const errors = collectErrors(page, IGNORED);
-    await page.goto(`${server.url}/`);
-    await login(page, researcher, PASSWORD);
-    await page.goto(`${server.url}/#/store`);
+    const { context, page, errors } = await researcherAt(`/store`);
     await page
       .getByRole('link', { name: 'Create a task with Consortium count from Consortium store' })
       .click();
@@ -435,13 +441,7 @@ describe('a task of a replaced version', () => {
 
 describe('the catalogue of one collaboration', () => {
   it('lists the stores the chosen collaboration uses, and never a store of a collaboration not ours', async () => {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    const errors = collectErrors(page, IGNORED);
-    await page.goto(`${server.url}/`);
-    await login(page, researcher, PASSWORD);
-    await page.goto(`${server.url}/#/store`);
+    const { context, page, errors } = await researcherAt(`/store`);
     const region = (name: string) => page.getByRole('region', { name });
     await expect.poll(() => region('Consortium store').isVisible(), SHOWN).toBe(true);
     expect(await region('Closed store').count()).toBe(1);
@@ -498,13 +498,7 @@ describe("the results of a linked store's algorithm", () => {
   }
 
   async function results(taskId: number) {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    const errors = collectErrors(page, IGNORED);
-    await page.goto(`${server.url}/`);
-    await login(page, researcher, PASSWORD);
-    await page.goto(`${server.url}/#/store/results/${taskId}`);
+    const { context, page, errors } = await researcherAt(`/store/results/${taskId}`);
     return { context, page, errors };
   }
 
